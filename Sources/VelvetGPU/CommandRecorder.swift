@@ -1,0 +1,370 @@
+import CVulkan
+import Foundation
+
+/// A resource a kernel reads or writes, in binding order.
+public enum GPUBinding {
+    case storageImage(GPUImage)
+    case sampledImage(GPUImage, GPUSampler)
+    case buffer(GPUBuffer)
+}
+
+/// Records a sequence of dispatches and copies into one command buffer.
+///
+/// Barriers are inserted automatically: a resource written by an earlier command and
+/// touched by a later one (or read earlier and written later) gets a memory barrier in
+/// between. Named sections are timed with GPU timestamps. Everything bound is retained
+/// until the submission completes, so nothing is destroyed while the GPU may use it.
+/// One recorder is used from one thread at a time, and submitted once.
+public final class CommandRecorder {
+    public let context: GPUContext
+    let commandBuffer: VkCommandBuffer
+    private let pool: VkCommandPool
+    private let queryPool: VkQueryPool?
+    private var sectionLabels: [String] = []
+    private var openSection = false
+    private var retained: [AnyObject] = []
+    private var writtenSinceBarrier = Set<ObjectIdentifier>()
+    private var readSinceBarrier = Set<ObjectIdentifier>()
+    private var needsHostBarrier = false
+    private var submitted = false
+
+    static let maxSections = 128
+
+    public init(context: GPUContext) throws {
+        self.context = context
+        let device = context.handle
+        var poolInfo = VkCommandPoolCreateInfo()
+        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
+        poolInfo.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT.rawValue
+        poolInfo.queueFamilyIndex = context.queueFamilyIndex
+        var pool: VkCommandPool? = nil
+        try vkCheck(vkCreateCommandPool(device, &poolInfo, nil, &pool), "vkCreateCommandPool")
+
+        var allocateInfo = VkCommandBufferAllocateInfo()
+        allocateInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+        allocateInfo.commandPool = pool
+        allocateInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+        allocateInfo.commandBufferCount = 1
+        var buffer: VkCommandBuffer? = nil
+        var queryPool: VkQueryPool? = nil
+        do {
+            try vkCheck(vkAllocateCommandBuffers(device, &allocateInfo, &buffer), "vkAllocateCommandBuffers")
+            if context.timestampPeriod != nil {
+                var queryInfo = VkQueryPoolCreateInfo()
+                queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
+                queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
+                queryInfo.queryCount = UInt32(Self.maxSections * 2)
+                try vkCheck(vkCreateQueryPool(device, &queryInfo, nil, &queryPool), "vkCreateQueryPool")
+            }
+            var beginInfo = VkCommandBufferBeginInfo()
+            beginInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+            beginInfo.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
+            try vkCheck(vkBeginCommandBuffer(buffer, &beginInfo), "vkBeginCommandBuffer")
+        } catch {
+            if let queryPool { vkDestroyQueryPool(device, queryPool, nil) }
+            vkDestroyCommandPool(device, pool, nil)
+            throw error
+        }
+        self.pool = pool!
+        self.commandBuffer = buffer!
+        self.queryPool = queryPool
+        if let queryPool { vkCmdResetQueryPool(commandBuffer, queryPool, 0, UInt32(Self.maxSections * 2)) }
+    }
+
+    deinit {
+        // Reached only when never submitted, or after the submission's fence signalled.
+        if let queryPool { vkDestroyQueryPool(context.handle, queryPool, nil) }
+        vkDestroyCommandPool(context.handle, pool, nil)
+    }
+
+    // MARK: - Dispatch
+
+    /// Records one dispatch of `kernel` over `groups` workgroups.
+    public func dispatch(_ kernel: ComputeKernel, _ bindings: [GPUBinding], push: PushConstants = PushConstants(),
+                         groups: (x: Int, y: Int, z: Int)) {
+        precondition(!submitted, "recorder already submitted")
+        let declared = kernel.source.bindings
+        precondition(declared.count == bindings.count,
+                     "\(kernel.source.name) declares \(declared.count) bindings, got \(bindings.count)")
+        precondition(push.bytes.count <= max(kernel.source.pushConstantSize, 0) + 3,
+                     "\(kernel.source.name): \(push.bytes.count) B of push constants for a \(kernel.source.pushConstantSize) B block")
+        let limits = context.limits.maxComputeWorkGroupCount
+        precondition(groups.x >= 1 && groups.y >= 1 && groups.z >= 1
+                     && groups.x <= Int(limits.0) && groups.y <= Int(limits.1) && groups.z <= Int(limits.2),
+                     "\(kernel.source.name): workgroup count \(groups) outside the device's limits")
+
+        var reads: [ObjectIdentifier] = []
+        var writes: [ObjectIdentifier] = []
+        let arena = Arena()
+        let writesInfo = zip(declared, bindings).map { declaration, binding -> VkWriteDescriptorSet in
+            var write = VkWriteDescriptorSet()
+            write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+            write.dstBinding = declaration.binding
+            write.descriptorCount = 1
+            write.descriptorType = declaration.kind.vkDescriptorType
+            switch binding {
+            case .storageImage(let image):
+                precondition(declaration.kind == .storageImage, "\(kernel.source.name) binding \(declaration.binding) is \(declaration.kind)")
+                write.pImageInfo = UnsafePointer(arena.pointer(to: VkDescriptorImageInfo(
+                    sampler: nil, imageView: image.view, imageLayout: VK_IMAGE_LAYOUT_GENERAL)))
+                reads.append(ObjectIdentifier(image))
+                writes.append(ObjectIdentifier(image))
+                retained.append(image)
+            case .sampledImage(let image, let sampler):
+                precondition(declaration.kind == .combinedImageSampler, "\(kernel.source.name) binding \(declaration.binding) is \(declaration.kind)")
+                write.pImageInfo = UnsafePointer(arena.pointer(to: VkDescriptorImageInfo(
+                    sampler: context.samplers[sampler], imageView: image.view, imageLayout: VK_IMAGE_LAYOUT_GENERAL)))
+                reads.append(ObjectIdentifier(image))
+                retained.append(image)
+            case .buffer(let buffer):
+                precondition(declaration.kind == .storageBuffer || declaration.kind == .uniformBuffer,
+                             "\(kernel.source.name) binding \(declaration.binding) is \(declaration.kind)")
+                write.pBufferInfo = UnsafePointer(arena.pointer(to: VkDescriptorBufferInfo(
+                    buffer: buffer.handle, offset: 0, range: VkDeviceSize(VK_WHOLE_SIZE))))
+                reads.append(ObjectIdentifier(buffer))
+                if declaration.kind == .storageBuffer { writes.append(ObjectIdentifier(buffer)) }
+                retained.append(buffer)
+            }
+            return write
+        }
+        synchronize(reads: reads, writes: writes)
+        retained.append(kernel)
+
+        vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline)
+        if !writesInfo.isEmpty {
+            context.cmdPushDescriptorSet(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipelineLayout, 0,
+                                         UInt32(writesInfo.count), arena.array(writesInfo))
+        }
+        if !push.bytes.isEmpty {
+            var bytes = push.bytes
+            while bytes.count % 4 != 0 { bytes.append(0) }
+            vkCmdPushConstants(commandBuffer, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
+                               UInt32(bytes.count), bytes)
+        }
+        vkCmdDispatch(commandBuffer, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
+    }
+
+    /// Records a dispatch with enough workgroups to cover a `width` x `height` grid.
+    public func dispatch(_ kernel: ComputeKernel, _ bindings: [GPUBinding], push: PushConstants = PushConstants(),
+                         covering width: Int, _ height: Int) {
+        let size = kernel.source.workgroupSize
+        dispatch(kernel, bindings, push: push,
+                 groups: ((width + Int(size.x) - 1) / Int(size.x), (height + Int(size.y) - 1) / Int(size.y), 1))
+    }
+
+    // MARK: - Transfers
+
+    /// Copies `bytes` (tightly packed rows in the image's format) into `image`.
+    public func upload(_ bytes: UnsafeRawBufferPointer, to image: GPUImage) throws {
+        guard bytes.count == image.byteCount else {
+            throw GPUError.invalidArgument("upload of \(bytes.count) B into a \(image.width)x\(image.height) \(image.format) image (\(image.byteCount) B)")
+        }
+        let staging = try GPUBuffer(context: context, size: bytes.count, residency: .host)
+        staging.contents.copyMemory(from: bytes)
+        // The layout barriers order the copy after earlier use of the image and make it
+        // visible to later commands, so the image needs no tracking here.
+        transition(image, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
+        var region = Self.copyRegion(for: image)
+        vkCmdCopyBufferToImage(commandBuffer, staging.handle, image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
+        transition(image, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
+        retained += [staging, image] as [AnyObject]
+    }
+
+    /// Schedules a copy of `image` to the CPU; its bytes are readable once the submission completes.
+    public func download(_ image: GPUImage) throws -> GPUReadback {
+        let staging = try GPUBuffer(context: context, size: image.byteCount, residency: .host)
+        transition(image, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
+        var region = Self.copyRegion(for: image)
+        vkCmdCopyImageToBuffer(commandBuffer, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.handle, 1, &region)
+        transition(image, from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
+        retained.append(image)
+        needsHostBarrier = true
+        return GPUReadback(staging: staging)
+    }
+
+    /// Copies `bytes` into a buffer at `offset`.
+    public func upload(_ bytes: UnsafeRawBufferPointer, to buffer: GPUBuffer, offset: Int = 0) throws {
+        guard offset >= 0, offset + bytes.count <= buffer.size else {
+            throw GPUError.invalidArgument("upload of \(bytes.count) B at \(offset) into a \(buffer.size) B buffer")
+        }
+        guard !bytes.isEmpty else { return }
+        let staging = try GPUBuffer(context: context, size: bytes.count, residency: .host)
+        staging.contents.copyMemory(from: bytes)
+        synchronize(reads: [], writes: [ObjectIdentifier(buffer)])
+        var region = VkBufferCopy(srcOffset: 0, dstOffset: VkDeviceSize(offset), size: VkDeviceSize(bytes.count))
+        vkCmdCopyBuffer(commandBuffer, staging.handle, buffer.handle, 1, &region)
+        retained += [staging, buffer] as [AnyObject]
+    }
+
+    /// Schedules a copy of a buffer to the CPU.
+    public func download(_ buffer: GPUBuffer) throws -> GPUReadback {
+        let staging = try GPUBuffer(context: context, size: buffer.size, residency: .host)
+        synchronize(reads: [ObjectIdentifier(buffer)], writes: [ObjectIdentifier(staging)])
+        var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(buffer.size))
+        vkCmdCopyBuffer(commandBuffer, buffer.handle, staging.handle, 1, &region)
+        retained.append(buffer)
+        needsHostBarrier = true
+        return GPUReadback(staging: staging)
+    }
+
+    private static func copyRegion(for image: GPUImage) -> VkBufferImageCopy {
+        var region = VkBufferImageCopy()
+        region.imageSubresource = VkImageSubresourceLayers(
+            aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, mipLevel: 0, baseArrayLayer: 0, layerCount: 1)
+        region.imageExtent = VkExtent3D(width: UInt32(image.width), height: UInt32(image.height), depth: 1)
+        return region
+    }
+
+    // MARK: - Timing
+
+    /// Starts a timed section (ends the open one). Timings come back from `GPUSubmission.wait()`.
+    public func beginSection(_ label: String) {
+        endSection()
+        guard let queryPool, sectionLabels.count < Self.maxSections else { return }
+        vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, UInt32(sectionLabels.count * 2))
+        sectionLabels.append(label)
+        openSection = true
+    }
+
+    public func endSection() {
+        guard openSection, let queryPool else { return }
+        vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, UInt32(sectionLabels.count * 2 - 1))
+        openSection = false
+    }
+
+    // MARK: - Submission
+
+    /// Ends recording and submits to the queue. Wait on the result before reading downloads.
+    public func submit() throws -> GPUSubmission {
+        precondition(!submitted, "recorder already submitted")
+        endSection()
+        if needsHostBarrier {
+            var barrier = VkMemoryBarrier()
+            barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+            barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+            barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT.rawValue
+            vkCmdPipelineBarrier(commandBuffer, VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, VK_PIPELINE_STAGE_HOST_BIT.rawValue,
+                                 0, 1, &barrier, 0, nil, 0, nil)
+        }
+        try vkCheck(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
+        var fenceInfo = VkFenceCreateInfo()
+        fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
+        var fence: VkFence? = nil
+        try vkCheck(vkCreateFence(context.handle, &fenceInfo, nil, &fence), "vkCreateFence")
+        do {
+            try context.submit(commandBuffer, fence: fence!)
+        } catch {
+            vkDestroyFence(context.handle, fence, nil)
+            throw error
+        }
+        submitted = true
+        return GPUSubmission(recorder: self, fence: fence!)
+    }
+
+    func timings() -> GPUTimings {
+        guard let queryPool, let period = context.timestampPeriod, !sectionLabels.isEmpty else { return GPUTimings(sections: []) }
+        var ticks = [UInt64](repeating: 0, count: sectionLabels.count * 2)
+        let result = vkGetQueryPoolResults(context.handle, queryPool, 0, UInt32(ticks.count), ticks.count * 8, &ticks, 8,
+                                           VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue)
+        guard result == VK_SUCCESS else { return GPUTimings(sections: []) }
+        return GPUTimings(sections: sectionLabels.enumerated().map { index, label in
+            let elapsed = ticks[index * 2 + 1] &- ticks[index * 2]
+            return (label, Double(elapsed) * period / 1e6)
+        })
+    }
+
+    /// Moves a freshly created image from UNDEFINED to GENERAL.
+    func transitionToGeneral(_ image: GPUImage) {
+        transition(image, from: VK_IMAGE_LAYOUT_UNDEFINED, to: VK_IMAGE_LAYOUT_GENERAL)
+    }
+
+    /// A layout change that also orders every earlier compute/transfer access of the
+    /// image before every later one.
+    private func transition(_ image: GPUImage, from old: VkImageLayout, to new: VkImageLayout) {
+        var barrier = VkImageMemoryBarrier()
+        barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
+        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue
+            | VK_ACCESS_TRANSFER_READ_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+        barrier.oldLayout = old
+        barrier.newLayout = new
+        barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
+        barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
+        barrier.image = image.handle
+        barrier.subresourceRange = VkImageSubresourceRange(
+            aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, baseMipLevel: 0, levelCount: 1, baseArrayLayer: 0, layerCount: 1)
+        let stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue | VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
+        vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 0, nil, 0, nil, 1, &barrier)
+    }
+
+    /// Inserts a compute/transfer memory barrier when this command touches what an
+    /// earlier one wrote (read- or write-after-write) or writes what one read.
+    private func synchronize(reads: [ObjectIdentifier], writes: [ObjectIdentifier]) {
+        let hazard = reads.contains(where: writtenSinceBarrier.contains)
+            || writes.contains(where: { writtenSinceBarrier.contains($0) || readSinceBarrier.contains($0) })
+        if hazard {
+            var barrier = VkMemoryBarrier()
+            barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+            barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+            barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue
+                | VK_ACCESS_TRANSFER_READ_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+            let stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue | VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
+            vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 1, &barrier, 0, nil, 0, nil)
+            writtenSinceBarrier.removeAll()
+            readSinceBarrier.removeAll()
+        }
+        readSinceBarrier.formUnion(reads)
+        writtenSinceBarrier.formUnion(writes)
+    }
+}
+
+/// Bytes copied back from the GPU; valid once the submission that produced them completed.
+public final class GPUReadback: @unchecked Sendable {
+    private let staging: GPUBuffer
+    init(staging: GPUBuffer) { self.staging = staging }
+    public var bytes: [UInt8] { Array(staging.contents) }
+    public var raw: UnsafeRawBufferPointer { UnsafeRawBufferPointer(staging.contents) }
+}
+
+/// GPU time per named section, in milliseconds.
+public struct GPUTimings: Sendable {
+    public var sections: [(label: String, milliseconds: Double)]
+    public subscript(label: String) -> Double? {
+        let matching = sections.filter { $0.label == label }
+        return matching.isEmpty ? nil : matching.map(\.milliseconds).reduce(0, +)
+    }
+    public var totalMilliseconds: Double { sections.map(\.milliseconds).reduce(0, +) }
+}
+
+/// Submitted work. Keeps the recorder (and so every bound resource) alive until the
+/// GPU is done; dropping an unwaited submission waits for it first.
+public final class GPUSubmission: @unchecked Sendable {
+    private let recorder: CommandRecorder
+    private let fence: VkFence
+    private var completed = false
+
+    init(recorder: CommandRecorder, fence: VkFence) {
+        self.recorder = recorder
+        self.fence = fence
+    }
+
+    deinit {
+        if !completed { _ = waitForFence() }
+        vkDestroyFence(recorder.context.handle, fence, nil)
+    }
+
+    /// Blocks until the GPU finished; returns the timed sections.
+    @discardableResult
+    public func wait() throws -> GPUTimings {
+        if !completed {
+            try vkCheck(waitForFence(), "vkWaitForFences")
+            completed = true
+        }
+        return recorder.timings()
+    }
+
+    private func waitForFence() -> VkResult {
+        var fence: VkFence? = self.fence
+        return vkWaitForFences(recorder.context.handle, 1, &fence, VkBool32(VK_TRUE), UInt64.max)
+    }
+}

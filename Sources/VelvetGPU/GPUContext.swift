@@ -1,0 +1,297 @@
+import CVulkan
+import Foundation
+
+/// A Vulkan instance, one chosen device and its compute queue.
+///
+/// Every GPU object keeps a strong reference to its context, so the device outlives
+/// everything created from it. Thread safety: queue submission and memory allocation are
+/// serialised by locks inside; command recording uses a pool per recorder.
+public final class GPUContext: @unchecked Sendable {
+    public let device: GPUDeviceInfo
+    /// Present when validation is on (VELVET_VALIDATION=1); tests fail on any message.
+    public let validationLog: ValidationLog?
+
+    let instance: VkInstance
+    let physicalDevice: VkPhysicalDevice
+    let handle: VkDevice
+    let queue: VkQueue
+    let queueFamilyIndex: UInt32
+    let limits: VkPhysicalDeviceLimits
+    let memoryProperties: VkPhysicalDeviceMemoryProperties
+    /// Nanoseconds per timestamp tick; nil when the queue has no timestamps.
+    let timestampPeriod: Double?
+    let cmdPushDescriptorSet: PFN_vkCmdPushDescriptorSetKHR
+    private let messenger: VkDebugUtilsMessengerEXT?
+    private let queueLock = NSLock()
+    let allocator: MemoryAllocator
+    let samplers: SamplerCache
+
+    /// Opens the device named by `request` (index or name substring), else by
+    /// `VELVET_DEVICE`, else the best one. Validation follows `VELVET_VALIDATION`.
+    public convenience init(request: String? = nil) throws {
+        let environment = ProcessInfo.processInfo.environment
+        try self.init(request: request ?? environment["VELVET_DEVICE"], validation: environment["VELVET_VALIDATION"] == "1")
+    }
+
+    public init(request: String?, validation: Bool) throws {
+        let log = validation ? ValidationLog() : nil
+        let instance = try Self.createInstance(validationLog: log)
+        var messenger: VkDebugUtilsMessengerEXT? = nil
+        var deviceHandle: VkDevice? = nil
+        do {
+            if let log { messenger = try Self.createMessenger(instance: instance, log: log) }
+            let candidates = try Self.physicalDevices(instance)
+            let infos = candidates.enumerated().map { Self.describe($0.element, index: $0.offset) }
+            let chosen = try DeviceSelector.choose(from: infos, request: request)
+            let physical = candidates[chosen.index]
+
+            var properties = VkPhysicalDeviceProperties()
+            vkGetPhysicalDeviceProperties(physical, &properties)
+            guard velvet_vk_api_major(properties.apiVersion) > 1 || velvet_vk_api_minor(properties.apiVersion) >= 2 else {
+                throw GPUError.unsupported("\(chosen.name) supports Vulkan \(chosen.apiVersion); Velvet needs 1.2")
+            }
+            guard Self.deviceExtensions(physical).contains("VK_KHR_push_descriptor") else {
+                throw GPUError.unsupported("\(chosen.name) lacks VK_KHR_push_descriptor")
+            }
+            let family = try Self.computeQueueFamily(physical)
+            deviceHandle = try Self.createDevice(physical, queueFamily: family.index)
+
+            var queue: VkQueue? = nil
+            vkGetDeviceQueue(deviceHandle, family.index, 0, &queue)
+            guard let queue, let pushDescriptor = unsafeBitCast(
+                vkGetDeviceProcAddr(deviceHandle, "vkCmdPushDescriptorSetKHR"), to: PFN_vkCmdPushDescriptorSetKHR?.self)
+            else { throw GPUError.unsupported("vkCmdPushDescriptorSetKHR is not exported") }
+
+            var memory = VkPhysicalDeviceMemoryProperties()
+            vkGetPhysicalDeviceMemoryProperties(physical, &memory)
+
+            self.device = chosen
+            self.validationLog = log
+            self.instance = instance
+            self.messenger = messenger
+            self.physicalDevice = physical
+            self.handle = deviceHandle!
+            self.queue = queue
+            self.queueFamilyIndex = family.index
+            self.limits = properties.limits
+            self.memoryProperties = memory
+            self.timestampPeriod = family.hasTimestamps ? Double(properties.limits.timestampPeriod) : nil
+            self.cmdPushDescriptorSet = pushDescriptor
+            self.allocator = MemoryAllocator(device: deviceHandle!, properties: memory)
+            self.samplers = try SamplerCache(device: deviceHandle!)
+        } catch {
+            if let deviceHandle { vkDestroyDevice(deviceHandle, nil) }
+            if let messenger { Self.destroyMessenger(instance: instance, messenger) }
+            vkDestroyInstance(instance, nil)
+            throw error
+        }
+    }
+
+    deinit {
+        vkDeviceWaitIdle(handle)
+        samplers.destroyAll()
+        allocator.releaseAll()
+        vkDestroyDevice(handle, nil)
+        if let messenger { Self.destroyMessenger(instance: instance, messenger) }
+        vkDestroyInstance(instance, nil)
+    }
+
+    /// VkDeviceMemory blocks held by the sub-allocator (stays small however many images exist).
+    public var memoryBlockCount: Int { allocator.blockCount }
+
+    /// Every Vulkan device the loader can see, without opening one.
+    public static func availableDevices() throws -> [GPUDeviceInfo] {
+        let instance = try createInstance(validationLog: nil)
+        defer { vkDestroyInstance(instance, nil) }
+        return try physicalDevices(instance).enumerated().map { describe($0.element, index: $0.offset) }
+    }
+
+    func submit(_ commandBuffer: VkCommandBuffer, fence: VkFence) throws {
+        var buffer: VkCommandBuffer? = commandBuffer
+        try withUnsafePointer(to: &buffer) { pointer in
+            var info = VkSubmitInfo()
+            info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+            info.commandBufferCount = 1
+            info.pCommandBuffers = pointer
+            try queueLock.withLock { try vkCheck(vkQueueSubmit(queue, 1, &info, fence), "vkQueueSubmit") }
+        }
+    }
+
+    // MARK: - Creation steps
+
+    private static func createInstance(validationLog: ValidationLog?) throws -> VkInstance {
+        let arena = Arena()
+        var extensions: [String] = []
+        var layers: [String] = []
+        var next: UnsafeRawPointer? = nil
+        if let validationLog {
+            guard instanceLayers().contains("VK_LAYER_KHRONOS_validation") else { throw GPUError.validationLayerMissing }
+            layers.append("VK_LAYER_KHRONOS_validation")
+            extensions.append("VK_EXT_debug_utils")
+            var features = VkValidationFeaturesEXT()
+            features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT
+            features.enabledValidationFeatureCount = 1
+            features.pEnabledValidationFeatures = UnsafePointer(arena.array([VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT]))
+            // Also catch messages from vkCreateInstance/vkDestroyInstance themselves.
+            var messengerInfo = messengerCreateInfo(log: validationLog)
+            messengerInfo.pNext = UnsafeRawPointer(arena.pointer(to: features))
+            next = UnsafeRawPointer(arena.pointer(to: messengerInfo))
+        }
+        var application = VkApplicationInfo()
+        application.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO
+        application.pApplicationName = arena.cString("velvet")
+        application.pEngineName = arena.cString("velvet")
+        application.apiVersion = velvet_vk_make_api_version(0, 1, 2, 0)
+
+        var info = VkInstanceCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO
+        info.pNext = next
+        info.pApplicationInfo = UnsafePointer(arena.pointer(to: application))
+        info.enabledLayerCount = UInt32(layers.count)
+        info.ppEnabledLayerNames = arena.cStrings(layers)
+        info.enabledExtensionCount = UInt32(extensions.count)
+        info.ppEnabledExtensionNames = arena.cStrings(extensions)
+        var instance: VkInstance? = nil
+        let result = vkCreateInstance(&info, nil, &instance)
+        if result == VK_ERROR_INCOMPATIBLE_DRIVER { throw GPUError.noDevice }
+        if result == VK_ERROR_LAYER_NOT_PRESENT { throw GPUError.validationLayerMissing }
+        try vkCheck(result, "vkCreateInstance")
+        guard let instance else { throw GPUError.noVulkan("vkCreateInstance returned no instance") }
+        return instance
+    }
+
+    private static func messengerCreateInfo(log: ValidationLog) -> VkDebugUtilsMessengerCreateInfoEXT {
+        var info = VkDebugUtilsMessengerCreateInfoEXT()
+        info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT
+        info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT.rawValue
+            | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT.rawValue
+        info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT.rawValue
+            | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT.rawValue
+            | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT.rawValue
+        info.pfnUserCallback = ValidationLog.callback
+        // The log is owned by the context, which destroys the messenger before releasing it.
+        info.pUserData = Unmanaged.passUnretained(log).toOpaque()
+        return info
+    }
+
+    private static func createMessenger(instance: VkInstance, log: ValidationLog) throws -> VkDebugUtilsMessengerEXT {
+        guard let create = unsafeBitCast(vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"),
+                                         to: PFN_vkCreateDebugUtilsMessengerEXT?.self) else {
+            throw GPUError.validationLayerMissing
+        }
+        var info = messengerCreateInfo(log: log)
+        var messenger: VkDebugUtilsMessengerEXT? = nil
+        try vkCheck(create(instance, &info, nil, &messenger), "vkCreateDebugUtilsMessengerEXT")
+        return messenger!
+    }
+
+    private static func destroyMessenger(instance: VkInstance, _ messenger: VkDebugUtilsMessengerEXT) {
+        if let destroy = unsafeBitCast(vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"),
+                                       to: PFN_vkDestroyDebugUtilsMessengerEXT?.self) {
+            destroy(instance, messenger, nil)
+        }
+    }
+
+    private static func instanceLayers() -> Set<String> {
+        var count: UInt32 = 0
+        vkEnumerateInstanceLayerProperties(&count, nil)
+        var layers = [VkLayerProperties](repeating: VkLayerProperties(), count: Int(count))
+        vkEnumerateInstanceLayerProperties(&count, &layers)
+        return Set(layers.prefix(Int(count)).map { string(fromCTuple: $0.layerName) })
+    }
+
+    private static func physicalDevices(_ instance: VkInstance) throws -> [VkPhysicalDevice] {
+        var count: UInt32 = 0
+        try vkCheck(vkEnumeratePhysicalDevices(instance, &count, nil), "vkEnumeratePhysicalDevices")
+        var devices = [VkPhysicalDevice?](repeating: nil, count: Int(count))
+        try vkCheck(vkEnumeratePhysicalDevices(instance, &count, &devices), "vkEnumeratePhysicalDevices")
+        let found = devices.prefix(Int(count)).compactMap { $0 }
+        guard !found.isEmpty else { throw GPUError.noDevice }
+        return found
+    }
+
+    private static func describe(_ physical: VkPhysicalDevice, index: Int) -> GPUDeviceInfo {
+        var driver = VkPhysicalDeviceDriverProperties()
+        driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES
+        var properties2 = VkPhysicalDeviceProperties2()
+        properties2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+        let properties = withUnsafeMutablePointer(to: &driver) { driverPointer -> VkPhysicalDeviceProperties in
+            properties2.pNext = UnsafeMutableRawPointer(driverPointer)
+            vkGetPhysicalDeviceProperties2(physical, &properties2)
+            return properties2.properties
+        }
+        var memory = VkPhysicalDeviceMemoryProperties()
+        vkGetPhysicalDeviceMemoryProperties(physical, &memory)
+        let heaps = withUnsafeBytes(of: memory.memoryHeaps) { Array($0.bindMemory(to: VkMemoryHeap.self).prefix(Int(memory.memoryHeapCount))) }
+        let deviceLocal = heaps.filter { $0.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.rawValue != 0 }.map(\.size).reduce(0, +)
+        let kind: GPUDeviceInfo.Kind
+        switch properties.deviceType {
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: kind = .discrete
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: kind = .integrated
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: kind = .virtual
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: kind = .cpu
+        default: kind = .other
+        }
+        let api = properties.apiVersion
+        let driverName = [string(fromCTuple: driver.driverName), string(fromCTuple: driver.driverInfo)]
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        return GPUDeviceInfo(
+            index: index, name: string(fromCTuple: properties.deviceName), kind: kind, driver: driverName,
+            apiVersion: "\(velvet_vk_api_major(api)).\(velvet_vk_api_minor(api)).\(velvet_vk_api_patch(api))",
+            deviceLocalMemoryBytes: deviceLocal)
+    }
+
+    private static func deviceExtensions(_ physical: VkPhysicalDevice) -> Set<String> {
+        var count: UInt32 = 0
+        vkEnumerateDeviceExtensionProperties(physical, nil, &count, nil)
+        var extensions = [VkExtensionProperties](repeating: VkExtensionProperties(), count: Int(count))
+        vkEnumerateDeviceExtensionProperties(physical, nil, &count, &extensions)
+        return Set(extensions.prefix(Int(count)).map { string(fromCTuple: $0.extensionName) })
+    }
+
+    private static func computeQueueFamily(_ physical: VkPhysicalDevice) throws -> (index: UInt32, hasTimestamps: Bool) {
+        var count: UInt32 = 0
+        vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nil)
+        var families = [VkQueueFamilyProperties](repeating: VkQueueFamilyProperties(), count: Int(count))
+        vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, &families)
+        let compute = families.prefix(Int(count)).enumerated().filter {
+            $0.element.queueFlags & VK_QUEUE_COMPUTE_BIT.rawValue != 0
+        }
+        // Prefer a family with timestamps, then one that also does graphics (the main queue).
+        guard let best = compute.max(by: { lhs, rhs in
+            (lhs.element.timestampValidBits > 0 ? 1 : 0, lhs.element.queueFlags & VK_QUEUE_GRAPHICS_BIT.rawValue != 0 ? 1 : 0)
+                < (rhs.element.timestampValidBits > 0 ? 1 : 0, rhs.element.queueFlags & VK_QUEUE_GRAPHICS_BIT.rawValue != 0 ? 1 : 0)
+        }) else { throw GPUError.unsupported("no compute queue") }
+        return (UInt32(best.offset), best.element.timestampValidBits > 0)
+    }
+
+    private static func createDevice(_ physical: VkPhysicalDevice, queueFamily: UInt32) throws -> VkDevice {
+        let arena = Arena()
+        var supported = VkPhysicalDeviceFeatures()
+        vkGetPhysicalDeviceFeatures(physical, &supported)
+        guard supported.shaderStorageImageWriteWithoutFormat != 0 else {
+            throw GPUError.unsupported("shaderStorageImageWriteWithoutFormat")
+        }
+        var enabled = VkPhysicalDeviceFeatures()
+        enabled.shaderStorageImageWriteWithoutFormat = VkBool32(VK_TRUE)
+
+        let priority: Float = 1
+        var queueInfo = VkDeviceQueueCreateInfo()
+        queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
+        queueInfo.queueFamilyIndex = queueFamily
+        queueInfo.queueCount = 1
+        queueInfo.pQueuePriorities = UnsafePointer(arena.pointer(to: priority))
+
+        let extensions = ["VK_KHR_push_descriptor"]
+        var info = VkDeviceCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
+        info.queueCreateInfoCount = 1
+        info.pQueueCreateInfos = UnsafePointer(arena.pointer(to: queueInfo))
+        info.enabledExtensionCount = UInt32(extensions.count)
+        info.ppEnabledExtensionNames = arena.cStrings(extensions)
+        info.pEnabledFeatures = UnsafePointer(arena.pointer(to: enabled))
+        var device: VkDevice? = nil
+        try vkCheck(vkCreateDevice(physical, &info, nil, &device), "vkCreateDevice")
+        return device!
+    }
+}

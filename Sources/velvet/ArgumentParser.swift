@@ -1,0 +1,60 @@
+/// A wrong command line; printed with the usage text and exit code 2.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Minimal `--name value` / `--flag` / positional parsing. Every option must be consumed:
+/// `finish()` rejects anything left, so a typo is an error rather than silently ignored.
+struct ArgumentParser {
+    private var options: [String: String] = [:]
+    private var flags: Set<String> = []
+    private(set) var positional: [String] = []
+
+    init(_ arguments: [String], flags knownFlags: Set<String> = ["--json", "--quiet"]) throws {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--") {
+                if knownFlags.contains(argument) {
+                    flags.insert(argument)
+                } else {
+                    guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
+                    options[argument] = arguments[index + 1]
+                    index += 1
+                }
+            } else {
+                positional.append(argument)
+            }
+            index += 1
+        }
+    }
+
+    mutating func value(_ name: String) -> String? { options.removeValue(forKey: name) }
+
+    mutating func flag(_ name: String) -> Bool { flags.remove(name) != nil }
+
+    mutating func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = value(name) else { return fallback }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+        }
+        return number
+    }
+
+    mutating func float(_ name: String, default fallback: Float, range: ClosedRange<Float>) throws -> Float {
+        guard let text = value(name) else { return fallback }
+        guard let number = Float(text), range.contains(number) else {
+            throw UsageError("\(name) must be a number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+        }
+        return number
+    }
+
+    mutating func takePositional() -> String? { positional.isEmpty ? nil : positional.removeFirst() }
+
+    func finish() throws {
+        if let name = options.keys.sorted().first { throw UsageError("unknown option \(name)") }
+        if let name = flags.sorted().first { throw UsageError("unexpected flag \(name)") }
+        if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
+    }
+}

@@ -1,0 +1,3 @@
+import Foundation
+
+exit(VelvetCommand.run(Array(CommandLine.arguments.dropFirst())))

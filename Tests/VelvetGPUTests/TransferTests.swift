@@ -1,0 +1,48 @@
+import VelvetGPU
+import XCTest
+
+final class TransferTests: GPUTestCase {
+    func testRoundTripIsBitExactForEveryFormat() throws {
+        var random = SeededGenerator(state: 1)
+        for format in PixelFormat.allCases {
+            for (width, height) in [(1, 1), (7, 3), (130, 67)] {
+                let image = try GPUImage(context: context, width: width, height: height, format: format)
+                let bytes = (0..<image.byteCount).map { _ in UInt8.random(in: 0...255, using: &random) }
+                let recorder = try CommandRecorder(context: context)
+                try bytes.withUnsafeBytes { try recorder.upload($0, to: image) }
+                let readback = try recorder.download(image)
+                try recorder.submit().wait()
+                XCTAssertEqual(readback.bytes, bytes, "\(format) \(width)x\(height)")
+            }
+        }
+    }
+
+    func testBufferRoundTrip() throws {
+        let buffer = try GPUBuffer(context: context, size: 4099)
+        let bytes = (0..<4099).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let recorder = try CommandRecorder(context: context)
+        try bytes.withUnsafeBytes { try recorder.upload($0, to: buffer) }
+        let readback = try recorder.download(buffer)
+        try recorder.submit().wait()
+        XCTAssertEqual(readback.bytes, bytes)
+    }
+
+    func testUploadOfWrongSizeIsAnError() throws {
+        let image = try GPUImage(context: context, width: 4, height: 4, format: .rgba8)
+        let recorder = try CommandRecorder(context: context)
+        XCTAssertThrowsError(try [UInt8](repeating: 0, count: 10).withUnsafeBytes { try recorder.upload($0, to: image) })
+    }
+
+    func testAbsurdImageSizesAreRejected() throws {
+        XCTAssertThrowsError(try GPUImage(context: context, width: 0, height: 10, format: .rgba8))
+        XCTAssertThrowsError(try GPUImage(context: context, width: 1_000_000, height: 10, format: .rgba8)) { error in
+            XCTAssertTrue("\(error)".contains("exceeds"), "\(error)")
+        }
+    }
+
+    func testImagesShareMemoryBlocks() throws {
+        let images = try (0..<64).map { _ in try GPUImage(context: context, width: 64, height: 64, format: .rgba16f) }
+        XCTAssertEqual(images.count, 64)
+        XCTAssertLessThanOrEqual(try context.memoryBlockCount, 4, "images must be sub-allocated, not one allocation each")
+    }
+}

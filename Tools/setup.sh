@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what Velvet needs on Debian 12. Safe to re-run: it only installs what is missing.
+#
+#   Tools/setup.sh            Debian packages (Vulkan + lavapipe + validation layer, glslang, FFmpeg)
+#   Tools/setup.sh --python   also a Python venv (.venv) with the benchmark anchors (OpenCV, numpy)
+#   Tools/setup.sh --models   also MediaPipe's face models (Tools/fetch-models.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_python=0
+want_models=0
+for argument in "$@"; do
+    case "$argument" in
+        --python) want_python=1 ;;
+        --models) want_models=1 ;;
+        *) echo "setup: unknown option $argument" >&2; exit 2 ;;
+    esac
+done
+
+packages=(
+    pkg-config libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
+    glslang-dev glslang-tools spirv-tools
+    libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
+    python3 python3-venv python3-pip
+)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "setup: the Swift 6.3 toolchain is not on PATH; install it from swift.org and re-run" >&2
+    exit 1
+fi
+
+if [ "$want_python" -eq 1 ]; then
+    if [ ! -x .venv/bin/python ]; then
+        echo "setup: creating .venv"
+        python3 -m venv .venv
+    fi
+    if ! .venv/bin/python -c "import cv2, numpy" 2>/dev/null; then
+        echo "setup: installing Python benchmark packages into .venv"
+        .venv/bin/python -m pip install -q --disable-pip-version-check opencv-python-headless==4.10.0.84 numpy
+    fi
+fi
+
+if [ "$want_models" -eq 1 ]; then
+    Tools/fetch-models.sh
+fi
