@@ -20,10 +20,17 @@ let package = Package(
 
         // The pipeline.
         .target(name: "VelvetGPU", dependencies: ["CVulkan", "VelvetKernels"]),
-        .target(name: "VelvetNN"),
-        .executableTarget(name: "velvet", dependencies: ["VelvetGPU"]),
+        .target(name: "VelvetMedia", dependencies: ["CFFmpeg", "VelvetGPU", "VelvetKernels"]),
+        .target(name: "VelvetNN", dependencies: ["VelvetGPU", "VelvetKernels"]),
+        .target(name: "VelvetFace", dependencies: ["VelvetGPU", "VelvetKernels"]),
+        .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetGPU", "VelvetKernels"]),
+        .executableTarget(name: "velvet", dependencies: ["VelvetGPU", "VelvetMedia"]),
 
-        .testTarget(name: "VelvetGPUTests", dependencies: ["VelvetGPU", "VelvetKernels", "CVulkan", "KernelCompiler"]),
-        .testTarget(name: "VelvetNNTests", dependencies: ["VelvetNN"]),
+        // Tests (all run on lavapipe with the validation layer on).
+        .target(name: "VelvetTestSupport", dependencies: ["VelvetGPU"]),
+        .testTarget(name: "VelvetGPUTests", dependencies: ["VelvetGPU", "VelvetKernels", "VelvetTestSupport", "CVulkan", "KernelCompiler"]),
+        .testTarget(name: "VelvetMediaTests", dependencies: ["VelvetMedia", "VelvetTestSupport"]),
+        .testTarget(name: "VelvetNNTests", dependencies: ["VelvetNN", "VelvetTestSupport"]),
+        .testTarget(name: "VelvetBeautyTests", dependencies: ["VelvetBeauty", "VelvetTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : enable
 // One pass of a separable Gaussian blur (run horizontally, then vertically).
 //
 // Each invocation produces RUN consecutive outputs along the blur axis, so each texel it

@@ -8,6 +8,7 @@
 #include <libavutil/display.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/opt.h>
+#include <string.h>
 
 // Macros and compound literals Swift cannot import.
 static inline int velvet_averror_eagain(void) { return AVERROR(EAGAIN); }
@@ -15,4 +16,28 @@ static inline int velvet_averror_eof(void) { return AVERROR_EOF; }
 static inline int velvet_averror(int errnum) { return AVERROR(errnum); }
 static inline void velvet_av_strerror(int errnum, char *buf, size_t size) { av_strerror(errnum, buf, size); }
 static inline int64_t velvet_av_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+// AVFrame.data / linesize are fixed arrays (tuples in Swift).
+static inline uint8_t *velvet_frame_data(const AVFrame *frame, int plane) { return frame->data[plane]; }
+static inline int velvet_frame_linesize(const AVFrame *frame, int plane) { return frame->linesize[plane]; }
+
+// Display-matrix rotation of a stream in degrees (counter-clockwise, as FFmpeg reports it), 0 when absent.
+static inline double velvet_stream_rotation(const AVStream *stream) {
+    size_t size = 0;
+    const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (!matrix || size < 9 * sizeof(int32_t)) return 0;
+    double rotation = av_display_rotation_get((const int32_t *)matrix);
+    return rotation != rotation ? 0 : rotation; // NaN -> 0
+}
+
+// Copies the display matrix of `from` onto `to` (the output keeps the input's orientation).
+static inline int velvet_copy_display_matrix(const AVStream *from, AVStream *to) {
+    size_t size = 0;
+    const uint8_t *matrix = av_stream_get_side_data(from, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (!matrix) return 0;
+    uint8_t *copy = av_stream_new_side_data(to, AV_PKT_DATA_DISPLAYMATRIX, size);
+    if (!copy) return AVERROR(ENOMEM);
+    memcpy(copy, matrix, size);
+    return 0;
+}
 #endif

@@ -154,17 +154,22 @@ public final class CommandRecorder {
 
     // MARK: - Transfers
 
-    /// Copies `bytes` (tightly packed rows in the image's format) into `image`.
-    public func upload(_ bytes: UnsafeRawBufferPointer, to image: GPUImage) throws {
-        guard bytes.count == image.byteCount else {
-            throw GPUError.invalidArgument("upload of \(bytes.count) B into a \(image.width)x\(image.height) \(image.format) image (\(image.byteCount) B)")
+    /// Copies `bytes` (rows in the image's format, `rowPitch` bytes apart; tightly packed
+    /// by default) into `image`.
+    public func upload(_ bytes: UnsafeRawBufferPointer, to image: GPUImage, rowPitch: Int? = nil) throws {
+        let tightPitch = image.width * image.format.bytesPerPixel
+        let pitch = rowPitch ?? tightPitch
+        guard pitch >= tightPitch, pitch % image.format.bytesPerPixel == 0,
+              bytes.count >= pitch * (image.height - 1) + tightPitch else {
+            throw GPUError.invalidArgument("upload of \(bytes.count) B (row pitch \(pitch)) into a \(image.width)x\(image.height) \(image.format) image")
         }
-        let staging = try GPUBuffer(context: context, size: bytes.count, residency: .host)
-        staging.contents.copyMemory(from: bytes)
+        let staging = try GPUBuffer(context: context, size: pitch * image.height, residency: .host)
+        staging.contents.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(min(bytes.count, staging.size))))
         // The layout barriers order the copy after earlier use of the image and make it
         // visible to later commands, so the image needs no tracking here.
         transition(image, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
         var region = Self.copyRegion(for: image)
+        region.bufferRowLength = UInt32(pitch / image.format.bytesPerPixel)
         vkCmdCopyBufferToImage(commandBuffer, staging.handle, image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
         transition(image, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
         retained += [staging, image] as [AnyObject]
@@ -329,6 +334,7 @@ public final class GPUReadback: @unchecked Sendable {
 /// GPU time per named section, in milliseconds.
 public struct GPUTimings: Sendable {
     public var sections: [(label: String, milliseconds: Double)]
+    public init(sections: [(label: String, milliseconds: Double)] = []) { self.sections = sections }
     public subscript(label: String) -> Double? {
         let matching = sections.filter { $0.label == label }
         return matching.isEmpty ? nil : matching.map(\.milliseconds).reduce(0, +)

@@ -1,8 +1,10 @@
 import CVulkan
 
-/// Pixel formats Velvet keeps on the GPU.
+/// Pixel formats Velvet keeps on the GPU. The unorm r8/rg8/r16/rg16 formats hold video
+/// planes exactly as decoded (8-bit, or up to 16-bit samples).
 public enum PixelFormat: String, Sendable, CaseIterable {
     case rgba8, rgba16f, r16f, r32f, rgba32f
+    case r8, rg8, r16, rg16
 
     var vkFormat: VkFormat {
         switch self {
@@ -11,14 +13,19 @@ public enum PixelFormat: String, Sendable, CaseIterable {
         case .r16f: return VK_FORMAT_R16_SFLOAT
         case .r32f: return VK_FORMAT_R32_SFLOAT
         case .rgba32f: return VK_FORMAT_R32G32B32A32_SFLOAT
+        case .r8: return VK_FORMAT_R8_UNORM
+        case .rg8: return VK_FORMAT_R8G8_UNORM
+        case .r16: return VK_FORMAT_R16_UNORM
+        case .rg16: return VK_FORMAT_R16G16_UNORM
         }
     }
 
     public var bytesPerPixel: Int {
         switch self {
-        case .rgba8, .r32f: return 4
+        case .r8: return 1
+        case .r16f, .rg8, .r16: return 2
+        case .rgba8, .r32f, .rg16: return 4
         case .rgba16f: return 8
-        case .r16f: return 2
         case .rgba32f: return 16
         }
     }

@@ -52,7 +52,11 @@ final class MemoryAllocator: @unchecked Sendable {
     func allocate(_ requirements: VkMemoryRequirements, residency: Residency, kind: ResourceKind) throws -> Allocation {
         let typeIndex = try memoryType(bits: requirements.memoryTypeBits, residency: residency)
         return try lock.withLock {
-            for block in blocks.values.sorted(by: { $0.id < $1.id }) where block.typeIndex == typeIndex && block.kind == kind {
+            // Residency is part of the key: on unified-memory devices (lavapipe) one memory
+            // type serves both, but only host-visible blocks are mapped.
+            let mapped = residency == .hostVisible
+            for block in blocks.values.sorted(by: { $0.id < $1.id })
+            where block.typeIndex == typeIndex && block.kind == kind && (block.mapped != nil) == mapped {
                 if let allocation = take(requirements, from: block) { return allocation }
             }
             let block = try newBlock(size: max(Self.blockSize, requirements.size), typeIndex: typeIndex,
@@ -81,7 +85,8 @@ final class MemoryAllocator: @unchecked Sendable {
             block.free = merged
             // An empty block beyond the first of its kind goes back to the driver.
             if merged.count == 1, merged[0].size == block.size,
-               blocks.values.contains(where: { $0.id != block.id && $0.typeIndex == block.typeIndex && $0.kind == block.kind }) {
+               blocks.values.contains(where: { $0.id != block.id && $0.typeIndex == block.typeIndex && $0.kind == block.kind
+                                                 && ($0.mapped != nil) == (block.mapped != nil) }) {
                 release(block)
             }
         }

@@ -15,7 +15,7 @@ struct ArgumentParser {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if argument.hasPrefix("--") {
+            if argument.hasPrefix("--") || argument == "-o" {
                 if knownFlags.contains(argument) {
                     flags.insert(argument)
                 } else {

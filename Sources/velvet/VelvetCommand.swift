@@ -1,13 +1,22 @@
 import Foundation
 import VelvetGPU
+import VelvetMedia
 
 /// The `velvet` command line: parses the subcommand and maps errors to exit codes.
-/// Exit codes: 0 success, 1 runtime error (message on stderr), 2 usage error.
+/// Exit codes: 0 success, 1 runtime error (message on stderr), 2 usage error, 130 interrupted.
 enum VelvetCommand {
     static let usage = """
     usage: velvet <command> [options]
 
     commands:
+      render INPUT -o OUTPUT  render a video or still image (effects land with the beauty stages;
+                              today this is the exact decode -> GPU -> encode path)
+          --codec h264|hevc   video encoder (default h264: libx264; hevc: libx265)
+          --crf N             quality, 0-51 (default 18)
+          --preset NAME       x264/x265 preset (default medium)
+          --pix-fmt NAME      output pixel format (default: the input's, else yuv420p)
+          --quiet             no progress line
+          --json              print a summary as JSON on stdout
       devices                 list Vulkan devices and the one Velvet would use
       bench blur [options]    time the Gaussian blur kernel on the current device
 
@@ -23,12 +32,16 @@ enum VelvetCommand {
         let rest = Array(arguments.dropFirst())
         do {
             switch command {
+            case "render": try RenderCommand.run(try ArgumentParser(rest))
             case "devices": try DevicesCommand.run(try ArgumentParser(rest))
             case "bench": try BenchCommand.run(try ArgumentParser(rest))
             case "help", "--help", "-h": print(usage)
             default: throw UsageError("unknown command '\(command)'")
             }
             return 0
+        } catch MediaError.interrupted {
+            printError("velvet: interrupted; nothing was written")
+            return 130
         } catch let error as UsageError {
             printError("velvet: \(error.message)\n\n\(usage)")
             return 2

@@ -1,4 +1,5 @@
 import VelvetGPU
+import VelvetTestSupport
 import XCTest
 
 final class DeviceSelectionTests: GPUTestCase {

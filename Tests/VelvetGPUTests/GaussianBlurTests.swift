@@ -1,5 +1,6 @@
 import Foundation
 import VelvetGPU
+import VelvetTestSupport
 import XCTest
 
 /// The GPU blur against a separable double-precision reference with replicated borders.

@@ -1,12 +1,12 @@
 import VelvetGPU
 import XCTest
 
-/// Base for GPU tests: one shared context with the Khronos validation layer always on
+/// Shared by every test target. Base for GPU tests: one shared context with the Khronos validation layer always on
 /// (whatever VELVET_VALIDATION says), and a test fails if the layer reported anything.
-class GPUTestCase: XCTestCase {
+open class GPUTestCase: XCTestCase {
     nonisolated(unsafe) private static var sharedContext: GPUContext?
 
-    var context: GPUContext {
+    public var context: GPUContext {
         get throws {
             if let context = Self.sharedContext { return context }
             let context = try GPUContext(request: ProcessInfo.processInfo.environment["VELVET_DEVICE"], validation: true)
@@ -15,20 +15,21 @@ class GPUTestCase: XCTestCase {
         }
     }
 
-    override func setUpWithError() throws {
+    override open func setUpWithError() throws {
         _ = try context.validationLog?.drain()
     }
 
-    override func tearDownWithError() throws {
+    override open func tearDownWithError() throws {
         let messages = try context.validationLog?.drain() ?? []
         XCTAssert(messages.isEmpty, "validation layer reported:\n" + messages.joined(separator: "\n"))
     }
 }
 
 /// Deterministic pseudo-random bytes (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
+public struct SeededGenerator: RandomNumberGenerator {
+    public var state: UInt64
+    public init(state: UInt64) { self.state = state }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -1,0 +1,105 @@
+import CFFmpeg
+import VelvetGPU
+import VelvetKernels
+
+/// The only place colour is converted: decoded planes -> the working image
+/// (`yuv_to_rgb.comp`) and the working image -> planes for the encoder (`rgb_to_yuv.comp`).
+///
+/// Working colour space: non-linear R'G'B' in the stream's own primaries and transfer,
+/// full range (0...1), upright, in rgba16f, unclamped.
+final class ColorConverter: @unchecked Sendable {
+    let context: GPUContext
+    private let toWorkingKernel: ComputeKernel
+    private let toPlanesKernel: ComputeKernel
+    /// Bound to the slots a layout does not use (no plane, or no delta source).
+    private let placeholder: GPUImage
+
+    init(context: GPUContext) throws {
+        self.context = context
+        toWorkingKernel = try ComputeKernel(context: context, source: KernelLibrary.yuvToRgb)
+        toPlanesKernel = try ComputeKernel(context: context, source: KernelLibrary.rgbToYuv)
+        placeholder = try GPUImage(context: context, width: 1, height: 1, format: .r8)
+    }
+
+    /// GPU images for the planes of a `width` x `height` frame (stored orientation).
+    func makePlanes(_ layout: VideoPlaneLayout, width: Int, height: Int) throws -> [GPUImage] {
+        try layout.planes.indices.map { index in
+            let size = layout.planeSize(index, width: width, height: height)
+            return try GPUImage(context: context, width: size.width, height: size.height, format: layout.planes[index].format)
+        }
+    }
+
+    /// Records the upload of a decoded frame's planes, as they are.
+    func recordUpload(of frame: MediaFrame, to planes: [GPUImage], on recorder: CommandRecorder) throws {
+        for (index, image) in planes.enumerated() {
+            let pitch = Int(velvet_frame_linesize(frame.pointer, Int32(index)))
+            guard pitch > 0, let data = velvet_frame_data(frame.pointer, Int32(index)) else {
+                throw MediaError.unsupported("frame plane \(index) has an unsupported memory layout")
+            }
+            let bytes = UnsafeRawBufferPointer(start: data, count: pitch * (image.height - 1) + image.width * image.format.bytesPerPixel)
+            try recorder.upload(bytes, to: image, rowPitch: pitch)
+        }
+    }
+
+    /// Records planes -> working image (rgba16f, upright size).
+    func recordToWorking(planes: [GPUImage], layout: VideoPlaneLayout, color: ColorDescription, orientation: Orientation,
+                         working: GPUImage, on recorder: CommandRecorder) {
+        let luma = planes[0]
+        let chroma = planes.count > 1 ? planes[1] : placeholder
+        let chromaShift = layout.chromaShift
+        let range = color.range(bitDepth: layout.bitDepth)
+        let rows = color.toRGB
+        var push = PushConstants()
+        push.ivec2(Int32(working.width), Int32(working.height))
+        push.ivec2(Int32(luma.width), Int32(luma.height))
+        push.ivec2(Int32(chroma.width), Int32(chroma.height))
+        push.int(layout.kind.rawValue)
+        push.int(orientation.kernelCode)
+        // Chroma sample i sits at luma position i * subsampling + siting, so luma pixel x
+        // reads chroma texel coordinate (x - siting) / subsampling + 0.5.
+        let scaleX = 1 / Double(1 << chromaShift.x), scaleY = 1 / Double(1 << chromaShift.y)
+        let sitingX = chromaShift.x == 0 || color.chromaCositedX ? 0 : 0.5
+        let sitingY = chromaShift.y == 0 ? 0 : color.chromaOffsetY
+        push.vec4(Float(scaleX), Float(scaleY), Float(0.5 - sitingX * scaleX), Float(0.5 - sitingY * scaleY))
+        push.vec4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale))
+        push.vec4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale))
+        push.vec4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0)
+        push.vec4(Float(rows[2][0]), Float(rows[2][1]), Float(rows[2][2]), 0)
+        recorder.dispatch(toWorkingKernel, [
+            .sampledImage(luma, .nearest), .sampledImage(chroma, .linear),
+            .sampledImage(planes.count > 2 ? planes[2] : placeholder, .linear), .storageImage(working),
+        ], push: push, covering: working.width, working.height)
+    }
+
+    /// Records working image -> planes for the encoder. With `original` (the decoded planes
+    /// and the working image as first converted) only the change is applied to them, so
+    /// untouched pixels come out bit-identical.
+    func recordToPlanes(processed: GPUImage, original: (reference: GPUImage, planes: [GPUImage])?,
+                        output: [GPUImage], layout: VideoPlaneLayout, color: ColorDescription,
+                        orientation: Orientation, on recorder: CommandRecorder) {
+        let luma = output[0]
+        let chromaSize = output.count > 1 ? (output[1].width, output[1].height) : (luma.width, luma.height)
+        let range = color.range(bitDepth: layout.bitDepth)
+        let rows = color.fromRGB
+        var push = PushConstants()
+        push.ivec2(Int32(luma.width), Int32(luma.height))
+        push.ivec2(Int32(chromaSize.0), Int32(chromaSize.1))
+        push.ivec2(Int32(1 << layout.chromaShift.x), Int32(1 << layout.chromaShift.y))
+        push.int(layout.kind.rawValue)
+        push.int(orientation.kernelCode)
+        push.int(original == nil ? 0 : 1)
+        push.int(color.chromaCositedX ? 1 : 0)
+        push.vec4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale))
+        push.vec4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale))
+        push.vec4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0)
+        push.vec4(Float(rows[2][0]), Float(rows[2][1]), Float(rows[2][2]), 0)
+        let originalPlanes = original?.planes ?? []
+        func plane(_ images: [GPUImage], _ index: Int) -> GPUImage { index < images.count ? images[index] : placeholder }
+        recorder.dispatch(toPlanesKernel, [
+            .sampledImage(processed, .nearest), .sampledImage(original?.reference ?? processed, .nearest),
+            .sampledImage(plane(originalPlanes, 0), .nearest), .sampledImage(plane(originalPlanes, 1), .nearest),
+            .sampledImage(plane(originalPlanes, 2), .nearest),
+            .storageImage(luma), .storageImage(plane(output, 1)), .storageImage(plane(output, 2)),
+        ], push: push, covering: chromaSize.0, chromaSize.1)
+    }
+}

@@ -1,0 +1,107 @@
+import CFFmpeg
+
+/// A stream's colour description: matrix, range, primaries, transfer and chroma siting,
+/// with FFmpeg's defaults filled in where the stream leaves them unspecified.
+public struct ColorDescription: Sendable, Equatable {
+    public enum Matrix: String, Sendable { case bt601, bt709, bt2020, smpte240m, fcc }
+
+    public var matrix: Matrix
+    public var fullRange: Bool
+    /// Raw FFmpeg values, copied to the output so players show the same colours.
+    public var primaries: Int32
+    public var transfer: Int32
+    public var colorSpace: Int32
+    public var chromaLocation: Int32
+
+    public init(matrix: Matrix, fullRange: Bool, primaries: Int32, transfer: Int32, colorSpace: Int32, chromaLocation: Int32) {
+        (self.matrix, self.fullRange, self.primaries, self.transfer) = (matrix, fullRange, primaries, transfer)
+        (self.colorSpace, self.chromaLocation) = (colorSpace, chromaLocation)
+    }
+
+    /// What RGB sources (PNG, rgb24 video) become in a video: BT.709, limited range, sRGB transfer.
+    static let rgbToVideo = ColorDescription(
+        matrix: .bt709, fullRange: false, primaries: Int32(AVCOL_PRI_BT709.rawValue),
+        transfer: Int32(AVCOL_TRC_IEC61966_2_1.rawValue), colorSpace: Int32(AVCOL_SPC_BT709.rawValue),
+        chromaLocation: Int32(AVCHROMA_LOC_LEFT.rawValue))
+
+    /// What RGB sources become in a JPEG: BT.601, full range, centred chroma (JFIF).
+    static let rgbToJPEG = ColorDescription(
+        matrix: .bt601, fullRange: true, primaries: Int32(AVCOL_PRI_BT709.rawValue),
+        transfer: Int32(AVCOL_TRC_IEC61966_2_1.rawValue), colorSpace: Int32(AVCOL_SPC_BT470BG.rawValue),
+        chromaLocation: Int32(AVCHROMA_LOC_CENTER.rawValue))
+
+    /// Reads the tags; unspecified matrix -> BT.601 (swscale's default), unspecified range
+    /// -> limited ("J" pixel formats are full), unspecified 4:2:0 siting -> left (MPEG-2/H.264).
+    init(frame: UnsafePointer<AVFrame>, layout: VideoPlaneLayout?) {
+        let space = frame.pointee.colorspace
+        switch space {
+        case AVCOL_SPC_BT709: matrix = .bt709
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = .bt2020
+        case AVCOL_SPC_SMPTE240M: matrix = .smpte240m
+        case AVCOL_SPC_FCC: matrix = .fcc
+        default: matrix = .bt601
+        }
+        fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG || (layout?.forcesFullRange ?? false)
+            || layout?.kind == .rgba
+        primaries = Int32(frame.pointee.color_primaries.rawValue)
+        transfer = Int32(frame.pointee.color_trc.rawValue)
+        colorSpace = Int32(space.rawValue)
+        let location = frame.pointee.chroma_location
+        chromaLocation = Int32(location == AVCHROMA_LOC_UNSPECIFIED
+            ? (layout?.forcesFullRange == true ? AVCHROMA_LOC_CENTER : AVCHROMA_LOC_LEFT).rawValue : location.rawValue)
+    }
+
+    /// (Kr, Kb) of the matrix.
+    var coefficients: (kr: Double, kb: Double) {
+        switch matrix {
+        case .bt601: return (0.299, 0.114)
+        case .bt709: return (0.2126, 0.0722)
+        case .bt2020: return (0.2627, 0.0593)
+        case .smpte240m: return (0.212, 0.087)
+        case .fcc: return (0.30, 0.11)
+        }
+    }
+
+    /// Chroma samples sit on even luma columns (left, top-left, bottom-left siting).
+    var chromaCositedX: Bool {
+        [AVCHROMA_LOC_LEFT, AVCHROMA_LOC_TOPLEFT, AVCHROMA_LOC_BOTTOMLEFT].map { Int32($0.rawValue) }.contains(chromaLocation)
+    }
+
+    /// Vertical position of a chroma sample within its block of luma rows, in luma rows.
+    var chromaOffsetY: Double {
+        switch chromaLocation {
+        case Int32(AVCHROMA_LOC_TOPLEFT.rawValue), Int32(AVCHROMA_LOC_TOP.rawValue): return 0
+        case Int32(AVCHROMA_LOC_BOTTOMLEFT.rawValue), Int32(AVCHROMA_LOC_BOTTOM.rawValue): return 1
+        default: return 0.5
+        }
+    }
+
+    /// Code offsets and scales in normalised code units (code / (2^depth - 1)):
+    /// (luma offset, chroma offset, luma scale, chroma scale).
+    func range(bitDepth: Int) -> (lumaOffset: Double, chromaOffset: Double, lumaScale: Double, chromaScale: Double) {
+        let maximum = Double((1 << bitDepth) - 1)
+        let step = Double(1 << (bitDepth - 8))
+        if fullRange {
+            return (0, Double(1 << (bitDepth - 1)) / maximum, 1, 1)
+        }
+        return (16 * step / maximum, 128 * step / maximum, maximum / (219 * step), maximum / (224 * step))
+    }
+
+    /// Rows turning (Y', Pb, Pr) into R', G', B'.
+    var toRGB: [[Double]] {
+        let (kr, kb) = coefficients
+        let kg = 1 - kr - kb
+        return [[1, 0, 2 * (1 - kr)],
+                [1, -2 * (1 - kb) * kb / kg, -2 * (1 - kr) * kr / kg],
+                [1, 2 * (1 - kb), 0]]
+    }
+
+    /// Rows turning R', G', B' into (Y', Pb, Pr).
+    var fromRGB: [[Double]] {
+        let (kr, kb) = coefficients
+        let kg = 1 - kr - kb
+        return [[kr, kg, kb],
+                [-kr / (2 * (1 - kb)), -kg / (2 * (1 - kb)), 0.5],
+                [0.5, -kg / (2 * (1 - kr)), -kb / (2 * (1 - kr))]]
+    }
+}

@@ -1,0 +1,19 @@
+/// How the output is encoded. Defaults match what a user of `ffmpeg -c:v libx264` expects.
+public struct EncoderSettings: Sendable, Equatable {
+    public enum Codec: String, Sendable, CaseIterable { case h264, hevc }
+
+    public var codec: Codec = .h264
+    /// x264/x265 constant rate factor, 0...51 (lower is better quality).
+    public var crf: Int = 18
+    /// x264/x265 preset: ultrafast ... veryslow.
+    public var preset: String = "medium"
+    /// Output pixel format name (e.g. yuv420p, yuv444p, yuv420p10le); nil keeps the
+    /// input's when the encoder takes it, else yuv420p (yuv420p10le for deep input).
+    public var pixelFormat: String?
+    /// JPEG output quality as FFmpeg's qscale, 2 (best) ... 31.
+    public var jpegQuality: Int = 2
+
+    public init() {}
+
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+}

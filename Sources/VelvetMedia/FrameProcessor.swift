@@ -1,0 +1,99 @@
+import CFFmpeg
+import VelvetGPU
+
+/// The GPU part of one frame: upload the decoded planes, convert to the working image,
+/// run the effects, convert back to the output planes, download. Resources are created
+/// for the first frame and reused for every later one.
+final class FrameProcessor: @unchecked Sendable {
+    struct Plan {
+        var inputLayout: VideoPlaneLayout
+        var outputLayout: VideoPlaneLayout
+        /// What the encoder takes; swscale converts `outputLayout` to it when they differ.
+        var encoderPixelFormat: AVPixelFormat
+        var inputColor: ColorDescription
+        var outputColor: ColorDescription
+        /// Stored input -> upright working image.
+        var inputOrientation: Orientation
+        /// How the output is stored relative to the upright image: the input's orientation
+        /// (videos keep their display matrix) or identity (stills are written upright).
+        var outputOrientation: Orientation
+        var storedWidth: Int
+        var storedHeight: Int
+
+        var uprightSize: (width: Int, height: Int) { inputOrientation.uprightSize(width: storedWidth, height: storedHeight) }
+        var outputSize: (width: Int, height: Int) {
+            outputOrientation == inputOrientation ? (storedWidth, storedHeight) : uprightSize
+        }
+        /// Apply only the effects' change to the original planes (bit-exact where untouched).
+        var usesDelta: Bool {
+            inputLayout == outputLayout && inputColor == outputColor && inputOrientation == outputOrientation
+        }
+    }
+
+    let plan: Plan
+    private let context: GPUContext
+    private let converter: ColorConverter
+    private let inputPlanes: [GPUImage]
+    private let working: GPUImage
+    private let processed: GPUImage
+    private let outputPlanes: [GPUImage]
+    private(set) var lastTimings = GPUTimings(sections: [])
+
+    init(context: GPUContext, converter: ColorConverter, plan: Plan) throws {
+        precondition(plan.outputOrientation == plan.inputOrientation || plan.outputOrientation == .identity)
+        self.context = context
+        self.converter = converter
+        self.plan = plan
+        inputPlanes = try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight)
+        let upright = plan.uprightSize
+        working = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
+        processed = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
+        let output = plan.outputSize
+        outputPlanes = try converter.makePlanes(plan.outputLayout, width: output.width, height: output.height)
+    }
+
+    /// Runs one frame through the GPU; returns the output frame (pts copied).
+    func process(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect?) throws -> MediaFrame {
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("upload")
+        try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
+        recorder.beginSection("color_in")
+        converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
+                                  orientation: plan.inputOrientation, working: working, on: recorder)
+        var result = working
+        if let effect {
+            recorder.endSection()
+            if try effect.record(EffectFrame(index: index, time: time, input: working, output: processed), on: recorder) {
+                result = processed
+            }
+        }
+        recorder.beginSection("color_out")
+        converter.recordToPlanes(processed: result, original: plan.usesDelta ? (working, inputPlanes) : nil,
+                                 output: outputPlanes, layout: plan.outputLayout, color: plan.outputColor,
+                                 orientation: plan.outputOrientation, on: recorder)
+        recorder.beginSection("download")
+        let readbacks = try outputPlanes.map { try recorder.download($0) }
+        recorder.endSection()
+        lastTimings = try recorder.submit().wait()
+
+        let output = try MediaFrame()
+        output.pointer.pointee.format = plan.outputLayout.pixelFormat.rawValue
+        output.pointer.pointee.width = Int32(outputPlanes[0].width)
+        output.pointer.pointee.height = Int32(outputPlanes[0].height)
+        let allocated = av_frame_get_buffer(output.pointer, 0)
+        guard allocated >= 0 else { throw MediaError.encode(ffmpegMessage(allocated)) }
+        for (index, readback) in readbacks.enumerated() {
+            let image = outputPlanes[index]
+            let rowBytes = image.width * image.format.bytesPerPixel
+            let pitch = Int(velvet_frame_linesize(output.pointer, Int32(index)))
+            guard let destination = velvet_frame_data(output.pointer, Int32(index)) else { continue }
+            let source = readback.raw
+            for row in 0..<image.height {
+                (destination + row * pitch).update(from: source.baseAddress!.advanced(by: row * rowBytes)
+                    .assumingMemoryBound(to: UInt8.self), count: rowBytes)
+            }
+        }
+        output.pointer.pointee.pts = frame.pointer.pointee.pts
+        return output
+    }
+}

@@ -1,0 +1,37 @@
+import CFFmpeg
+
+/// Errors a user can act on, each a single line.
+public enum MediaError: Error, CustomStringConvertible, Equatable {
+    case cannotOpen(path: String, reason: String)
+    case noVideoStream(path: String)
+    case unsupported(String)
+    case invalidDimensions(width: Int, height: Int, limit: Int)
+    case decode(path: String, reason: String)
+    case encode(String)
+    case output(path: String, reason: String)
+    case truncated(path: String, framesDecoded: Int, reason: String)
+    case interrupted
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): return "cannot open \(path): \(reason)"
+        case .noVideoStream(let path): return "\(path) has no video stream"
+        case .unsupported(let what): return "unsupported: \(what)"
+        case .invalidDimensions(let width, let height, let limit):
+            return "frame size \(width)x\(height) is not supported (each side must be 1...\(limit) px)"
+        case .decode(let path, let reason): return "cannot decode \(path): \(reason)"
+        case .encode(let reason): return "cannot encode: \(reason)"
+        case .output(let path, let reason): return "cannot write \(path): \(reason)"
+        case .truncated(let path, let frames, let reason):
+            return "\(path) is damaged or truncated after \(frames) frame(s) (\(reason)); nothing was written"
+        case .interrupted: return "interrupted"
+        }
+    }
+}
+
+/// FFmpeg's message for an error code.
+func ffmpegMessage(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    velvet_av_strerror(code, &buffer, buffer.count)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -1,0 +1,180 @@
+import CFFmpeg
+import Foundation
+
+/// What the reader found in the input.
+public struct MediaInfo: Sendable {
+    public var path: String
+    public var width: Int
+    public var height: Int
+    /// Frames the container announces (0 when unknown).
+    public var announcedFrameCount: Int
+    public var frameRate: Double
+    public var orientation: Orientation
+    public var isStillImage: Bool
+    public var audioStreamCount: Int
+    public var uprightSize: (width: Int, height: Int) { orientation.uprightSize(width: width, height: height) }
+}
+
+/// Demuxes and decodes one input with libavformat/libavcodec: the best video stream is
+/// decoded; other audio streams are passed on as packets for stream copy.
+/// Stills (PNG, JPEG, ...) are one-frame inputs through the same path.
+final class MediaReader: @unchecked Sendable {
+    enum Item {
+        case video(MediaFrame)
+        case packet(MediaPacket, streamIndex: Int)
+    }
+
+    /// Largest accepted side, in pixels.
+    static let maxDimension = 16384
+
+    let info: MediaInfo
+    let formatContext: UnsafeMutablePointer<AVFormatContext>
+    let videoStreamIndex: Int
+    let copiedStreamIndices: [Int]
+    private var codecContext: UnsafeMutablePointer<AVCodecContext>?
+    private let packet: MediaPacket
+    private var pendingFrames: [MediaFrame] = []
+    private var demuxerFinished = false
+    private var decoderFinished = false
+    private(set) var framesDecoded = 0
+    private var readError: String?
+
+    init(path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw MediaError.cannotOpen(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw MediaError.cannotOpen(path: path, reason: "is a directory") }
+        av_log_set_level(AV_LOG_QUIET)
+
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let opened = avformat_open_input(&context, path, nil, nil)
+        guard opened >= 0, let context else {
+            throw MediaError.cannotOpen(path: path, reason: Self.describe(opened))
+        }
+        formatContext = context
+        do {
+            packet = try MediaPacket()
+            let found = avformat_find_stream_info(context, nil)
+            guard found >= 0 else { throw MediaError.cannotOpen(path: path, reason: Self.describe(found)) }
+            let best = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+            guard best >= 0 else { throw MediaError.noVideoStream(path: path) }
+            videoStreamIndex = Int(best)
+            let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
+            copiedStreamIndices = streams.indices.filter { streams[$0].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+
+            let stream = streams[videoStreamIndex]
+            let parameters = stream.pointee.codecpar!
+            let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
+            guard (1...Self.maxDimension).contains(width), (1...Self.maxDimension).contains(height) else {
+                throw MediaError.invalidDimensions(width: width, height: height, limit: Self.maxDimension)
+            }
+            guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
+                throw MediaError.unsupported("no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))")
+            }
+            guard let decoderContext = avcodec_alloc_context3(decoder) else { throw MediaError.unsupported("out of memory") }
+            codecContext = decoderContext
+            try Self.check(avcodec_parameters_to_context(decoderContext, parameters), path)
+            decoderContext.pointee.thread_count = 0
+            decoderContext.pointee.pkt_timebase = stream.pointee.time_base
+            try Self.check(avcodec_open2(decoderContext, decoder, nil), path)
+
+            let formatName = String(cString: context.pointee.iformat.pointee.name)
+            let isStill = formatName.hasSuffix("_pipe") || formatName == "image2"
+            let rate = av_guess_frame_rate(context, stream, nil)
+            info = MediaInfo(
+                path: path, width: width, height: height,
+                announcedFrameCount: Int(stream.pointee.nb_frames),
+                frameRate: rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0,
+                orientation: Orientation(displayRotationDegrees: velvet_stream_rotation(stream)),
+                isStillImage: isStill, audioStreamCount: copiedStreamIndices.count)
+        } catch {
+            var context: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&context)
+            avcodec_free_context(&codecContext)
+            throw error
+        }
+    }
+
+    deinit {
+        avcodec_free_context(&codecContext)
+        var context: UnsafeMutablePointer<AVFormatContext>? = formatContext
+        avformat_close_input(&context)
+    }
+
+    var videoStream: UnsafeMutablePointer<AVStream> { formatContext.pointee.streams[videoStreamIndex]! }
+
+    /// The next decoded video frame or copied packet, in demux order; nil at the end.
+    /// Throws `.truncated` when the input ends in damage.
+    func next() throws -> Item? {
+        while true {
+            if !pendingFrames.isEmpty { return .video(pendingFrames.removeFirst()) }
+            if decoderFinished {
+                if let readError { throw MediaError.truncated(path: info.path, framesDecoded: framesDecoded, reason: readError) }
+                if framesDecoded == 0 { throw MediaError.decode(path: info.path, reason: "no frame could be decoded") }
+                return nil
+            }
+            if demuxerFinished {
+                try receiveFrames(flushing: true)
+                continue
+            }
+            let result = av_read_frame(formatContext, packet.pointer)
+            if result < 0 {
+                if result != velvet_averror_eof() { readError = Self.describe(result) }
+                demuxerFinished = true
+                avcodec_send_packet(codecContext, nil)
+                continue
+            }
+            let streamIndex = Int(packet.pointer.pointee.stream_index)
+            if streamIndex == videoStreamIndex {
+                let sent = avcodec_send_packet(codecContext, packet.pointer)
+                av_packet_unref(packet.pointer)
+                if sent < 0 && sent != velvet_averror_eagain() {
+                    readError = Self.describe(sent)
+                }
+                try receiveFrames(flushing: false)
+            } else if copiedStreamIndices.contains(streamIndex) {
+                let copy = try MediaPacket()
+                av_packet_move_ref(copy.pointer, packet.pointer)
+                return .packet(copy, streamIndex: streamIndex)
+            } else {
+                av_packet_unref(packet.pointer)
+            }
+        }
+    }
+
+    private func receiveFrames(flushing: Bool) throws {
+        while true {
+            let frame = try MediaFrame()
+            let result = avcodec_receive_frame(codecContext, frame.pointer)
+            if result == velvet_averror_eagain() { return }
+            if result == velvet_averror_eof() {
+                decoderFinished = true
+                return
+            }
+            if result < 0 {
+                readError = Self.describe(result)
+                if flushing { decoderFinished = true }
+                return
+            }
+            guard frame.width == info.width, frame.height == info.height else {
+                throw MediaError.unsupported("the frame size changes mid-stream (\(info.width)x\(info.height) -> \(frame.width)x\(frame.height))")
+            }
+            framesDecoded += 1
+            pendingFrames.append(frame)
+        }
+    }
+
+    /// EXIF orientation of a still, when its decoder exported one.
+    func exifOrientation(of frame: MediaFrame) -> Orientation? {
+        guard let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
+              let value = Int(String(cString: entry.pointee.value).trimmingCharacters(in: .whitespaces)) else { return nil }
+        return Orientation(exif: value)
+    }
+
+    static func describe(_ code: Int32) -> String { ffmpegMessage(code) }
+
+    private static func check(_ code: Int32, _ path: String) throws {
+        if code < 0 { throw MediaError.cannotOpen(path: path, reason: Self.describe(code)) }
+    }
+}

@@ -1,0 +1,43 @@
+/// One of the 8 ways a stored frame is turned or mirrored for display (display matrices
+/// of phone videos, EXIF orientation of photos). The pipeline works on the upright image;
+/// the writer turns it back and keeps the tag, so players show the same picture.
+public struct Orientation: Sendable, Equatable {
+    /// Clockwise quarter turns applied to the stored frame for display.
+    public var quarterTurns: Int
+    /// The stored frame is mirrored horizontally before turning.
+    public var mirrored: Bool
+
+    public static let identity = Orientation(quarterTurns: 0, mirrored: false)
+
+    public init(quarterTurns: Int, mirrored: Bool) {
+        self.quarterTurns = ((quarterTurns % 4) + 4) % 4
+        self.mirrored = mirrored
+    }
+
+    /// From FFmpeg's display rotation (degrees counter-clockwise), rounded to quarter turns.
+    public init(displayRotationDegrees degrees: Double) {
+        let counterClockwise = Int((degrees / 90).rounded())
+        self.init(quarterTurns: -counterClockwise, mirrored: false)
+    }
+
+    /// From an EXIF orientation tag (1...8); other values mean upright.
+    public init(exif value: Int) {
+        switch value {
+        case 2: self.init(quarterTurns: 0, mirrored: true)
+        case 3: self.init(quarterTurns: 2, mirrored: false)
+        case 4: self.init(quarterTurns: 2, mirrored: true)
+        case 5: self.init(quarterTurns: 3, mirrored: true) // transpose
+        case 6: self.init(quarterTurns: 1, mirrored: false)
+        case 7: self.init(quarterTurns: 1, mirrored: true) // transverse
+        case 8: self.init(quarterTurns: 3, mirrored: false)
+        default: self = .identity
+        }
+    }
+
+    /// The code the kernels read (video_common.glsl): bit 0 mirror, bits 1-2 quarter turns.
+    var kernelCode: Int32 { Int32(quarterTurns << 1 | (mirrored ? 1 : 0)) }
+
+    public func uprightSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        quarterTurns % 2 == 0 ? (width, height) : (height, width)
+    }
+}

@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+import VelvetGPU
+import VelvetMedia
+
+/// `velvet render INPUT -o OUTPUT`: decode -> GPU -> encode.
+enum RenderCommand {
+    static func run(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
+        guard let input = arguments.takePositional() else { throw UsageError("render needs an INPUT file") }
+        guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("render needs -o OUTPUT") }
+        let settings = try encoderSettings(&arguments)
+        let quiet = arguments.flag("--quiet")
+        let json = arguments.flag("--json")
+        let request = arguments.value("--device")
+        try arguments.finish()
+
+        let context = try GPUContext(request: request)
+        let renderer = try VideoRenderer(context: context)
+        let cancellation = CancellationFlag()
+        let interrupt = InterruptHandler(cancellation)
+        defer { interrupt.stop() }
+        let summary = try renderer.render(input: input, output: output, settings: settings,
+                                          progress: ProgressReporter(quiet: quiet), cancellation: cancellation)
+        if json {
+            let report: [String: Any] = [
+                "input": input, "output": output, "frames": summary.frames, "seconds": summary.seconds,
+                "fps": summary.framesPerSecond, "gpu_ms": summary.gpuMilliseconds, "device": context.device.name,
+            ]
+            let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        }
+        try ValidationReport.check(context)
+    }
+
+    static func encoderSettings(_ arguments: inout ArgumentParser) throws -> EncoderSettings {
+        var settings = EncoderSettings()
+        if let codec = arguments.value("--codec") {
+            guard let value = EncoderSettings.Codec(rawValue: codec) else { throw UsageError("--codec takes h264 or hevc") }
+            settings.codec = value
+        }
+        settings.crf = try arguments.int("--crf", default: settings.crf, range: 0...51)
+        if let preset = arguments.value("--preset") {
+            guard EncoderSettings.presets.contains(preset) else {
+                throw UsageError("--preset takes one of \(EncoderSettings.presets.joined(separator: ", "))")
+            }
+            settings.preset = preset
+        }
+        settings.pixelFormat = arguments.value("--pix-fmt")
+        return settings
+    }
+}
+
+/// Turns SIGINT into a cancellation: the render stops, removes its partial output and
+/// the tool exits 130.
+final class InterruptHandler: @unchecked Sendable {
+    private let source: DispatchSourceSignal
+
+    init(_ cancellation: CancellationFlag) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { cancellation.cancel() }
+        source.resume()
+    }
+
+    func stop() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+
+/// Bad input: a one-line error, a non-zero exit, and nothing at the output path (nor any
+/// partial file beside it).
+final class BadInputTests: XCTestCase {
+    private func expectFailure(_ arguments: [String], in scratch: Scratch, output: String, mentions: String,
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = scratch.files
+        let result = try Tool.run(Tool.velvet, arguments)
+        XCTAssertNotEqual(result.status, 0, file: file, line: line)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "one line: \(result.stderr)", file: file, line: line)
+        XCTAssertTrue(result.stderr.contains(mentions), "\(result.stderr) should mention \(mentions)", file: file, line: line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing at \(output)", file: file, line: line)
+        XCTAssertEqual(scratch.files, before, "no partial files left", file: file, line: line)
+    }
+
+    func testMissingFile() throws {
+        let scratch = try Scratch()
+        try expectFailure(["render", scratch.path("nope.mp4"), "-o", scratch.path("out.mp4")], in: scratch,
+                          output: scratch.path("out.mp4"), mentions: "no such file")
+    }
+
+    func testTextFileNamedMP4() throws {
+        let scratch = try Scratch()
+        try "not a video\n".write(toFile: scratch.path("text.mp4"), atomically: true, encoding: .utf8)
+        try expectFailure(["render", scratch.path("text.mp4"), "-o", scratch.path("out.mp4")], in: scratch,
+                          output: scratch.path("out.mp4"), mentions: "cannot open")
+    }
+
+    func testTruncatedMP4() throws {
+        let scratch = try Scratch()
+        for faststart in [false, true] {
+            let whole = scratch.path("whole\(faststart).mp4"), cut = scratch.path("cut\(faststart).mp4")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "2", "-c:v", "libx264"]
+                            + (faststart ? ["-movflags", "+faststart"] : []) + [whole])
+            let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+            try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+            try FileManager.default.removeItem(atPath: whole)
+            try expectFailure(["render", cut, "-o", scratch.path("out.mp4")], in: scratch, output: scratch.path("out.mp4"),
+                              mentions: cut)
+        }
+    }
+
+    func testAudioOnlyFile() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440", "-t", "1", "-c:a", "aac", scratch.path("audio.m4a")])
+        try expectFailure(["render", scratch.path("audio.m4a"), "-o", scratch.path("out.mp4")], in: scratch,
+                          output: scratch.path("out.mp4"), mentions: "no video stream")
+    }
+
+    func testAbsurdDimensions() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=size=16400x8", "-frames:v", "1", scratch.path("wide.png")])
+        try expectFailure(["render", scratch.path("wide.png"), "-o", scratch.path("out.png")], in: scratch,
+                          output: scratch.path("out.png"), mentions: "16384")
+    }
+
+    func testUnwritableOutputDirectory() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", scratch.path("in.png")])
+        // A missing directory, and one that refuses files even to root.
+        try expectFailure(["render", scratch.path("in.png"), "-o", scratch.path("missing/out.png")], in: scratch,
+                          output: scratch.path("missing/out.png"), mentions: "does not exist")
+        try expectFailure(["render", scratch.path("in.png"), "-o", "/proc/velvet-out.png"], in: scratch,
+                          output: "/proc/velvet-out.png", mentions: "/proc/velvet-out.png")
+    }
+
+    func testOutputEqualToInput() throws {
+        let scratch = try Scratch()
+        let path = scratch.path("in.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", path])
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let result = try Tool.run(Tool.velvet, ["render", path, "-o", scratch.url.path + "/./in.png"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("overwrite the input"), result.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+    }
+
+    func testUsageErrorsExitTwo() throws {
+        for arguments in [["render"], ["render", "a.mp4"], ["render", "a.mp4", "-o", "b.mp4", "--crf", "99"], ["frobnicate"],
+                          ["render", "a.mp4", "-o", "b.mp4", "--codec", "vp8"]] {
+            let result = try Tool.run(Tool.velvet, arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+        }
+    }
+
+    func testInterruptRemovesPartialOutputAndExits130() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("long.mp4"), output = scratch.path("out.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", input])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tool.velvet)
+        process.arguments = ["render", input, "-o", output, "--preset", "ultrafast", "--quiet"]
+        process.standardError = Pipe()
+        try process.run()
+        // Wait until the render is writing (its partial file exists), then interrupt.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !scratch.files.contains(where: { $0.contains("velvet-partial") }) { usleep(20_000) }
+        XCTAssertTrue(scratch.files.contains { $0.contains("velvet-partial") }, "the render never started writing")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(scratch.files, ["long.mp4"], "partial output removed")
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import VelvetGPU
+import VelvetMedia
+import VelvetTestSupport
+import XCTest
+
+/// The working image Velvet decodes to, against FFmpeg's own YUV -> RGB conversion.
+final class ColorConversionTests: GPUTestCase {
+    /// Grabs the first working image the renderer produces.
+    private final class Capture: FrameEffect, @unchecked Sendable {
+        var readback: GPUReadback?
+        var size = (width: 0, height: 0)
+        func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> Bool {
+            if readback == nil {
+                readback = try recorder.download(frame.input)
+                size = (frame.input.width, frame.input.height)
+            }
+            return false
+        }
+    }
+
+    private func working(_ input: String, scratch: Scratch) throws -> (values: [Float], width: Int, height: Int) {
+        let capture = Capture()
+        _ = try VideoRenderer(context: context).render(input: input, output: scratch.path("sink.mkv"), effect: capture)
+        let bytes = try XCTUnwrap(capture.readback).bytes
+        let values = stride(from: 0, to: bytes.count, by: 2).map { Float(Float16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) }
+        return (values, capture.size.width, capture.size.height)
+    }
+
+    /// FFmpeg's conversion of the first frame to 16-bit RGB, as 0...1 values.
+    private func reference(_ input: String, matrix: String, range: String) throws -> [Float] {
+        let result = try Tool.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", input, "-frames:v", "1", "-vf",
+            "scale=in_color_matrix=\(matrix):in_range=\(range):flags=accurate_rnd+full_chroma_int+bitexact",
+            "-pix_fmt", "rgb48le", "-f", "rawvideo", "-"])
+        return result.output.withUnsafeBytes { raw in
+            (0..<(raw.count / 2)).map { Float(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self))) / 65535 }
+        }
+    }
+
+    /// The exact conversion in double precision from the decoded 4:4:4 planes.
+    private func exact(_ input: String, format: String, matrix: String, range: String) throws -> [Float] {
+        let deep = format.hasSuffix("10le")
+        let raw = try Tool.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", input, "-frames:v", "1",
+                                          "-f", "rawvideo", "-pix_fmt", format, "-"]).output
+        let samples: [Double] = raw.withUnsafeBytes { bytes in
+            deep ? (0..<(bytes.count / 2)).map { Double(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self))) }
+                 : bytes.map(Double.init)
+        }
+        let plane = samples.count / 3
+        let step = deep ? 4.0 : 1.0, maximum = deep ? 1023.0 : 255.0
+        let (kr, kb) = matrix == "bt709" ? (0.2126, 0.0722) : (0.299, 0.114)
+        let kg = 1 - kr - kb
+        var rgb: [Float] = []
+        for index in 0..<plane {
+            let (y, u, v) = (samples[index], samples[plane + index], samples[2 * plane + index])
+            let luma = range == "tv" ? (y - 16 * step) / (219 * step) : y / maximum
+            let pb = range == "tv" ? (u - 128 * step) / (224 * step) : (u - 128 * step) / maximum
+            let pr = range == "tv" ? (v - 128 * step) / (224 * step) : (v - 128 * step) / maximum
+            let r = luma + 2 * (1 - kr) * pr, b = luma + 2 * (1 - kb) * pb
+            rgb += [r, (luma - kr * r - kb * b) / kg, b].map { Float(min(max($0, 0), 1)) }
+        }
+        return rgb
+    }
+
+    private func maxAndMean(_ ours: (values: [Float], width: Int, height: Int), _ theirs: [Float]) -> (Float, Float) {
+        var worst: Float = 0, total: Float = 0
+        for pixel in 0..<(ours.width * ours.height) {
+            for channel in 0..<3 {
+                let difference = abs(min(max(ours.values[pixel * 4 + channel], 0), 1) - theirs[pixel * 3 + channel])
+                worst = max(worst, difference)
+                total += difference
+            }
+        }
+        return (worst, total / Float(theirs.count))
+    }
+
+    /// Ours must match the exact formula to the precision of rgba16f; FFmpeg's own (integer)
+    /// conversion must agree within about one 8-bit level.
+    private func compare(format: String, matrix: String, range: String) throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", "-vf",
+                         "scale=out_color_matrix=\(matrix):out_range=\(range)", "-pix_fmt", format,
+                         "-colorspace", matrix == "bt709" ? "bt709" : "smpte170m", "-color_range", range,
+                         "-c:v", "ffv1", input])
+        let ours = try working(input, scratch: scratch)
+        let label = "\(format) \(matrix) \(range)"
+        let exact = try exact(input, format: format, matrix: matrix, range: range)
+        XCTAssertEqual(exact.count, ours.width * ours.height * 3)
+        let (worst, mean) = maxAndMean(ours, exact)
+        XCTAssertLessThanOrEqual(worst, 1e-3, "\(label): max error vs exact \(worst)")
+        XCTAssertLessThanOrEqual(mean, 2.5e-4, "\(label): mean error vs exact \(mean)")
+        let (ffmpegWorst, _) = maxAndMean(ours, try reference(input, matrix: matrix, range: range))
+        XCTAssertLessThanOrEqual(ffmpegWorst, 1.5 / 255, "\(label): max difference from FFmpeg's conversion")
+    }
+
+    func testEightBitMatricesAndRanges() throws {
+        try compare(format: "yuv444p", matrix: "bt709", range: "tv")
+        try compare(format: "yuv444p", matrix: "bt601", range: "tv")
+        try compare(format: "yuv444p", matrix: "bt709", range: "pc")
+    }
+
+    func testTenBitKeepsItsPrecision() throws {
+        try compare(format: "yuv444p10le", matrix: "bt709", range: "tv")
+        // A smooth 10-bit ramp must not collapse to 8-bit levels (banding).
+        let scratch = try Scratch()
+        let input = scratch.path("ramp.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=size=1024x8,format=yuv444p10le,geq=lum='64+X*876/1023':cb=512:cr=512", "-frames:v", "1",
+                         "-pix_fmt", "yuv444p10le", "-c:v", "ffv1", input])
+        let ours = try working(input, scratch: scratch)
+        let levels = Set((0..<ours.width).map { ours.values[$0 * 4] })
+        XCTAssertGreaterThan(levels.count, 600, "a 10-bit ramp should keep far more than 256 levels")
+    }
+
+    func testEXIFOrientationIsApplied() throws {
+        let scratch = try Scratch()
+        let plain = scratch.path("plain.jpg"), tagged = scratch.path("tagged.jpg"), output = scratch.path("upright.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", "-q:v", "2", plain])
+        var jpeg = try Data(contentsOf: URL(fileURLWithPath: plain))
+        jpeg.insert(contentsOf: Self.exifSegment(orientation: 6), at: 2) // right after SOI
+        try jpeg.write(to: URL(fileURLWithPath: tagged))
+        let result = try Tool.run(Tool.velvet, ["render", tagged, "-o", output])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(output, "stream=width,height"), "64,96", "orientation 6 turns the picture a quarter")
+        // The upright output equals Velvet's render of the untagged JPEG, turned clockwise.
+        let straight = scratch.path("straight.png"), turned = scratch.path("turned.png")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", plain, "-o", straight]).status, 0)
+        try Tool.ffmpeg(["-i", straight, "-vf", "transpose=clock", turned])
+        XCTAssertEqual(try Tool.pixels(output, "rgb24"), try Tool.pixels(turned, "rgb24"))
+    }
+
+    /// An APP1 segment holding only an EXIF orientation tag (little-endian TIFF).
+    static func exifSegment(orientation: UInt16) -> [UInt8] {
+        var tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] // "II", 42, IFD at 8
+        tiff += [0x01, 0x00]                                                 // one entry
+        tiff += [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00]            // 0x0112 Orientation, SHORT, count 1
+        tiff += [UInt8(orientation & 0xFF), UInt8(orientation >> 8), 0x00, 0x00]
+        tiff += [0x00, 0x00, 0x00, 0x00]                                     // no next IFD
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        let length = payload.count + 2
+        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+    }
+}

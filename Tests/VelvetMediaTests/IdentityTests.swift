@@ -1,0 +1,68 @@
+import Foundation
+import XCTest
+
+/// With every effect off, Velvet's decode -> GPU -> encode path must equal a plain FFmpeg
+/// transcode (the test that catches colour-space halos), and stills must be bit-identical.
+final class IdentityTests: XCTestCase {
+    func testPNGRoundTripIsBitIdentical() throws {
+        let scratch = try Scratch()
+        for (name, format) in [("rgb.png", "rgb24"), ("alpha.png", "rgba")] {
+            let input = scratch.path(name), output = scratch.path("out-" + name)
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=203x151", "-frames:v", "1", "-pix_fmt", format, input])
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output], environment: ["VELVET_VALIDATION": "1"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt"), format)
+            XCTAssertEqual(try Tool.pixels(input, "rgba"), try Tool.pixels(output, "rgba"), name)
+        }
+    }
+
+    func testVideoMatchesPlainTranscodeWithAudioCopied() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4"), output = scratch.path("out.mp4"), reference = scratch.path("ref.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                         "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--crf", "20", "--preset", "fast"],
+                                  environment: ["VELVET_VALIDATION": "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.isEmpty, "nothing on stdout unless asked: \(result.stdout)")
+        try Tool.ffmpeg(["-i", input, "-c:v", "libx264", "-crf", "20", "-preset", "fast", "-c:a", "copy", reference])
+        XCTAssertGreaterThanOrEqual(try Tool.psnr(output, reference), 50)
+        XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), try Tool.probe(input, "stream=nb_frames"))
+        XCTAssertEqual(try Tool.streamMD5(output, "a"), try Tool.streamMD5(input, "a"), "audio must be copied bit-identical")
+    }
+
+    func testHEVCOutputMatchesPlainTranscode() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mkv"), output = scratch.path("out.mkv"), reference = scratch.path("ref.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=256x144:rate=10", "-t", "1", "-c:v", "libx264", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--codec", "hevc", "--crf", "24", "--preset", "ultrafast"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(output, "stream=codec_name"), "hevc")
+        try Tool.ffmpeg(["-i", input, "-c:v", "libx265", "-crf", "24", "-preset", "ultrafast", "-x265-params", "log-level=error", reference])
+        XCTAssertGreaterThanOrEqual(try Tool.psnr(output, reference), 50)
+    }
+
+    /// Every decoded layout the kernels read directly comes back as a plain transcode would.
+    func testPixelFormatsRoundTrip() throws {
+        let scratch = try Scratch()
+        let cases: [(format: String, file: String, codec: [String])] = [
+            ("yuv420p", "a.mp4", ["-c:v", "libx264"]), ("yuvj420p", "b.avi", ["-c:v", "mjpeg"]),
+            ("yuv422p", "c.mkv", ["-c:v", "libx264"]), ("yuv444p", "d.mkv", ["-c:v", "libx264"]),
+            ("yuv420p10le", "e.mkv", ["-c:v", "libx264"]), ("nv12", "f.nut", ["-c:v", "rawvideo"]),
+            ("gray", "g.mkv", ["-c:v", "ffv1"]), ("yuv420p", "h.webm", ["-c:v", "libvpx-vp9"]),
+            ("yuv420p", "i.avi", ["-c:v", "mpeg4"]),
+        ]
+        for item in cases {
+            let input = scratch.path(item.file), output = scratch.path("out-\(item.file).mkv"), reference = scratch.path("ref-\(item.file).mkv")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=10", "-t", "0.5", "-pix_fmt", item.format] + item.codec + [input])
+            XCTAssertEqual(try Tool.probe(input, "stream=pix_fmt"), item.format, "the test input itself")
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset", "ultrafast"], environment: ["VELVET_VALIDATION": "1"])
+            XCTAssertEqual(result.status, 0, "\(item.format): \(result.stderr)")
+            // x264 takes nv12 and gray as they are; FFmpeg's plain transcode picks the same formats.
+            let encoded = try Tool.probe(output, "stream=pix_fmt")
+            try Tool.ffmpeg(["-i", input, "-c:v", "libx264", "-crf", "18", "-preset", "ultrafast", "-pix_fmt", encoded, reference])
+            let psnr = try Tool.psnr(output, reference)
+            XCTAssertGreaterThanOrEqual(psnr, 50, "\(item.format) -> \(encoded)")
+        }
+    }
+}

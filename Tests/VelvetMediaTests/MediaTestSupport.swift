@@ -1,0 +1,94 @@
+import Foundation
+import XCTest
+
+/// Runs the tools the media tests use as oracles (ffmpeg, ffprobe: installed by
+/// Tools/setup.sh) and the built `velvet` binary.
+enum Tool {
+    struct Result {
+        var status: Int32
+        var output: Data
+        var stderr: String
+        var stdout: String { String(decoding: output, as: UTF8.self) }
+    }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged["XDG_RUNTIME_DIR"] = merged["XDG_RUNTIME_DIR"] ?? "/tmp"
+        environment.forEach { merged[$0.key] = $0.value }
+        process.environment = merged
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes concurrently so a chatty process cannot block on a full pipe.
+        nonisolated(unsafe) var errData = Data()
+        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        return Result(status: process.terminationStatus, output: outData, stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// ffmpeg that must succeed.
+    static func ffmpeg(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments)
+        if result.status != 0 {
+            XCTFail("ffmpeg \(arguments.joined(separator: " ")) failed: \(result.stderr)", file: file, line: line)
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+
+    static func probe(_ path: String, _ entries: String, stream: String = "v:0") throws -> String {
+        try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", entries, "-of", "csv=p=0", path])
+            .stdout.trimmingCharacters(in: CharacterSet(charactersIn: ",").union(.whitespacesAndNewlines))
+    }
+
+    /// Average PSNR (dB) of the first video streams of two files; infinity when identical.
+    static func psnr(_ a: String, _ b: String) throws -> Double {
+        // Stored pixels, not display orientation: both files are compared as written.
+        let result = try run("ffmpeg", ["-hide_banner", "-noautorotate", "-i", a, "-noautorotate", "-i", b,
+                                        "-lavfi", "[0:v:0][1:v:0]psnr", "-f", "null", "-"])
+        guard let range = result.stderr.range(of: "average:") else { return -1 }
+        let value = result.stderr[range.upperBound...].prefix { !$0.isWhitespace }
+        return value == "inf" ? .infinity : Double(value) ?? -1
+    }
+
+    /// MD5 of a stream's packets (stream copy), to prove audio passed through untouched.
+    static func streamMD5(_ path: String, _ stream: String) throws -> String {
+        try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", path, "-map", "0:\(stream)", "-c", "copy", "-f", "md5", "-"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Decoded pixels as raw bytes in `pixelFormat`.
+    static func pixels(_ path: String, _ pixelFormat: String) throws -> Data {
+        try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", path, "-frames:v", "1",
+                           "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"]).output
+    }
+
+    static var velvet: String {
+        let products = Bundle.main.bundleURL.deletingLastPathComponent()
+        for candidate in [products.appendingPathComponent("velvet"), Bundle.main.bundleURL.appendingPathComponent("velvet")]
+        where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.path
+        }
+        return products.appendingPathComponent("velvet").path
+    }
+}
+
+/// A temporary folder removed when the test ends.
+final class Scratch {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("velvet-media-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    /// Files in the folder, to show nothing partial was left behind.
+    var files: [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.sorted() ?? [] }
+}
