@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "VelvetNN", dependencies: ["VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetFace", dependencies: ["VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetGPU", "VelvetKernels"]),
-        .executableTarget(name: "velvet", dependencies: ["VelvetGPU", "VelvetMedia"]),
+        .executableTarget(name: "velvet", dependencies: ["VelvetGPU", "VelvetMedia", "VelvetNN"]),
 
         // Tests (all run on lavapipe with the validation layer on).
         .target(name: "VelvetTestSupport", dependencies: ["VelvetGPU"]),

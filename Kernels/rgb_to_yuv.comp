@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : enable
 // The working image -> planes for the encoder, in the stored orientation. One invocation
-// per chroma sample writes its block of luma samples and the chroma sample.
+// per chroma sample writes its block of luma samples and the chroma sample; a dispatch may
+// cover only the sites of a changed region.
 //
 // Delta mode (the original frame's planes are at hand): out = original + (convert(processed)
 // - convert(reference)), where reference is the working image as decoded. Pixels the effects
@@ -32,6 +33,8 @@ layout(push_constant) uniform Parameters {
     vec4 toY;         // Y' = dot(toY.xyz, R'G'B'); toY.w = sample scale
     vec4 toPb;
     vec4 toPr;
+    ivec2 siteOrigin;  // the dispatch covers sites siteOrigin ... siteOrigin + siteCount - 1
+    ivec2 siteCount;
 } parameters;
 
 vec3 toYPbPr(vec3 rgb) {
@@ -43,8 +46,9 @@ vec4 uprightTexel(sampler2D image, ivec2 stored) {
 }
 
 void main() {
-    ivec2 site = ivec2(gl_GlobalInvocationID.xy);
-    if (any(greaterThanEqual(site, parameters.chromaSize))) {
+    ivec2 invocation = ivec2(gl_GlobalInvocationID.xy);
+    ivec2 site = invocation + parameters.siteOrigin;
+    if (any(greaterThanEqual(invocation, parameters.siteCount)) || any(greaterThanEqual(site, parameters.chromaSize))) {
         return;
     }
     bool delta = parameters.deltaMode != 0;

@@ -187,6 +187,33 @@ public final class CommandRecorder {
         return GPUReadback(staging: staging)
     }
 
+    /// Copies one image into another of the same size and format.
+    public func copy(_ source: GPUImage, to destination: GPUImage) throws {
+        guard source.width == destination.width, source.height == destination.height else {
+            throw GPUError.invalidArgument("copy between images of different size")
+        }
+        try copyRegion(from: source, to: destination, x: 0, y: 0, width: source.width, height: source.height)
+    }
+
+    /// Copies a rectangle between two images of the same format, at the same position.
+    public func copyRegion(from source: GPUImage, to destination: GPUImage, x: Int, y: Int, width: Int, height: Int) throws {
+        guard source.format == destination.format, x >= 0, y >= 0, width > 0, height > 0,
+              x + width <= min(source.width, destination.width), y + height <= min(source.height, destination.height) else {
+            throw GPUError.invalidArgument("copy of \(width)x\(height) at \(x),\(y) outside the images or between formats")
+        }
+        transition(source, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
+        transition(destination, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
+        let layers = VkImageSubresourceLayers(aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, mipLevel: 0, baseArrayLayer: 0, layerCount: 1)
+        let offset = VkOffset3D(x: Int32(x), y: Int32(y), z: 0)
+        var region = VkImageCopy(srcSubresource: layers, srcOffset: offset, dstSubresource: layers, dstOffset: offset,
+                                 extent: VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1))
+        vkCmdCopyImage(commandBuffer, source.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, destination.handle,
+                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
+        transition(source, from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
+        transition(destination, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
+        retained += [source, destination] as [AnyObject]
+    }
+
     /// Copies `bytes` into a buffer at `offset`.
     public func upload(_ bytes: UnsafeRawBufferPointer, to buffer: GPUBuffer, offset: Int = 0) throws {
         guard offset >= 0, offset + bytes.count <= buffer.size else {

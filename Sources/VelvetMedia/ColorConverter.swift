@@ -74,11 +74,23 @@ final class ColorConverter: @unchecked Sendable {
     /// Records working image -> planes for the encoder. With `original` (the decoded planes
     /// and the working image as first converted) only the change is applied to them, so
     /// untouched pixels come out bit-identical.
+    /// `region` (upright pixels) limits the work to the chroma sites it touches.
     func recordToPlanes(processed: GPUImage, original: (reference: GPUImage, planes: [GPUImage])?,
                         output: [GPUImage], layout: VideoPlaneLayout, color: ColorDescription,
-                        orientation: Orientation, on recorder: CommandRecorder) {
+                        orientation: Orientation, region: PixelRegion? = nil, on recorder: CommandRecorder) {
         let luma = output[0]
         let chromaSize = output.count > 1 ? (output[1].width, output[1].height) : (luma.width, luma.height)
+        var sites = (x: 0, y: 0, width: chromaSize.0, height: chromaSize.1)
+        if let region {
+            let stored = orientation.storedRegion(of: region, storedWidth: luma.width, storedHeight: luma.height)
+            let (shiftX, shiftY) = layout.kind == .rgba || layout.kind == .gray ? (0, 0) : layout.chromaShift
+            // One site of margin: co-sited chroma filters read a neighbouring column.
+            let x0 = max((stored.x >> shiftX) - 1, 0), y0 = max((stored.y >> shiftY) - 1, 0)
+            let x1 = min(((stored.x + stored.width - 1) >> shiftX) + 2, chromaSize.0)
+            let y1 = min(((stored.y + stored.height - 1) >> shiftY) + 2, chromaSize.1)
+            guard x1 > x0, y1 > y0 else { return }
+            sites = (x0, y0, x1 - x0, y1 - y0)
+        }
         let range = color.range(bitDepth: layout.bitDepth)
         let rows = color.fromRGB
         var push = PushConstants()
@@ -93,6 +105,8 @@ final class ColorConverter: @unchecked Sendable {
         push.vec4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale))
         push.vec4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0)
         push.vec4(Float(rows[2][0]), Float(rows[2][1]), Float(rows[2][2]), 0)
+        push.ivec2(Int32(sites.x), Int32(sites.y))
+        push.ivec2(Int32(sites.width), Int32(sites.height))
         let originalPlanes = original?.planes ?? []
         func plane(_ images: [GPUImage], _ index: Int) -> GPUImage { index < images.count ? images[index] : placeholder }
         recorder.dispatch(toPlanesKernel, [
@@ -100,6 +114,6 @@ final class ColorConverter: @unchecked Sendable {
             .sampledImage(plane(originalPlanes, 0), .nearest), .sampledImage(plane(originalPlanes, 1), .nearest),
             .sampledImage(plane(originalPlanes, 2), .nearest),
             .storageImage(luma), .storageImage(plane(output, 1)), .storageImage(plane(output, 2)),
-        ], push: push, covering: chromaSize.0, chromaSize.1)
+        ], push: push, covering: sites.width, sites.height)
     }
 }

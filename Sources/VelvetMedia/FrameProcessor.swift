@@ -60,40 +60,44 @@ final class FrameProcessor: @unchecked Sendable {
         recorder.beginSection("color_in")
         converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
                                   orientation: plan.inputOrientation, working: working, on: recorder)
-        var result = working
+        var change = FrameChange.none
         if let effect {
             recorder.endSection()
-            if try effect.record(EffectFrame(index: index, time: time, input: working, output: processed), on: recorder) {
-                result = processed
-            }
+            // Effects may change part of the frame; the rest of their output is the input.
+            try recorder.copy(working, to: processed)
+            change = try effect.record(EffectFrame(index: index, time: time, input: working, output: processed), on: recorder)
+        }
+        if plan.usesDelta, change == .none {
+            // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.
+            recorder.endSection()
+            lastTimings = try recorder.submit().wait()
+            frame.pointer.pointee.pts = frame.timestamp
+            return frame
         }
         recorder.beginSection("color_out")
-        converter.recordToPlanes(processed: result, original: plan.usesDelta ? (working, inputPlanes) : nil,
-                                 output: outputPlanes, layout: plan.outputLayout, color: plan.outputColor,
-                                 orientation: plan.outputOrientation, on: recorder)
+        if plan.usesDelta {
+            var region: PixelRegion?
+            if case .region(let changed) = change {
+                region = changed.clamped(width: working.width, height: working.height)
+                for (input, output) in zip(inputPlanes, outputPlanes) { try recorder.copy(input, to: output) }
+            }
+            if region != nil || change == .whole {
+                converter.recordToPlanes(processed: processed, original: (working, inputPlanes), output: outputPlanes,
+                                         layout: plan.outputLayout, color: plan.outputColor,
+                                         orientation: plan.outputOrientation, region: region, on: recorder)
+            }
+        } else {
+            converter.recordToPlanes(processed: change == .none ? working : processed, original: nil, output: outputPlanes,
+                                     layout: plan.outputLayout, color: plan.outputColor,
+                                     orientation: plan.outputOrientation, on: recorder)
+        }
         recorder.beginSection("download")
         let readbacks = try outputPlanes.map { try recorder.download($0) }
         recorder.endSection()
         lastTimings = try recorder.submit().wait()
 
-        let output = try MediaFrame()
-        output.pointer.pointee.format = plan.outputLayout.pixelFormat.rawValue
-        output.pointer.pointee.width = Int32(outputPlanes[0].width)
-        output.pointer.pointee.height = Int32(outputPlanes[0].height)
-        let allocated = av_frame_get_buffer(output.pointer, 0)
-        guard allocated >= 0 else { throw MediaError.encode(ffmpegMessage(allocated)) }
-        for (index, readback) in readbacks.enumerated() {
-            let image = outputPlanes[index]
-            let rowBytes = image.width * image.format.bytesPerPixel
-            let pitch = Int(velvet_frame_linesize(output.pointer, Int32(index)))
-            guard let destination = velvet_frame_data(output.pointer, Int32(index)) else { continue }
-            let source = readback.raw
-            for row in 0..<image.height {
-                (destination + row * pitch).update(from: source.baseAddress!.advanced(by: row * rowBytes)
-                    .assumingMemoryBound(to: UInt8.self), count: rowBytes)
-            }
-        }
-        output.pointer.pointee.pts = frame.pointer.pointee.pts
+        let output = try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat)
+        output.pointer.pointee.pts = frame.timestamp
         return output
     }
 }

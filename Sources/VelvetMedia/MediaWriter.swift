@@ -26,7 +26,10 @@ final class MediaWriter: @unchecked Sendable {
     ///   - sourcePixelFormat: the format the pipeline produces (a GPU plane layout).
     ///   - encoderPixelFormat: the format to encode (swscale converts when it differs).
     ///   - color: the colour tags to write.
-    init(path: String, reader: MediaReader, size: (width: Int, height: Int), sourcePixelFormat: AVPixelFormat,
+    ///   - reader: the input whose timing, orientation, metadata and audio the output keeps;
+    ///     nil for synthesised video (then `frameRate` sets the timing).
+    init(path: String, reader: MediaReader?, frameRate: AVRational = AVRational(num: 25, den: 1),
+         size: (width: Int, height: Int), sourcePixelFormat: AVPixelFormat,
          encoderPixelFormat chosen: AVPixelFormat, color: ColorDescription, settings: EncoderSettings) throws {
         self.path = path
         let url = URL(fileURLWithPath: path)
@@ -39,7 +42,7 @@ final class MediaWriter: @unchecked Sendable {
         guard access(directory, W_OK) == 0 else {
             throw MediaError.output(path: path, reason: "directory \(directory) is not writable")
         }
-        if Self.sameFile(path, reader.info.path) {
+        if let reader, Self.sameFile(path, reader.info.path) {
             throw MediaError.output(path: path, reason: "the output would overwrite the input")
         }
 
@@ -57,14 +60,15 @@ final class MediaWriter: @unchecked Sendable {
             guard let allocated = avcodec_alloc_context3(codec) else { throw MediaError.encode("out of memory") }
             encoder = allocated
             let encoder = allocated
-            let input = reader.videoStream
+            let input = reader?.videoStream
             let (width, height) = size
             encoder.pointee.width = Int32(width)
             encoder.pointee.height = Int32(height)
-            encoder.pointee.time_base = input.pointee.time_base.num > 0 ? input.pointee.time_base : AVRational(num: 1, den: 25)
-            let rate = av_guess_frame_rate(reader.formatContext, input, nil)
+            let inputTimeBase = input?.pointee.time_base ?? AVRational(num: frameRate.den, den: frameRate.num)
+            encoder.pointee.time_base = inputTimeBase.num > 0 ? inputTimeBase : AVRational(num: 1, den: 25)
+            let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
             if rate.num > 0 { encoder.pointee.framerate = rate }
-            encoder.pointee.sample_aspect_ratio = input.pointee.codecpar.pointee.sample_aspect_ratio
+            if let input { encoder.pointee.sample_aspect_ratio = input.pointee.codecpar.pointee.sample_aspect_ratio }
             encoder.pointee.pix_fmt = chosen
             framePixelFormat = sourcePixelFormat
             encoder.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
@@ -97,12 +101,14 @@ final class MediaWriter: @unchecked Sendable {
             try Self.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder), path)
             stream.pointee.time_base = encoder.pointee.time_base
             stream.pointee.avg_frame_rate = encoder.pointee.framerate
-            if !isStillImage { try Self.check(velvet_copy_display_matrix(input, stream), path) }
-            av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
-            av_dict_copy(&context.pointee.metadata, reader.formatContext.pointee.metadata, 0)
+            if let reader, let input {
+                if !isStillImage { try Self.check(velvet_copy_display_matrix(input, stream), path) }
+                av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
+                av_dict_copy(&context.pointee.metadata, reader.formatContext.pointee.metadata, 0)
+            }
 
             // Streams copied untouched (audio).
-            if !isStillImage {
+            if !isStillImage, let reader {
                 for index in reader.copiedStreamIndices {
                     let source = reader.formatContext.pointee.streams[index]!
                     let codecID = source.pointee.codecpar.pointee.codec_id
@@ -158,6 +164,8 @@ final class MediaWriter: @unchecked Sendable {
             converted.pointer.pointee.pts = frame.pointer.pointee.pts
             source = converted
         }
+        // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
+        source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         let sent = avcodec_send_frame(encoder, source.pointer)
         guard sent >= 0 else { throw MediaError.encode(ffmpegMessage(sent)) }
         framesWritten += 1

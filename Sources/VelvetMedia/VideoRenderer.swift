@@ -23,9 +23,11 @@ public final class VideoRenderer: @unchecked Sendable {
         converter = try ColorConverter(context: context)
     }
 
+    /// - Parameter cpuOnly: skip the GPU and hand decoded frames straight to the encoder: a
+    ///   plain FFmpeg transcode through the same libraries and threads (the benchmark anchor).
     public func render(input: String, output: String, settings: EncoderSettings = EncoderSettings(),
                        effect: FrameEffect? = nil, progress: ProgressReporter? = nil,
-                       cancellation: CancellationFlag = CancellationFlag()) throws -> RenderSummary {
+                       cancellation: CancellationFlag = CancellationFlag(), cpuOnly: Bool = false) throws -> RenderSummary {
         let started = Date()
         let reader = try MediaReader(path: input)
         let decoded = BoundedQueue<Stage>(capacity: 3)
@@ -63,6 +65,20 @@ public final class VideoRenderer: @unchecked Sendable {
                 do {
                     switch stage {
                     case .frame(let frame):
+                        if cpuOnly {
+                            if writerBox.writer == nil {
+                                let (codec, still) = try MediaWriter.encoder(for: output, settings: settings)
+                                let format = try MediaWriter.encoderPixelFormat(codec: codec, source: frame.pixelFormat,
+                                                                                requested: settings.pixelFormat, still: still)
+                                writerBox.open(try MediaWriter(path: output, reader: reader, size: (frame.width, frame.height),
+                                                               sourcePixelFormat: frame.pixelFormat, encoderPixelFormat: format,
+                                                               color: ColorDescription(frame: frame.pointer, layout: VideoPlaneLayout(frame.pixelFormat)),
+                                                               settings: settings))
+                            }
+                            frame.pointer.pointee.pts = frame.timestamp
+                            guard processed.push(.frame(frame)) else { return }
+                            continue
+                        }
                         if processor == nil {
                             let plan = try Self.plan(for: frame, reader: reader, output: output, settings: settings)
                             processor = try FrameProcessor(context: context, converter: converter, plan: plan)

@@ -7,7 +7,16 @@ import VelvetGPU
 enum BenchCommand {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
-        guard arguments.takePositional() == "blur" else { throw UsageError("bench takes: blur") }
+        switch arguments.takePositional() {
+        case "blur": try blur(arguments)
+        case "media": try MediaBenchmark.run(arguments)
+        case "nn": try BenchNNCommand.run(arguments)
+        default: throw UsageError("bench takes: blur, media, nn")
+        }
+    }
+
+    static func blur(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
         let width = try arguments.int("--width", default: 1920, range: 1...16384)
         let height = try arguments.int("--height", default: 1080, range: 1...16384)
         let sigma = try arguments.float("--sigma", default: 12, range: 0...GaussianBlur.maxSigma)

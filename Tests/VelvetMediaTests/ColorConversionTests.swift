@@ -10,12 +10,12 @@ final class ColorConversionTests: GPUTestCase {
     private final class Capture: FrameEffect, @unchecked Sendable {
         var readback: GPUReadback?
         var size = (width: 0, height: 0)
-        func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> Bool {
+        func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
             if readback == nil {
                 readback = try recorder.download(frame.input)
                 size = (frame.input.width, frame.input.height)
             }
-            return false
+            return .none
         }
     }
 

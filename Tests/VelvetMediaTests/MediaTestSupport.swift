@@ -45,7 +45,8 @@ enum Tool {
 
     static func probe(_ path: String, _ entries: String, stream: String = "v:0") throws -> String {
         try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", entries, "-of", "csv=p=0", path])
-            .stdout.trimmingCharacters(in: CharacterSet(charactersIn: ",").union(.whitespacesAndNewlines))
+            .stdout.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",").union(.whitespaces)) }
+            .filter { !$0.isEmpty }.joined(separator: "\n")
     }
 
     /// Average PSNR (dB) of the first video streams of two files; infinity when identical.
@@ -62,6 +63,13 @@ enum Tool {
     static func streamMD5(_ path: String, _ stream: String) throws -> String {
         try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", path, "-map", "0:\(stream)", "-c", "copy", "-f", "md5", "-"])
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// MD5 of every decoded video frame (stored orientation).
+    static func frameMD5s(_ path: String) throws -> String {
+        try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-noautorotate", "-i", path, "-map", "0:v:0",
+                           "-f", "framemd5", "-"]).stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .map { $0.split(separator: ",").last.map(String.init) ?? "" }.joined(separator: "\n")
     }
 
     /// Decoded pixels as raw bytes in `pixelFormat`.

@@ -1,0 +1,43 @@
+// Shared helpers for the VelvetNN tensor kernels (#include "nn_common.glsl").
+//
+// Tensors live in storage buffers as channel-packed NHWC4: a [H, W, C] tensor is
+// H*W*ceil(C/4) vec4s, pixel-major, channels 4c..4c+3 in one vec4. Lanes past C in
+// the last group are always written as zero, so any kernel may read whole vec4s.
+// Offsets and sizes are in vec4 units; a 1D launch index covers any grid size.
+
+const int ACT_NONE = 0;
+const int ACT_RELU = 1;
+const int ACT_RELU6 = 2;
+const int ACT_RELU_N1_TO_1 = 3;
+const int ACT_TANH = 4;
+const int ACT_LOGISTIC = 5;
+const int ACT_HARD_SWISH = 6;
+const int ACT_PRELU = 7;
+
+// The invocation's index in a 1D launch that may spill into gl_NumWorkGroups.y.
+int linearInvocation() {
+    return int(gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x);
+}
+
+// `alpha` is only used by PRELU (the per-channel slopes of this vec4).
+vec4 activate(vec4 v, int kind, vec4 alpha) {
+    switch (kind) {
+    case ACT_RELU: return max(v, vec4(0.0));
+    case ACT_RELU6: return clamp(v, vec4(0.0), vec4(6.0));
+    case ACT_RELU_N1_TO_1: return clamp(v, vec4(-1.0), vec4(1.0));
+    case ACT_TANH: return tanh(v);
+    case ACT_LOGISTIC: return vec4(1.0) / (vec4(1.0) + exp(-v));
+    case ACT_HARD_SWISH: return v * clamp(v + vec4(3.0), vec4(0.0), vec4(6.0)) * (1.0 / 6.0);
+    case ACT_PRELU: return mix(v * alpha, v, greaterThanEqual(v, vec4(0.0)));
+    default: return v;
+    }
+}
+
+// Zeroes the lanes of channel group `c4` that lie past `channels`.
+vec4 maskChannels(vec4 v, int c4, int channels) {
+    int valid = channels - 4 * c4;
+    if (valid >= 4) {
+        return v;
+    }
+    return vec4(valid > 0 ? v.x : 0.0, valid > 1 ? v.y : 0.0, valid > 2 ? v.z : 0.0, 0.0);
+}

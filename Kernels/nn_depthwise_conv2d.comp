@@ -1,0 +1,63 @@
+#version 450
+// DEPTHWISE_CONV_2D (depth multiplier 1) on channel-packed NHWC4 tensors, with the
+// same fused epilogue as nn_conv2d: out = act2(act1(dwconv(in) + bias) + residual).
+// Weights: [channel group][ky][kx] vec4s. Neighbouring invocations take neighbouring
+// pixels of one channel group, so weight loads are uniform across them.
+#include "nn_common.glsl"
+
+layout(local_size_x = 64) in;
+layout(constant_id = 0) const int KH = 3;
+layout(constant_id = 1) const int KW = 3;
+
+layout(binding = 0) readonly buffer Input { vec4 inData[]; };
+layout(binding = 1) writeonly buffer Output { vec4 outData[]; };
+layout(binding = 2) readonly buffer Constants { vec4 constants[]; };
+layout(binding = 3) readonly buffer Residual { vec4 residualData[]; };
+
+layout(push_constant) uniform Parameters {
+    int inOffset, outOffset, weightOffset, biasOffset;
+    int inH, inW, inC4;
+    int outH, outW, outC4, outC;
+    int strideY, strideX, padTop, padLeft;
+    int residualOffset, residualC4;
+    int act1, alpha1Offset, act2, alpha2Offset;
+} p;
+
+void main() {
+    int pixels = p.outH * p.outW;
+    int index = linearInvocation();
+    if (index >= pixels * p.outC4) {
+        return;
+    }
+    int pixel = index % pixels;
+    int c4 = index / pixels;
+    int oy = pixel / p.outW;
+    int ox = pixel - oy * p.outW;
+
+    vec4 acc = vec4(0.0);
+    int weightBase = p.weightOffset + c4 * KH * KW;
+    for (int ky = 0; ky < KH; ++ky) {
+        int iy = oy * p.strideY - p.padTop + ky;
+        if (iy < 0 || iy >= p.inH) {
+            continue;
+        }
+        for (int kx = 0; kx < KW; ++kx) {
+            int ix = ox * p.strideX - p.padLeft + kx;
+            if (ix < 0 || ix >= p.inW) {
+                continue;
+            }
+            acc += inData[p.inOffset + (iy * p.inW + ix) * p.inC4 + c4] * constants[weightBase + ky * KW + kx];
+        }
+    }
+    vec4 v = acc + constants[p.biasOffset + c4];
+    if (p.act1 != ACT_NONE) {
+        v = activate(v, p.act1, p.act1 == ACT_PRELU ? constants[p.alpha1Offset + c4] : vec4(0.0));
+    }
+    if (p.residualC4 >= 0) {
+        if (c4 < p.residualC4) {
+            v += residualData[p.residualOffset + pixel * p.residualC4 + c4];
+        }
+        v = activate(v, p.act2, p.act2 == ACT_PRELU ? constants[p.alpha2Offset + c4] : vec4(0.0));
+    }
+    outData[p.outOffset + pixel * p.outC4 + c4] = maskChannels(v, c4, p.outC);
+}

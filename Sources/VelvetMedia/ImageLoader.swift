@@ -1,0 +1,28 @@
+import CFFmpeg
+import VelvetGPU
+
+/// Loads a still (PNG, JPEG, ...; EXIF orientation applied) or the first frame of a video
+/// into a working image on the GPU: upright rgba16f R'G'B', full range.
+public enum ImageLoader {
+    public static func load(_ path: String, context: GPUContext) throws -> GPUImage {
+        let reader = try MediaReader(path: path)
+        var decoded: MediaFrame?
+        while decoded == nil, let item = try reader.next() {
+            if case .video(let frame) = item { decoded = frame }
+        }
+        guard var frame = decoded else { throw MediaError.decode(path: path, reason: "no video frame") }
+        if VideoPlaneLayout(frame.pixelFormat) == nil { frame = try InputConverter().toRGBA(frame) }
+        let layout = VideoPlaneLayout(frame.pixelFormat)!
+        let orientation = (reader.info.isStillImage ? reader.exifOrientation(of: frame) : nil) ?? reader.info.orientation
+        let converter = try ColorConverter(context: context)
+        let planes = try converter.makePlanes(layout, width: frame.width, height: frame.height)
+        let upright = orientation.uprightSize(width: frame.width, height: frame.height)
+        let working = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
+        let recorder = try CommandRecorder(context: context)
+        try converter.recordUpload(of: frame, to: planes, on: recorder)
+        converter.recordToWorking(planes: planes, layout: layout, color: ColorDescription(frame: frame.pointer, layout: layout),
+                                  orientation: orientation, working: working, on: recorder)
+        try recorder.submit().wait()
+        return working
+    }
+}

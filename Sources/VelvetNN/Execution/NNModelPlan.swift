@@ -1,0 +1,184 @@
+import Foundation
+import VelvetGPU
+import VelvetKernels
+
+/// A model ready to run on the GPU: planned once (operators checked, fused, tensor
+/// memory placed), constants uploaded once, every launch prepared. `record(on:)` adds
+/// one inference to a command recorder with no allocation and no CPU round trip, so it
+/// can sit between image kernels in a frame's command buffer.
+///
+/// Inputs are packed NHWC4 tensors in their own buffers (write them with
+/// `NNImageToTensor` or `writeInput`); outputs are dense float32 tensors in their own
+/// buffers, ready for later kernels or `readOutputs`. Intermediate tensors share one
+/// arena buffer, reused as tensors die.
+public final class NNModelPlan: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// Fuse activations, residual ADDs and zero PADs into the kernels before them.
+        /// Off runs one launch per operator (a reference for tests).
+        public var fuse: Bool
+
+        public init(fuse: Bool = true) {
+            self.fuse = fuse
+        }
+    }
+
+    public let context: GPUContext
+    public let inputs: [NNTensor]
+    public let outputs: [NNTensor]
+    /// Bytes of the intermediate-tensor arena and of the packed constants.
+    public let arenaByteCount: Int
+    public let constantByteCount: Int
+    /// One short name per kernel launch, in order ("conv1x1", "depthwise3x3", ...).
+    public let launchNames: [String]
+
+    private let launches: [Launch]
+    private let arena: GPUBuffer
+    private let constants: GPUBuffer
+
+    struct Launch {
+        let kernel: ComputeKernel
+        let bindings: [GPUBinding]
+        let push: PushConstants
+        let groups: (x: Int, y: Int, z: Int)
+    }
+
+    /// Loads a .tflite file and plans it.
+    public convenience init(context: GPUContext, contentsOf url: URL, kernels: NNKernels? = nil,
+                            options: Options = Options()) throws {
+        try self.init(context: context, graph: try NNGraph(contentsOf: url), kernels: kernels, options: options)
+    }
+
+    public init(context: GPUContext, graph: NNGraph, kernels: NNKernels? = nil, options: Options = Options()) throws {
+        let kernels = kernels ?? NNKernels(context: context)
+        guard kernels.context === context else {
+            throw NNError.invalidArgument("the NNKernels belong to another GPUContext")
+        }
+        self.context = context
+        var planner = NNPlanner(graph: graph, fuse: options.fuse)
+        try planner.run()
+        let steps = planner.steps
+
+        func root(_ tensor: Int) -> Int {
+            var t = tensor
+            while let next = planner.aliases[t] { t = next }
+            return t
+        }
+
+        // Dedicated buffers for inputs (packed) and outputs (dense).
+        var inputs: [NNTensor] = []
+        var inputBuffers: [Int: GPUBuffer] = [:]
+        for index in graph.inputs {
+            let shape = graph.tensors[index].shape
+            guard NNTensorGeometry.isSupported(shape) else {
+                throw NNError.unsupportedOperator("graph input \(graph.name(index)) has shape \(shape)")
+            }
+            let buffer = try GPUBuffer(context: context, size: max(NNTensorGeometry(shape: shape).vec4Count * 16, 16))
+            inputBuffers[index] = buffer
+            inputs.append(NNTensor(name: graph.tensors[index].name, buffer: buffer, byteOffset: 0, shape: shape,
+                                   layout: .packedNHWC4))
+        }
+        var outputs: [NNTensor] = []
+        for index in graph.outputs {
+            let shape = graph.tensors[index].shape
+            let buffer = try GPUBuffer(context: context, size: max(shape.reduce(1, *) * 4, 4))
+            outputs.append(NNTensor(name: graph.tensors[index].name, buffer: buffer, byteOffset: 0, shape: shape, layout: .dense))
+        }
+
+        // Lifetimes of arena tensors (aliases count as their root).
+        var first: [Int: Int] = [:], last: [Int: Int] = [:]
+        for (position, step) in steps.enumerated() {
+            if let written = step.write.map(root) {
+                first[written] = min(first[written] ?? position, position)
+                last[written] = max(last[written] ?? position, position)
+            }
+            for read in step.reads.map(root) { last[read] = max(last[read] ?? position, position) }
+        }
+        for read in last.keys where first[read] == nil && inputBuffers[read] == nil {
+            throw NNError.invalidGraph("\(graph.name(read)) is read but never written")
+        }
+        let requests = first.keys.sorted().map { t in
+            NNMemoryPlanner.Request(id: t, size: NNTensorGeometry(shape: graph.tensors[t].shape).vec4Count,
+                                    firstStep: first[t]!, lastStep: last[t]!)
+        }
+        let (offsets, arenaVec4s) = NNMemoryPlanner.place(requests)
+        let arena = try GPUBuffer(context: context, size: max(arenaVec4s, 1) * 16)
+        let constants = try GPUBuffer(context: context, size: planner.constantData.count * 4)
+        self.arena = arena
+        self.constants = constants
+        arenaByteCount = arena.size
+        constantByteCount = constants.size
+        self.inputs = inputs
+        self.outputs = outputs
+
+        let upload = try CommandRecorder(context: context)
+        try planner.constantData.withUnsafeBytes { try upload.upload($0, to: constants) }
+        try upload.submit().wait()
+
+        let builder = LaunchBuilder(graph: graph, kernels: kernels, arena: arena, constants: constants,
+                                    location: { tensor in
+                                        let r = root(tensor)
+                                        if let buffer = inputBuffers[r] { return (buffer, 0) }
+                                        return (arena, Int32(offsets[r] ?? 0))
+                                    },
+                                    outputs: outputs)
+        launches = try steps.map { try builder.launch(for: $0) }
+        launchNames = steps.map(\.name)
+    }
+
+    public var launchCount: Int { launches.count }
+
+    /// Records one inference: reads `inputs`, writes `outputs`.
+    public func record(on recorder: CommandRecorder) {
+        for launch in launches {
+            recorder.dispatch(launch.kernel, launch.bindings, push: launch.push, groups: launch.groups)
+        }
+    }
+
+    /// Records one inference with every launch in its own timed section, labelled
+    /// "index:name" (for profiling; a recorder times at most 128 sections).
+    public func recordProfiled(on recorder: CommandRecorder) {
+        for (index, launch) in launches.enumerated() {
+            recorder.beginSection("\(index):\(launchNames[index])")
+            recorder.dispatch(launch.kernel, launch.bindings, push: launch.push, groups: launch.groups)
+        }
+        recorder.endSection()
+    }
+
+    /// Records an upload of dense NHWC float32 values (TFLite's layout) into input `index`.
+    public func writeInput(_ values: [Float], index: Int = 0, on recorder: CommandRecorder) throws {
+        guard inputs.indices.contains(index) else {
+            throw NNError.invalidArgument("the model has \(inputs.count) input(s), not \(index + 1)")
+        }
+        let input = inputs[index]
+        guard values.count == input.elementCount else {
+            throw NNError.invalidArgument("input \(input.name) takes \(input.elementCount) values \(input.shape), got \(values.count)")
+        }
+        let packed = NNTensorGeometry(shape: input.shape).pack(values)
+        try packed.withUnsafeBytes { try recorder.upload($0, to: input.buffer, offset: input.byteOffset) }
+    }
+
+    /// Records copies of every output to the CPU; read them with `floats(_:)` after the wait.
+    public func readOutputs(on recorder: CommandRecorder) throws -> [GPUReadback] {
+        try outputs.map { try recorder.download($0.buffer) }
+    }
+
+    /// The float32 values of a completed readback.
+    public static func floats(_ readback: GPUReadback) -> [Float] {
+        let raw = readback.raw
+        return (0..<(raw.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+    }
+
+    /// Runs one inference on dense NHWC inputs and returns the dense outputs (one
+    /// submission, waited for). For tests and tools; a frame loop records instead.
+    public func run(_ values: [[Float]]) throws -> [[Float]] {
+        guard values.count == inputs.count else {
+            throw NNError.invalidArgument("the model takes \(inputs.count) input(s), got \(values.count)")
+        }
+        let recorder = try CommandRecorder(context: context)
+        for (index, input) in values.enumerated() { try writeInput(input, index: index, on: recorder) }
+        record(on: recorder)
+        let readbacks = try readOutputs(on: recorder)
+        try recorder.submit().wait()
+        return zip(readbacks, outputs).map { readback, output in Array(Self.floats(readback).prefix(output.elementCount)) }
+    }
+}

@@ -1,0 +1,626 @@
+/// Turns an `NNGraph` into kernel launches: checks every operator and shape, packs the
+/// constants for the kernels, and (when `fuse` is on) fuses what is cheap to fuse:
+/// bias and activations into convolutions, a residual ADD (with its activation) into
+/// the convolution feeding it, a channel zero-PAD into the ADD reading it, and a
+/// spatial zero-PAD into the convolution reading it. Fusion keeps the arithmetic
+/// (and so the float32 results) of the unfused ops.
+struct NNPlanner {
+    let graph: NNGraph
+    let fuse: Bool
+
+    /// Launches in execution order (after `run`).
+    private(set) var steps: [NNStep] = []
+    /// For each step, the graph operator at whose place it runs: a fused chain runs
+    /// where its last operator was, so a residual computed after the convolution
+    /// (the mesh computes the skip path's max-pool after the block's conv) is ready.
+    private var positions: [Int] = []
+    /// Packed constants (a multiple of 4 floats: vec4s).
+    private(set) var constantData: [Float] = [0, 0, 0, 0]
+    /// RESHAPE outputs that share their input's memory: output -> input.
+    private(set) var aliases: [Int: Int] = [:]
+
+    private var producer: [Int: Int] = [:]
+    private var consumers: [Int: [Int]] = [:]
+    private var graphOutputs: Set<Int> = []
+    private var skipped: Set<Int> = []
+    /// PAD outputs read in place: the PAD's input and its before-padding (top, left).
+    private var spatialPads: [Int: (source: Int, top: Int, left: Int)] = [:]
+    /// Channel-tail PAD outputs read in place by an ADD: output -> the PAD's input.
+    private var channelPads: [Int: Int] = [:]
+
+    init(graph: NNGraph, fuse: Bool) {
+        self.graph = graph
+        self.fuse = fuse
+    }
+
+    mutating func run() throws {
+        try validateTensors()
+        for (index, node) in graph.nodes.enumerated() {
+            for input in node.inputs where input >= 0 && graph.constants[input] == nil {
+                consumers[input, default: []].append(index)
+            }
+            for output in node.outputs where output >= 0 { producer[output] = index }
+        }
+        graphOutputs = Set(graph.outputs)
+        if fuse { try findFoldablePads() }
+        for index in graph.nodes.indices where !skipped.contains(index) {
+            let planned = steps.count
+            position = index
+            try plan(index)
+            positions += [Int](repeating: position, count: steps.count - planned)
+        }
+        for (index, output) in graph.outputs.enumerated() {
+            guard graph.constants[output] == nil else {
+                throw NNError.unsupportedOperator("graph output \(graph.name(output)) is a constant")
+            }
+            steps.append(.unpack(input: output, index: index))
+            positions.append(graph.nodes.count)
+        }
+        steps = zip(steps, positions).enumerated()
+            .sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }
+            .map(\.element.0)
+    }
+
+    /// Where the step being planned runs; fusion moves it to the last operator absorbed.
+    private var position = 0
+
+    // MARK: - Shapes
+
+    func geometry(_ tensor: Int) -> NNTensorGeometry { NNTensorGeometry(shape: graph.tensors[tensor].shape) }
+
+    private func validateTensors() throws {
+        for index in graph.inputs {
+            guard index >= 0, index < graph.tensors.count else {
+                throw NNError.invalidGraph("graph input \(index) is not a tensor")
+            }
+        }
+        for node in graph.nodes {
+            for t in node.inputs + node.outputs where t >= graph.tensors.count {
+                throw NNError.invalidGraph("an operator refers to tensor \(t) of \(graph.tensors.count)")
+            }
+        }
+        let runtime = Set(graph.inputs + graph.nodes.flatMap { $0.inputs + $0.outputs }.filter { $0 >= 0 })
+            .filter { graph.constants[$0] == nil }
+        for t in runtime.sorted() where !NNTensorGeometry.isSupported(graph.tensors[t].shape) {
+            throw NNError.unsupportedOperator("\(graph.name(t)) has shape \(graph.tensors[t].shape); VelvetNN runs batch-1 tensors of rank 1 to 4")
+        }
+    }
+
+    private func runtimeInput(_ node: Int, _ slot: Int) throws -> Int {
+        let inputs = graph.nodes[node].inputs
+        guard slot < inputs.count, inputs[slot] >= 0 else {
+            throw NNError.invalidGraph("\(graph.label(node)) lacks input \(slot)")
+        }
+        let tensor = inputs[slot]
+        guard graph.constants[tensor] == nil else {
+            throw NNError.unsupportedOperator("\(graph.label(node)) has a constant \(graph.name(tensor)) where VelvetNN needs a computed tensor")
+        }
+        return tensor
+    }
+
+    private func constant(_ node: Int, _ slot: Int) throws -> (values: NNGraph.Constant, shape: [Int])? {
+        let inputs = graph.nodes[node].inputs
+        guard slot < inputs.count, inputs[slot] >= 0 else { return nil }
+        guard let value = graph.constants[inputs[slot]] else {
+            throw NNError.unsupportedOperator("\(graph.label(node)) computes \(graph.name(inputs[slot])) at run time; VelvetNN needs it constant")
+        }
+        return (value, graph.tensors[inputs[slot]].shape)
+    }
+
+    private func floats(_ node: Int, _ slot: Int, count: Int, what: String) throws -> [Float] {
+        guard let (value, _) = try constant(node, slot), let values = value.floats else {
+            throw NNError.invalidGraph("\(graph.label(node)) lacks float \(what)")
+        }
+        guard values.count == count else {
+            throw NNError.invalidGraph("\(graph.label(node)) has \(values.count) \(what) values, expected \(count)")
+        }
+        return values
+    }
+
+    private func output(_ node: Int) throws -> Int {
+        let outputs = graph.nodes[node].outputs
+        guard outputs.count == 1, outputs[0] >= 0 else {
+            throw NNError.unsupportedOperator("\(graph.label(node)) has \(outputs.count) outputs; VelvetNN runs single-output operators")
+        }
+        return outputs[0]
+    }
+
+    private func expect(_ node: Int, _ tensor: Int, _ shape: NNTensorGeometry) throws {
+        guard geometry(tensor) == shape else {
+            let actual = geometry(tensor)
+            throw NNError.invalidGraph("\(graph.label(node)) should produce \(shape.height)x\(shape.width)x\(shape.channels), but \(graph.name(tensor)) is \(actual.height)x\(actual.width)x\(actual.channels)")
+        }
+    }
+
+    /// TensorFlow's padding: SAME pads max((out-1)*s + k - in, 0), the smaller half first.
+    static func padding(_ padding: TFLitePadding, input: Int, kernel: Int, stride: Int) -> (output: Int, before: Int) {
+        switch padding {
+        case .same:
+            let output = (input + stride - 1) / stride
+            return (output, max((output - 1) * stride + kernel - input, 0) / 2)
+        case .valid:
+            return ((input - kernel) / stride + 1, 0)
+        }
+    }
+
+    // MARK: - Constants
+
+    /// Appends vec4-aligned floats; returns their vec4 offset.
+    private mutating func appendConstants(_ values: [Float]) -> Int {
+        let offset = constantData.count / 4
+        constantData += values
+        while constantData.count % 4 != 0 { constantData.append(0) }
+        return offset
+    }
+
+    /// A per-channel vector, zero-padded to whole vec4s.
+    private mutating func appendChannelVector(_ values: [Float], channels: Int) -> Int {
+        appendConstants(values.count == 1 ? [Float](repeating: values[0], count: channels) : values)
+    }
+
+    /// OHWI weights -> per output group, [ky][kx][input group][input lane] vec4s of 4 output channels.
+    private mutating func appendConvWeights(_ w: [Float], outC: Int, kh: Int, kw: Int, inC: Int) -> Int {
+        let outGroups = (outC + 3) / 4, inGroups = (inC + 3) / 4
+        var packed = [Float](repeating: 0, count: outGroups * kh * kw * inGroups * 16)
+        var index = 0
+        for og in 0..<outGroups {
+            for ky in 0..<kh {
+                for kx in 0..<kw {
+                    for ig in 0..<inGroups {
+                        for il in 0..<4 {
+                            for ol in 0..<4 {
+                                let o = og * 4 + ol, i = ig * 4 + il
+                                if o < outC && i < inC { packed[index] = w[((o * kh + ky) * kw + kx) * inC + i] }
+                                index += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return appendConstants(packed)
+    }
+
+    private mutating func appendBias(_ node: Int, slot: Int, channels: Int) throws -> Int {
+        let inputs = graph.nodes[node].inputs
+        guard slot < inputs.count, inputs[slot] >= 0 else {
+            return appendConstants([Float](repeating: 0, count: channels))
+        }
+        return appendChannelVector(try floats(node, slot, count: channels, what: "bias"), channels: channels)
+    }
+
+    // MARK: - Activations
+
+    private func fusedActivation(_ node: Int) throws -> NNActivation {
+        switch graph.nodes[node].options.activation ?? .none {
+        case .none: return .none
+        case .relu: return .relu
+        case .relu6: return .relu6
+        case .reluN1To1: return .reluN1To1
+        case .tanh: return .tanh
+        case .signBit: throw NNError.unsupportedOperator("\(graph.label(node)) has fused activation SIGN_BIT")
+        }
+    }
+
+    /// The activation a standalone activation operator applies, or nil for other operators.
+    private mutating func standaloneActivation(_ node: Int) throws -> NNActivation? {
+        switch graph.nodes[node].builtin {
+        case .relu?: return .relu
+        case .relu6?: return .relu6
+        case .reluN1To1?: return .reluN1To1
+        case .tanh?: return .tanh
+        case .logistic?: return .logistic
+        case .hardSwish?: return .hardSwish
+        case .prelu?:
+            let channels = geometry(try runtimeInput(node, 0)).channels
+            guard let (value, shape) = try constant(node, 1), let alpha = value.floats,
+                  alpha.count == channels || alpha.count == 1 else {
+                throw NNError.unsupportedOperator("\(graph.label(node)) needs a constant per-channel alpha (\(channels) values)")
+            }
+            _ = shape
+            return .prelu(alphaOffset: appendChannelVector(alpha, channels: channels))
+        default: return nil
+        }
+    }
+
+    private func isActivation(_ node: Int) -> Bool {
+        switch graph.nodes[node].builtin {
+        case .relu?, .relu6?, .reluN1To1?, .tanh?, .logistic?, .hardSwish?, .prelu?: return true
+        default: return false
+        }
+    }
+
+    /// The single operator reading `tensor`, when nothing else (including the graph's
+    /// outputs) needs the tensor itself.
+    private func soleConsumer(of tensor: Int) -> Int? {
+        guard fuse, !graphOutputs.contains(tensor), let readers = consumers[tensor], readers.count == 1,
+              !skipped.contains(readers[0]) else { return nil }
+        return readers[0]
+    }
+
+    /// Whether `tensor` is ready before operator `node` runs.
+    private func available(_ tensor: Int, before node: Int) -> Bool {
+        if graph.inputs.contains(tensor) { return true }
+        guard let p = producer[tensor] else { return false }
+        return p < node
+    }
+
+    // MARK: - Fusion
+
+    private mutating func findFoldablePads() throws {
+        for (index, node) in graph.nodes.enumerated() where node.builtin == .pad {
+            guard node.inputs.count >= 2, node.outputs.count == 1, node.inputs[0] >= 0,
+                  graph.constants[node.inputs[0]] == nil,
+                  let pads = graph.constants[node.inputs[1]]?.ints, pads.count == 8,
+                  graph.tensors[node.inputs[0]].shape.count == 4,
+                  pads.allSatisfy({ $0 >= 0 }), pads[0] == 0, pads[1] == 0 else { continue }
+            let padded = node.outputs[0]
+            guard let reader = soleConsumer(of: padded) else { continue }
+            let readerNode = graph.nodes[reader]
+            let spatialOnly = pads[6] == 0 && pads[7] == 0
+            let channelTail = pads[2...5].allSatisfy { $0 == 0 } && pads[6] == 0 && pads[7] > 0
+            if spatialOnly, readerNode.builtin == .conv2D || readerNode.builtin == .depthwiseConv2D,
+               readerNode.inputs.first == padded {
+                spatialPads[padded] = (node.inputs[0], pads[2], pads[4])
+                skipped.insert(index)
+            } else if channelTail, readerNode.builtin == .add, readerNode.inputs.count == 2 {
+                let other = readerNode.inputs[0] == padded ? readerNode.inputs[1] : readerNode.inputs[0]
+                guard other != padded, channelPads[other] == nil else { continue }
+                channelPads[padded] = node.inputs[0]
+                skipped.insert(index)
+            }
+        }
+    }
+
+    /// Follows the chain of sole consumers of a convolution's output, absorbing
+    /// activations and at most one residual ADD. Returns the tensor the fused step writes.
+    private mutating func absorbFollowers(output: Int, epilogue: inout NNEpilogue,
+                                          allowResidual: Bool) throws -> Int {
+        var current = output
+        // 0: nothing after bias, 1: act1 set, 2: residual added, 3: act2 set.
+        var stage = epilogue.act1 == .none ? 0 : 1
+        while let next = soleConsumer(of: current) {
+            let nextNode = graph.nodes[next]
+            guard nextNode.outputs.count == 1, nextNode.outputs[0] >= 0 else { break }
+            if isActivation(next), nextNode.inputs.first == current, stage == 0 || stage == 2 {
+                guard let activation = try standaloneActivation(next) else { break }
+                if stage == 0 { epilogue.act1 = activation; stage = 1 } else { epilogue.act2 = activation; stage = 3 }
+            } else if allowResidual, nextNode.builtin == .add, stage < 2, nextNode.inputs.count == 2 {
+                let otherSlot = nextNode.inputs[0] == current ? 1 : 0
+                let other = nextNode.inputs[otherSlot]
+                guard other != current, other >= 0, graph.constants[other] == nil else { break }
+                let residual = channelPads[other] ?? other
+                let shape = geometry(residual), target = geometry(current)
+                guard available(residual, before: next), shape.height == target.height, shape.width == target.width,
+                      shape.channels <= target.channels,
+                      geometry(nextNode.outputs[0]) == target else { break }
+                epilogue.residual = residual
+                epilogue.act2 = try fusedActivation(next)
+                stage = epilogue.act2 == .none ? 2 : 3
+            } else {
+                break
+            }
+            skipped.insert(next)
+            position = next
+            current = nextNode.outputs[0]
+        }
+        return current
+    }
+
+    // MARK: - Operators
+
+    private mutating func plan(_ index: Int) throws {
+        let node = graph.nodes[index]
+        switch node.kind {
+        case .builtin(.conv2D): try planConv(index, depthwise: false)
+        case .builtin(.depthwiseConv2D): try planConv(index, depthwise: true)
+        case .custom("Convolution2DTransposeBias"): try planTransposeConv(index)
+        case .builtin(.add): try planBinary(index, op: 1)
+        case .builtin(.mul): try planBinary(index, op: 2)
+        case .builtin(.relu), .builtin(.relu6), .builtin(.reluN1To1), .builtin(.tanh), .builtin(.logistic),
+             .builtin(.hardSwish), .builtin(.prelu):
+            let input = try runtimeInput(index, 0), out = try output(index)
+            try expect(index, out, geometry(input))
+            let activation = try standaloneActivation(index) ?? .none
+            steps.append(.elementwise(input: input, output: out, op: 0, operand: nil, activation: activation))
+        case .builtin(.maxPool2D), .builtin(.averagePool2D): try planPool(index)
+        case .builtin(.mean): try planMean(index)
+        case .builtin(.pad): try planPad(index)
+        case .builtin(.reshape): try planReshape(index)
+        case .builtin(.concatenation): try planConcatenation(index)
+        case .builtin(.resizeBilinear): try planResize(index)
+        case .builtin(.depthToSpace): try planDepthToSpace(index)
+        default:
+            throw NNError.unsupportedOperator("\(graph.label(index)) has no VelvetNN GPU kernel")
+        }
+    }
+
+    private mutating func planConv(_ index: Int, depthwise: Bool) throws {
+        let node = graph.nodes[index]
+        var input = try runtimeInput(index, 0)
+        let out = try output(index)
+        guard let (weightValue, wShape) = try constant(index, 1), let weights = weightValue.floats, wShape.count == 4 else {
+            throw NNError.invalidGraph("\(graph.label(index)) lacks 4D float weights")
+        }
+        let padding: TFLitePadding, strideY: Int, strideX: Int, dilations: (Int, Int)
+        switch node.options {
+        case .conv2D(let o): (padding, strideY, strideX, dilations) = (o.padding, o.strideH, o.strideW, (o.dilationH, o.dilationW))
+        case .depthwiseConv2D(let o):
+            (padding, strideY, strideX, dilations) = (o.padding, o.strideH, o.strideW, (o.dilationH, o.dilationW))
+        default: throw NNError.invalidGraph("\(graph.label(index)) lacks convolution options")
+        }
+        guard dilations == (1, 1) else {
+            throw NNError.unsupportedOperator("\(graph.label(index)) uses dilation \(dilations.0)x\(dilations.1)")
+        }
+        guard strideY > 0, strideX > 0 else { throw NNError.invalidGraph("\(graph.label(index)) has stride \(strideY)x\(strideX)") }
+        // A folded spatial PAD: read its input, with its padding added to ours.
+        var extraTop = 0, extraLeft = 0
+        let paddedShape = geometry(input)
+        if let folded = spatialPads[input] {
+            (input, extraTop, extraLeft) = (folded.source, folded.top, folded.left)
+        }
+        let inShape = geometry(input)
+        let kh = wShape[1], kw = wShape[2]
+        let outChannels = geometry(out).channels
+        if depthwise {
+            guard wShape[0] == 1, wShape[3] == inShape.channels, outChannels == inShape.channels else {
+                throw NNError.unsupportedOperator("\(graph.label(index)) has weights \(wShape) for \(inShape.channels) channels; only depth multiplier 1 is supported")
+            }
+        } else {
+            guard wShape[3] == inShape.channels, wShape[0] == outChannels else {
+                throw NNError.invalidGraph("\(graph.label(index)) has weights \(wShape) for \(inShape.channels) -> \(outChannels) channels")
+            }
+        }
+        let vertical = Self.padding(padding, input: paddedShape.height, kernel: kh, stride: strideY)
+        let horizontal = Self.padding(padding, input: paddedShape.width, kernel: kw, stride: strideX)
+        guard vertical.output > 0, horizontal.output > 0 else {
+            throw NNError.invalidGraph("\(graph.label(index)) has a \(kh)x\(kw) kernel larger than its input")
+        }
+        try expect(index, out, NNTensorGeometry(height: vertical.output, width: horizontal.output, channels: outChannels))
+
+        let weightOffset: Int
+        if depthwise {
+            // [1, KH, KW, C] -> per channel group, [ky][kx] vec4s.
+            let groups = (outChannels + 3) / 4
+            var packed = [Float](repeating: 0, count: groups * kh * kw * 4)
+            for g in 0..<groups {
+                for tap in 0..<(kh * kw) {
+                    for lane in 0..<4 where g * 4 + lane < outChannels {
+                        packed[(g * kh * kw + tap) * 4 + lane] = weights[tap * outChannels + g * 4 + lane]
+                    }
+                }
+            }
+            weightOffset = appendConstants(packed)
+        } else {
+            weightOffset = appendConvWeights(weights, outC: outChannels, kh: kh, kw: kw, inC: inShape.channels)
+        }
+        let biasOffset = try appendBias(index, slot: 2, channels: outChannels)
+        var convolution = NNConvolution(input: input, output: out, weightOffset: weightOffset, biasOffset: biasOffset,
+                                        kernelH: kh, kernelW: kw, strideY: strideY, strideX: strideX,
+                                        padTop: vertical.before + extraTop, padLeft: horizontal.before + extraLeft)
+        convolution.epilogue.act1 = try fusedActivation(index)
+        convolution.output = try absorbFollowers(output: out, epilogue: &convolution.epilogue, allowResidual: true)
+        steps.append(depthwise ? .depthwise(convolution) : .conv(convolution))
+    }
+
+    private mutating func planTransposeConv(_ index: Int) throws {
+        let node = graph.nodes[index]
+        let input = try runtimeInput(index, 0), out = try output(index)
+        guard let bytes = node.customOptions else {
+            throw NNError.invalidGraph("\(graph.label(index)) lacks its TfLiteTransposeConvParams")
+        }
+        let params = try TFLiteTransposeConvParams(rawCustomOptions: bytes)
+        guard let (weightValue, wShape) = try constant(index, 1), let weights = weightValue.floats, wShape.count == 4 else {
+            throw NNError.invalidGraph("\(graph.label(index)) lacks 4D float weights")
+        }
+        let inShape = geometry(input), outShape = geometry(out)
+        let kh = wShape[1], kw = wShape[2]
+        guard wShape[3] == inShape.channels, wShape[0] == outShape.channels else {
+            throw NNError.invalidGraph("\(graph.label(index)) has weights \(wShape) for \(inShape.channels) -> \(outShape.channels) channels")
+        }
+        func extent(_ input: Int, _ kernel: Int, _ stride: Int) -> (Int, Int) {
+            switch params.padding {
+            case .same:
+                let output = input * stride
+                return (output, max((input - 1) * stride + kernel - output, 0) / 2)
+            case .valid:
+                return ((input - 1) * stride + kernel, 0)
+            }
+        }
+        let (outH, padTop) = extent(inShape.height, kh, params.strideH)
+        let (outW, padLeft) = extent(inShape.width, kw, params.strideW)
+        try expect(index, out, NNTensorGeometry(height: outH, width: outW, channels: outShape.channels))
+        let weightOffset = appendConvWeights(weights, outC: outShape.channels, kh: kh, kw: kw, inC: inShape.channels)
+        let biasOffset = try appendBias(index, slot: 2, channels: outShape.channels)
+        var convolution = NNConvolution(input: input, output: out, weightOffset: weightOffset, biasOffset: biasOffset,
+                                        kernelH: kh, kernelW: kw, strideY: params.strideH, strideX: params.strideW,
+                                        padTop: padTop, padLeft: padLeft)
+        convolution.output = try absorbFollowers(output: out, epilogue: &convolution.epilogue, allowResidual: false)
+        steps.append(.transposeConv(convolution))
+    }
+
+    private mutating func planBinary(_ index: Int, op: Int32) throws {
+        let node = graph.nodes[index]
+        let out = try output(index)
+        guard node.inputs.count == 2 else { throw NNError.invalidGraph("\(graph.label(index)) needs 2 inputs") }
+        let target = geometry(out)
+        var first: Int?
+        var operand: NNOperand?
+        let kind = op == 1 ? "ADD" : "MUL"
+        for (slot, raw) in node.inputs.enumerated() {
+            let other = node.inputs[1 - slot]
+            guard raw >= 0, graph.constants[raw] == nil, other >= 0 else { continue }
+            let source = channelPads[raw] ?? raw
+            guard first == nil, source == raw, geometry(raw) == target else { continue }
+            // `raw` is the full-size operand; classify the other one.
+            if let constant = graph.constants[other] {
+                guard let values = constant.floats, values.count == target.channels || values.count == 1 else { continue }
+                operand = .broadcastConstant(offset: appendChannelVector(values, channels: target.channels))
+            } else {
+                let otherSource = channelPads[other] ?? other
+                let shape = geometry(otherSource)
+                if shape == target || (shape.pixels == target.pixels && shape.channels <= target.channels && channelPads[other] != nil) {
+                    operand = .tensor(otherSource)
+                } else if shape.pixels == 1 && shape.channels == target.channels {
+                    operand = .broadcastTensor(otherSource)
+                } else {
+                    continue
+                }
+            }
+            first = raw
+        }
+        guard let input = first, let operand else {
+            let shapes = node.inputs.map { $0 >= 0 ? "\(graph.tensors[$0].shape)" : "none" }.joined(separator: " and ")
+            throw NNError.unsupportedOperator("\(graph.label(index)) \(kind) of \(shapes) (VelvetNN broadcasts only a [1,1,1,C] vector)")
+        }
+        var activation = try fusedActivation(index)
+        var result = out
+        if activation == .none, let next = soleConsumer(of: out), isActivation(next),
+           graph.nodes[next].inputs.first == out, graph.nodes[next].outputs.count == 1 {
+            activation = try standaloneActivation(next) ?? .none
+            skipped.insert(next)
+            position = next
+            result = graph.nodes[next].outputs[0]
+        }
+        steps.append(.elementwise(input: input, output: result, op: op, operand: operand, activation: activation))
+    }
+
+    private mutating func planPool(_ index: Int) throws {
+        let node = graph.nodes[index]
+        let input = try runtimeInput(index, 0), out = try output(index)
+        guard case .pool2D(let o) = node.options, o.strideH > 0, o.strideW > 0, o.filterH > 0, o.filterW > 0 else {
+            throw NNError.invalidGraph("\(graph.label(index)) lacks valid pooling options")
+        }
+        let inShape = geometry(input)
+        let vertical = Self.padding(o.padding, input: inShape.height, kernel: o.filterH, stride: o.strideH)
+        let horizontal = Self.padding(o.padding, input: inShape.width, kernel: o.filterW, stride: o.strideW)
+        try expect(index, out, NNTensorGeometry(height: vertical.output, width: horizontal.output, channels: inShape.channels))
+        let average = node.builtin == .averagePool2D
+        let activation = try fusedActivation(index)
+        let global = vertical.output == 1 && horizontal.output == 1 && vertical.before == 0 && horizontal.before == 0
+            && o.filterH >= inShape.height && o.filterW >= inShape.width
+        if average && global {
+            steps.append(.globalMean(input: input, output: out, activation: activation))
+        } else {
+            steps.append(.pool(input: input, output: out, filterH: o.filterH, filterW: o.filterW, strideY: o.strideH,
+                               strideX: o.strideW, padTop: vertical.before, padLeft: horizontal.before,
+                               average: average, activation: activation))
+        }
+    }
+
+    private mutating func planMean(_ index: Int) throws {
+        let input = try runtimeInput(index, 0), out = try output(index)
+        let rank = graph.tensors[input].shape.count
+        guard let (value, _) = try constant(index, 1), let axes = value.ints, rank == 4,
+              Set(axes.map { $0 < 0 ? $0 + rank : $0 }) == [1, 2] else {
+            throw NNError.unsupportedOperator("\(graph.label(index)) MEAN is supported over axes 1 and 2 of a 4D tensor only")
+        }
+        let channels = geometry(input).channels
+        try expect(index, out, NNTensorGeometry(height: 1, width: 1, channels: channels))
+        steps.append(.globalMean(input: input, output: out, activation: .none))
+    }
+
+    private mutating func planPad(_ index: Int) throws {
+        let input = try runtimeInput(index, 0), out = try output(index)
+        let rank = graph.tensors[input].shape.count
+        guard let (value, _) = try constant(index, 1), let pads = value.ints, pads.count == rank * 2,
+              pads.allSatisfy({ $0 >= 0 }) else {
+            throw NNError.unsupportedOperator("\(graph.label(index)) PAD needs constant non-negative paddings")
+        }
+        if graph.nodes[index].inputs.count > 2, graph.nodes[index].inputs[2] >= 0,
+           graph.constants[graph.nodes[index].inputs[2]]?.floats?.allSatisfy({ $0 == 0 }) != true {
+            throw NNError.unsupportedOperator("\(graph.label(index)) pads with a non-zero value")
+        }
+        // Per axis of the [H, W, C] view: (before, after).
+        let view: [(Int, Int)]
+        switch rank {
+        case 4 where pads[0] == 0 && pads[1] == 0: view = [(pads[2], pads[3]), (pads[4], pads[5]), (pads[6], pads[7])]
+        case 3 where pads[0] == 0 && pads[1] == 0: view = [(0, 0), (pads[2], pads[3]), (pads[4], pads[5])]
+        case 2 where pads[0] == 0 && pads[1] == 0: view = [(0, 0), (0, 0), (pads[2], pads[3])]
+        default: throw NNError.unsupportedOperator("\(graph.label(index)) pads the batch axis or a rank-\(rank) tensor")
+        }
+        let s = geometry(input)
+        try expect(index, out, NNTensorGeometry(height: s.height + view[0].0 + view[0].1, width: s.width + view[1].0 + view[1].1,
+                                                channels: s.channels + view[2].0 + view[2].1))
+        steps.append(.pad(input: input, output: out, top: view[0].0, left: view[1].0, front: view[2].0))
+    }
+
+    private mutating func planReshape(_ index: Int) throws {
+        let input = try runtimeInput(index, 0), out = try output(index)
+        guard graph.tensors[input].shape.reduce(1, *) == graph.tensors[out].shape.reduce(1, *) else {
+            throw NNError.invalidGraph("\(graph.label(index)) reshapes \(graph.tensors[input].shape) into \(graph.tensors[out].shape)")
+        }
+        let a = geometry(input), b = geometry(out)
+        // Same channel count, or whole vec4s on both sides: the packed bytes are identical.
+        if a.channels == b.channels || (a.channels % 4 == 0 && b.channels % 4 == 0) {
+            aliases[out] = input
+        } else {
+            steps.append(.reshape(input: input, output: out))
+        }
+    }
+
+    private mutating func planConcatenation(_ index: Int) throws {
+        let node = graph.nodes[index]
+        let out = try output(index)
+        guard case .concatenation(let rawAxis, let activation) = node.options else {
+            throw NNError.invalidGraph("\(graph.label(index)) lacks concatenation options")
+        }
+        guard activation == .none else {
+            throw NNError.unsupportedOperator("\(graph.label(index)) CONCATENATION with a fused activation")
+        }
+        let rank = graph.tensors[out].shape.count
+        let axis = rawAxis < 0 ? rawAxis + rank : rawAxis
+        // The axis of the [H, W, C] view: 0 = H, 1 = W, 2 = C.
+        let viewAxis: Int
+        switch (rank, axis) {
+        case (4, 1): viewAxis = 0
+        case (4, 2), (3, 1): viewAxis = 1
+        case (4, 3), (3, 2), (2, 1), (1, 0): viewAxis = 2
+        default: throw NNError.unsupportedOperator("\(graph.label(index)) concatenates along axis \(rawAxis) of a rank-\(rank) tensor")
+        }
+        let target = geometry(out)
+        var position = 0
+        for slot in node.inputs.indices {
+            let input = try runtimeInput(index, slot)
+            let s = geometry(input)
+            let extents = [s.height, s.width, s.channels], full = [target.height, target.width, target.channels]
+            for a in 0..<3 where a != viewAxis && extents[a] != full[a] {
+                throw NNError.invalidGraph("\(graph.label(index)) joins \(graph.tensors[input].shape) into \(graph.tensors[out].shape)")
+            }
+            let origin = (0..<3).map { $0 == viewAxis ? position : 0 }
+            steps.append(.place(input: input, output: out, y0: origin[0], x0: origin[1], c0: origin[2]))
+            position += extents[viewAxis]
+        }
+        guard position == [target.height, target.width, target.channels][viewAxis] else {
+            throw NNError.invalidGraph("\(graph.label(index)) inputs do not fill \(graph.tensors[out].shape)")
+        }
+    }
+
+    private mutating func planResize(_ index: Int) throws {
+        let input = try runtimeInput(index, 0), out = try output(index)
+        guard case .resizeBilinear(let o) = graph.nodes[index].options, !(o.alignCorners && o.halfPixelCenters) else {
+            throw NNError.unsupportedOperator("\(graph.label(index)) RESIZE_BILINEAR with both align_corners and half_pixel_centers")
+        }
+        let a = geometry(input), b = geometry(out)
+        guard a.channels == b.channels else { throw NNError.invalidGraph("\(graph.label(index)) changes the channel count") }
+        func scale(_ input: Int, _ output: Int) -> Float {
+            o.alignCorners && output > 1 ? Float(input - 1) / Float(output - 1) : Float(input) / Float(output)
+        }
+        steps.append(.resizeBilinear(input: input, output: out, scaleY: scale(a.height, b.height),
+                                     scaleX: scale(a.width, b.width), centreOffset: o.halfPixelCenters ? 0.5 : 0))
+    }
+
+    private mutating func planDepthToSpace(_ index: Int) throws {
+        let input = try runtimeInput(index, 0), out = try output(index)
+        guard case .depthToSpace(let block) = graph.nodes[index].options, block > 0 else {
+            throw NNError.invalidGraph("\(graph.label(index)) lacks a block size")
+        }
+        let s = geometry(input)
+        guard s.channels % (block * block) == 0 else {
+            throw NNError.invalidGraph("\(graph.label(index)) has \(s.channels) channels for block \(block)")
+        }
+        try expect(index, out, NNTensorGeometry(height: s.height * block, width: s.width * block,
+                                                channels: s.channels / (block * block)))
+        steps.append(.depthToSpace(input: input, output: out, block: block))
+    }
+}

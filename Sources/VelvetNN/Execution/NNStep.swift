@@ -1,0 +1,120 @@
+/// An activation applied inside a kernel's epilogue. Codes match nn_common.glsl.
+enum NNActivation: Equatable {
+    case none, relu, relu6, reluN1To1, tanh, logistic, hardSwish
+    /// Per-channel slopes at this vec4 offset in the constants buffer.
+    case prelu(alphaOffset: Int)
+
+    var code: Int32 {
+        switch self {
+        case .none: return 0
+        case .relu: return 1
+        case .relu6: return 2
+        case .reluN1To1: return 3
+        case .tanh: return 4
+        case .logistic: return 5
+        case .hardSwish: return 6
+        case .prelu: return 7
+        }
+    }
+
+    var alphaOffset: Int32 {
+        if case .prelu(let offset) = self { return Int32(offset) }
+        return 0
+    }
+}
+
+/// What a convolution does after accumulating: act2(act1(acc + bias) + residual).
+struct NNEpilogue: Equatable {
+    var act1: NNActivation = .none
+    /// A fused ADD's other operand (it may have fewer channels: a fused channel PAD).
+    var residual: Int?
+    var act2: NNActivation = .none
+}
+
+struct NNConvolution: Equatable {
+    var input: Int
+    var output: Int
+    var weightOffset: Int
+    var biasOffset: Int
+    var kernelH: Int, kernelW: Int
+    var strideY: Int, strideX: Int
+    var padTop: Int, padLeft: Int
+    var epilogue = NNEpilogue()
+}
+
+/// The second operand of an elementwise ADD / MUL.
+enum NNOperand: Equatable {
+    /// A runtime tensor of the first operand's size (or fewer channels, read as zero).
+    case tensor(Int)
+    /// A runtime [1,1,1,C] tensor broadcast over every pixel.
+    case broadcastTensor(Int)
+    /// A constant C-vector (vec4 offset into the constants buffer) broadcast over every pixel.
+    case broadcastConstant(offset: Int)
+}
+
+/// One planned kernel launch. Tensor fields are graph tensor indices.
+enum NNStep: Equatable {
+    case conv(NNConvolution)
+    case depthwise(NNConvolution)
+    case transposeConv(NNConvolution)
+    /// op 0: activation only, 1: ADD, 2: MUL.
+    case elementwise(input: Int, output: Int, op: Int32, operand: NNOperand?, activation: NNActivation)
+    case pool(input: Int, output: Int, filterH: Int, filterW: Int, strideY: Int, strideX: Int,
+              padTop: Int, padLeft: Int, average: Bool, activation: NNActivation)
+    case globalMean(input: Int, output: Int, activation: NNActivation)
+    case pad(input: Int, output: Int, top: Int, left: Int, front: Int)
+    case reshape(input: Int, output: Int)
+    /// One input of a concatenation, placed at (y0, x0, c0) of the output.
+    case place(input: Int, output: Int, y0: Int, x0: Int, c0: Int)
+    case depthToSpace(input: Int, output: Int, block: Int)
+    case resizeBilinear(input: Int, output: Int, scaleY: Float, scaleX: Float, centreOffset: Float)
+    /// Copies graph output `index` (tensor `input`) into its dense output buffer.
+    case unpack(input: Int, index: Int)
+
+    /// Tensors the step reads.
+    var reads: [Int] {
+        switch self {
+        case .conv(let c), .depthwise(let c), .transposeConv(let c):
+            return [c.input] + (c.epilogue.residual.map { [$0] } ?? [])
+        case .elementwise(let input, _, _, let operand, _):
+            switch operand {
+            case .tensor(let t)?, .broadcastTensor(let t)?: return [input, t]
+            default: return [input]
+            }
+        case .pool(let input, _, _, _, _, _, _, _, _, _), .globalMean(let input, _, _), .pad(let input, _, _, _, _),
+             .reshape(let input, _), .place(let input, _, _, _, _), .depthToSpace(let input, _, _),
+             .resizeBilinear(let input, _, _, _, _), .unpack(let input, _):
+            return [input]
+        }
+    }
+
+    /// The arena tensor the step writes (nil for unpack, which writes an output buffer).
+    var write: Int? {
+        switch self {
+        case .conv(let c), .depthwise(let c), .transposeConv(let c): return c.output
+        case .elementwise(_, let output, _, _, _), .pool(_, let output, _, _, _, _, _, _, _, _),
+             .globalMean(_, let output, _), .pad(_, let output, _, _, _), .reshape(_, let output),
+             .place(_, let output, _, _, _), .depthToSpace(_, let output, _), .resizeBilinear(_, let output, _, _, _):
+            return output
+        case .unpack: return nil
+        }
+    }
+
+    /// Short name for labels and logs.
+    var name: String {
+        switch self {
+        case .conv(let c): return "conv\(c.kernelH)x\(c.kernelW)"
+        case .depthwise(let c): return "depthwise\(c.kernelH)x\(c.kernelW)"
+        case .transposeConv: return "transpose_conv"
+        case .elementwise(_, _, let op, _, _): return ["activation", "add", "mul"][Int(op)]
+        case .pool(_, _, _, _, _, _, _, _, let average, _): return average ? "avg_pool" : "max_pool"
+        case .globalMean: return "mean"
+        case .pad: return "pad"
+        case .reshape: return "reshape"
+        case .place: return "concat"
+        case .depthToSpace: return "depth_to_space"
+        case .resizeBilinear: return "resize_bilinear"
+        case .unpack: return "unpack"
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import VelvetGPU
+import VelvetNN
+
+/// `velvet bench nn`: GPU time of one inference per MediaPipe model, from timestamps
+/// (median of `--iterations` after `--warmup` runs), on a fixed photo-like input.
+/// Prints one JSON line so Tools/bench-nn.py can set it beside LiteRT on the CPU.
+///
+///     velvet bench nn [--models DIR] [--model NAME] [--iterations 50] [--warmup 5] [--device D] [--profile 1]
+///
+/// `--profile 1` adds, per model, the GPU time of each kernel launch (one extra
+/// inference, each launch timed alone) summed by launch name.
+enum BenchNNCommand {
+    static let modelNames = [
+        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark",
+        "selfie_segmentation", "selfie_segmentation_landscape",
+    ]
+
+    /// `arguments` holds what follows `bench nn`.
+    static func run(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
+        let directory = arguments.value("--models") ?? ProcessInfo.processInfo.environment["VELVET_MODELS_DIR"] ?? "models"
+        let only = arguments.value("--model")
+        let iterations = try arguments.int("--iterations", default: 50, range: 1...10000)
+        let warmup = try arguments.int("--warmup", default: 5, range: 0...1000)
+        let request = arguments.value("--device")
+        let profile = try arguments.int("--profile", default: 0, range: 0...1) == 1
+        try arguments.finish()
+        if let only, !modelNames.contains(only) {
+            throw UsageError("--model must be one of \(modelNames.joined(separator: ", ")), got '\(only)'")
+        }
+
+        let context = try GPUContext(request: request)
+        let kernels = NNKernels(context: context)
+        var results: [[String: Any]] = []
+        for name in modelNames where only == nil || only == name {
+            let url = URL(fileURLWithPath: directory).appendingPathComponent(name + ".tflite")
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw NNError.invalidArgument("\(url.path) is missing: run Tools/fetch-models.sh (or pass --models DIR)")
+            }
+            let plan = try NNModelPlan(context: context, contentsOf: url, kernels: kernels)
+            let upload = try CommandRecorder(context: context)
+            for (index, input) in plan.inputs.enumerated() {
+                try plan.writeInput(photoLikeInput(shape: input.shape), index: index, on: upload)
+            }
+            try upload.submit().wait()
+
+            var samples: [Double] = []
+            for _ in 0..<(warmup + iterations) {
+                let recorder = try CommandRecorder(context: context)
+                recorder.beginSection("inference")
+                plan.record(on: recorder)
+                recorder.endSection()
+                if let milliseconds = try recorder.submit().wait()["inference"] { samples.append(milliseconds) }
+            }
+            let measured = samples.dropFirst(warmup).sorted()
+            guard !measured.isEmpty else { throw GPUError.unsupported("timestamps on \(context.device.name)") }
+            var result: [String: Any] = [
+                "model": name, "median_ms": measured[measured.count / 2], "min_ms": measured.first!,
+                "launches": plan.launchCount, "arena_bytes": plan.arenaByteCount, "iterations": measured.count,
+            ]
+            if profile {
+                let recorder = try CommandRecorder(context: context)
+                plan.recordProfiled(on: recorder)
+                let timings = try recorder.submit().wait()
+                var byKind: [String: Double] = [:]
+                for (label, milliseconds) in timings.sections {
+                    byKind[String(label.split(separator: ":").last ?? ""), default: 0] += milliseconds
+                }
+                result["profile_ms"] = byKind
+            }
+            results.append(result)
+        }
+        let report: [String: Any] = ["device": context.device.name, "kind": context.device.kind.rawValue, "models": results]
+        let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+        try ValidationReport.check(context)
+    }
+
+    /// Smooth gradients in the models' input range; the time does not depend on the values.
+    static func photoLikeInput(shape: [Int]) -> [Float] {
+        let height = shape.count == 4 ? shape[1] : 1, width = shape.count == 4 ? shape[2] : 1
+        let channels = shape.last ?? 1
+        return (0..<shape.reduce(1, *)).map { index in
+            let c = index % channels, pixel = index / channels
+            let x = Float(pixel % width) / Float(width), y = Float(pixel / width) / Float(height)
+            return (x * 0.6 + y * 0.3 + Float(c) * 0.05) * 2 - 1
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import VelvetGPU
+import VelvetMedia
+
+/// `velvet bench media`: passthrough (decode -> GPU -> encode, effects off) against a plain
+/// transcode (decode -> encode through the same FFmpeg libraries and settings, no GPU) on
+/// the same clip in the same run, plus the ffmpeg CLI when it is installed. Prints a table.
+enum MediaBenchmark {
+    static func run(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
+        let photo = arguments.value("--photo") ?? "test-assets/astronaut.png"
+        let frames = try arguments.int("--frames", default: 300, range: 1...100_000)
+        let size = try parseSize(arguments.value("--size") ?? "1920x1080")
+        let settings = try RenderCommand.encoderSettings(&arguments)
+        let directory = arguments.value("--work-dir") ?? NSTemporaryDirectory()
+        let request = arguments.value("--device")
+        let repeats = try arguments.int("--repeats", default: 1, range: 1...20)
+        try arguments.finish()
+
+        let context = try GPUContext(request: request)
+        let clip = directory + "/velvet-bench-\(size.width)x\(size.height)-\(frames).mp4"
+        if !FileManager.default.fileExists(atPath: clip) {
+            let image = try ImageLoader.load(photo, context: context)
+            // A slow pan and zoom with sensor-like noise, so the encoder has real work.
+            let fill = max(Double(size.width) / Double(image.width), Double(size.height) / Double(image.height)) * 1.1
+            var clipSettings = EncoderSettings()
+            clipSettings.crf = 16
+            clipSettings.preset = "veryfast"
+            try ClipSynthesizer(context: context).write(photo: image, to: clip, width: size.width, height: size.height,
+                                                        frames: frames, noiseSigma: 2 / 255, settings: clipSettings) { index in
+                let t = Double(index) / Double(max(frames - 1, 1))
+                return SimilarityTransform(scale: fill * (1 + 0.05 * t), rotation: 0, translation: (x: 20 * t, y: -10 * t))
+            }
+        }
+        let renderer = try VideoRenderer(context: context)
+        var rows: [(String, Double)] = []
+        for _ in 0..<repeats {
+            let plain = try renderer.render(input: clip, output: directory + "/velvet-bench-plain.mp4", settings: settings, cpuOnly: true)
+            let gpu = try renderer.render(input: clip, output: directory + "/velvet-bench-gpu.mp4", settings: settings)
+            rows.append(("plain transcode (libavcodec + libx264, no GPU)", plain.framesPerSecond))
+            rows.append(("Velvet passthrough (decode -> GPU -> encode)", gpu.framesPerSecond))
+            if let cli = try ffmpegCLI(clip: clip, output: directory + "/velvet-bench-cli.mp4", settings: settings) {
+                rows.append(("ffmpeg CLI transcode", Double(frames) / cli))
+            }
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, libx264 crf \(settings.crf) preset \(settings.preset), "
+              + "\(context.device.name), \(cores) CPU cores\n")
+        print("| pipeline | fps |")
+        print("|---|---:|")
+        for (name, fps) in rows { print("| \(name) | \(String(format: "%.1f", fps)) |") }
+        let plainBest = rows.filter { $0.0.hasPrefix("plain") }.map(\.1).max() ?? 0
+        let gpuBest = rows.filter { $0.0.hasPrefix("Velvet") }.map(\.1).max() ?? 0
+        print("\npassthrough / plain transcode = \(String(format: "%.2f", gpuBest / plainBest))x (best of \(repeats))")
+    }
+
+    /// Seconds the ffmpeg CLI takes for the same transcode, or nil when it is not installed.
+    private static func ffmpegCLI(clip: String, output: String, settings: EncoderSettings) throws -> Double? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", "libx264",
+                             "-crf", "\(settings.crf)", "-preset", settings.preset, output]
+        let start = Date()
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? Date().timeIntervalSince(start) : nil
+    }
+
+    static func parseSize(_ text: String) throws -> (width: Int, height: Int) {
+        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts.allSatisfy({ (2...16384).contains($0) && $0 % 2 == 0 }) else {
+            throw UsageError("--size takes WIDTHxHEIGHT with even sides up to 16384, got '\(text)'")
+        }
+        return (parts[0], parts[1])
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import VelvetGPU
+import VelvetTestSupport
+import XCTest
+@testable import VelvetNN
+
+/// Whole models on the GPU against the double-precision CPU reference (every output
+/// element) and against LiteRT's sampled outputs (NNLiteRTGoldens).
+///
+/// Tolerance: the GPU accumulates in float32 in a different order than LiteRT or the
+/// reference, so each output carries a few float32 roundings per layer through ~30-60
+/// layers; outputs are in model units (detector boxes in 128/192-px, landmarks in
+/// 192-px, scores as logits, masks as probabilities). 1e-3 absolute (the bound:
+/// 0.05 px at 192 px is 2.6e-4 of the range) plus 2e-5 relative for the largest values.
+final class NNModelTests: GPUTestCase {
+    nonisolated(unsafe) static var sharedKernels: NNKernels?
+
+    func kernels() throws -> NNKernels {
+        let context = try context
+        if let kernels = Self.sharedKernels, kernels.context === context { return kernels }
+        let kernels = NNKernels(context: context)
+        Self.sharedKernels = kernels
+        return kernels
+    }
+
+    static func tolerance(_ reference: Double) -> Double { 1e-3 + 2e-5 * abs(reference) }
+
+    func testShortRangeDetector() throws { try checkModel("face_detection_short_range") }
+    func testFullRangeDetector() throws { try checkModel("face_detection_full_range_sparse") }
+    func testFaceMesh() throws { try checkModel("face_landmark") }
+    func testSelfieSegmentation() throws { try checkModel("selfie_segmentation") }
+    func testSelfieSegmentationLandscape() throws { try checkModel("selfie_segmentation_landscape") }
+
+    private func checkModel(_ name: String) throws {
+        let graph = try NNGraph(contentsOf: try ModelFixtures.url(name))
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+        let shape = graph.tensors[graph.inputs[0]].shape
+        for (inputName, input) in NNTestInputs.inputs(for: name, shape: shape) {
+            let gpu = try plan.run([input])
+            let reference = try NNReference(graph: graph).run([input])
+            XCTAssertEqual(gpu.count, reference.count)
+            for (index, (ours, expected)) in zip(gpu, reference).enumerated() {
+                XCTAssertEqual(ours.count, expected.count, "\(name) output \(index)")
+                var worst = 0.0, worstAt = 0
+                for (i, (a, b)) in zip(ours, expected).enumerated() {
+                    let excess = abs(Double(a) - b) - Self.tolerance(b)
+                    if excess > worst || !a.isFinite { (worst, worstAt) = (a.isFinite ? excess : .infinity, i) }
+                }
+                XCTAssertLessThanOrEqual(worst, 0, "\(name) \(inputName) output \(index): element \(worstAt) is \(ours[worstAt]), reference \(expected[worstAt])")
+                let golden = try XCTUnwrap(NNLiteRTGoldens.entry(model: name, input: inputName, output: index))
+                XCTAssertLessThanOrEqual(golden.maxSampleError(ours), 1e-3, "\(name) \(inputName) output \(index) vs LiteRT")
+            }
+        }
+    }
+}
