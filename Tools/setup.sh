@@ -2,7 +2,7 @@
 # Installs what Velvet needs on Debian 12. Safe to re-run: it only installs what is missing.
 #
 #   Tools/setup.sh            Debian packages (Vulkan + lavapipe + validation layer, glslang, FFmpeg)
-#   Tools/setup.sh --python   also a Python venv (.venv) with the benchmark anchors (OpenCV, numpy)
+#   Tools/setup.sh --python   also a Python venv (.venv) with the benchmark anchors (OpenCV, LiteRT, numpy)
 #   Tools/setup.sh --models   also MediaPipe's face models (Tools/fetch-models.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ done
 packages=(
     pkg-config libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
     glslang-dev glslang-tools spirv-tools
-    libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg
+    libavcodec-dev libavformat-dev libswscale-dev libswresample-dev libavutil-dev ffmpeg
     python3 python3-venv python3-pip
 )
 missing=()
@@ -45,9 +45,9 @@ if [ "$want_python" -eq 1 ]; then
         echo "setup: creating .venv"
         python3 -m venv .venv
     fi
-    if ! .venv/bin/python -c "import cv2, numpy" 2>/dev/null; then
-        echo "setup: installing Python benchmark packages into .venv"
-        .venv/bin/python -m pip install -q --disable-pip-version-check opencv-python-headless==4.10.0.84 numpy
+    if ! .venv/bin/python -c "import cv2, numpy, ai_edge_litert" 2>/dev/null; then
+        echo "setup: installing Python benchmark anchors (OpenCV, LiteRT) into .venv"
+        .venv/bin/python -m pip install -q --disable-pip-version-check opencv-python-headless==4.10.0.84 numpy ai-edge-litert==2.3.0
     fi
 fi
 

@@ -3,6 +3,9 @@
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
 #include <libavutil/avutil.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/display.h>
@@ -16,6 +19,11 @@ static inline int velvet_averror_eof(void) { return AVERROR_EOF; }
 static inline int velvet_averror(int errnum) { return AVERROR(errnum); }
 static inline void velvet_av_strerror(int errnum, char *buf, size_t size) { av_strerror(errnum, buf, size); }
 static inline int64_t velvet_av_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+// AVFrame.data as the void** that av_audio_fifo and swresample take.
+static inline void **velvet_frame_data_pointers(AVFrame *frame) { return (void **)frame->data; }
+static inline const uint8_t **velvet_frame_const_data(const AVFrame *frame) { return (const uint8_t **)frame->data; }
+static inline uint8_t **velvet_frame_mutable_data(AVFrame *frame) { return frame->data; }
 
 // AVFrame.data / linesize are fixed arrays (tuples in Swift).
 static inline uint8_t *velvet_frame_data(const AVFrame *frame, int plane) { return frame->data[plane]; }

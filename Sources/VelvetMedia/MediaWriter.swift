@@ -8,13 +8,15 @@ final class MediaWriter: @unchecked Sendable {
     let path: String
     let temporaryPath: String
     /// The pixel format `encode` expects frames in.
-    let framePixelFormat: AVPixelFormat
+    private(set) var framePixelFormat = AV_PIX_FMT_NONE
     let isStillImage: Bool
     private let formatContext: UnsafeMutablePointer<AVFormatContext>
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
-    private let videoStream: UnsafeMutablePointer<AVStream>
+    private var videoStream: UnsafeMutablePointer<AVStream>!
     /// Input stream index -> output stream, for streams copied untouched.
     private var copiedStreams: [Int: (output: UnsafeMutablePointer<AVStream>, inputTimeBase: AVRational)] = [:]
+    /// Input stream index -> AAC re-encoder, for audio the container cannot hold as it is.
+    private var transcodedStreams: [Int: AudioTranscoder] = [:]
     private let packet: MediaPacket
     private var converter: OpaquePointer? // swscale, only when the encoder needs another format
     private var convertedFrame: MediaFrame?
@@ -48,102 +50,95 @@ final class MediaWriter: @unchecked Sendable {
 
         let (codec, still) = try Self.encoder(for: path, settings: settings)
         isStillImage = still
+        packet = try MediaPacket()
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         let allocated = avformat_alloc_output_context2(&context, nil, nil, path)
         guard allocated >= 0, let context else { throw Self.unknownFormat(path) }
         formatContext = context
-        packet = try MediaPacket()
+        // Every stored property has a value from here on, so a throw below runs deinit,
+        // which closes and removes whatever was opened.
         let outputFormat = context.pointee.oformat!
-        var encoder: UnsafeMutablePointer<AVCodecContext>? = nil
-        do {
-            let codecID = codec.pointee.id
-            guard let allocated = avcodec_alloc_context3(codec) else { throw MediaError.encode("out of memory") }
-            encoder = allocated
-            let encoder = allocated
-            let input = reader?.videoStream
-            let (width, height) = size
-            encoder.pointee.width = Int32(width)
-            encoder.pointee.height = Int32(height)
-            let inputTimeBase = input?.pointee.time_base ?? AVRational(num: frameRate.den, den: frameRate.num)
-            encoder.pointee.time_base = inputTimeBase.num > 0 ? inputTimeBase : AVRational(num: 1, den: 25)
-            let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
-            if rate.num > 0 { encoder.pointee.framerate = rate }
-            if let input { encoder.pointee.sample_aspect_ratio = input.pointee.codecpar.pointee.sample_aspect_ratio }
-            encoder.pointee.pix_fmt = chosen
-            framePixelFormat = sourcePixelFormat
-            encoder.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
-            encoder.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(color.transfer))
-            encoder.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.colorSpace))
-            encoder.pointee.color_range = color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-            encoder.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(color.chromaLocation))
-            if outputFormat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
-                encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
-            }
-            if codecID == AV_CODEC_ID_MJPEG {
-                encoder.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
-                encoder.pointee.global_quality = Int32(settings.jpegQuality) * FF_QP2LAMBDA
-            }
-            if !isStillImage {
-                av_opt_set(encoder.pointee.priv_data, "crf", "\(settings.crf)", 0)
-                av_opt_set(encoder.pointee.priv_data, "preset", settings.preset, 0)
-                if settings.codec == .hevc { av_opt_set(encoder.pointee.priv_data, "x265-params", "log-level=error", 0) }
-            }
-            let opened = avcodec_open2(encoder, codec, nil)
-            guard opened >= 0 else { throw MediaError.encode(ffmpegMessage(opened)) }
-            if chosen != sourcePixelFormat {
-                converter = sws_getContext(Int32(width), Int32(height), sourcePixelFormat, Int32(width), Int32(height), chosen,
-                                           SWS_POINT | SWS_ACCURATE_RND | SWS_BITEXACT, nil, nil, nil)
-                guard converter != nil else { throw MediaError.unsupported("no conversion to \(String(cString: av_get_pix_fmt_name(chosen)))") }
-            }
-
-            guard let stream = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
-            videoStream = stream
-            try Self.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder), path)
-            stream.pointee.time_base = encoder.pointee.time_base
-            stream.pointee.avg_frame_rate = encoder.pointee.framerate
-            if let reader, let input {
-                if !isStillImage { try Self.check(velvet_copy_display_matrix(input, stream), path) }
-                av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
-                av_dict_copy(&context.pointee.metadata, reader.formatContext.pointee.metadata, 0)
-            }
-
-            // Streams copied untouched (audio).
-            if !isStillImage, let reader {
-                for index in reader.copiedStreamIndices {
-                    let source = reader.formatContext.pointee.streams[index]!
-                    let codecID = source.pointee.codecpar.pointee.codec_id
-                    guard avformat_query_codec(outputFormat, codecID, FF_COMPLIANCE_NORMAL) == 1 else {
-                        throw MediaError.unsupported("the \(String(cString: avcodec_get_name(codecID))) audio track cannot be stored in a .\(url.pathExtension) file; choose .mkv or .mov")
-                    }
-                    guard let copy = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
-                    try Self.check(avcodec_parameters_copy(copy.pointee.codecpar, source.pointee.codecpar), path)
-                    copy.pointee.codecpar.pointee.codec_tag = 0
-                    copy.pointee.time_base = source.pointee.time_base
-                    av_dict_copy(&copy.pointee.metadata, source.pointee.metadata, 0)
-                    copy.pointee.disposition = source.pointee.disposition
-                    copiedStreams[index] = (copy, source.pointee.time_base)
-                }
-            }
-
-            // Open the temporary file (the image2 muxer opens its files itself).
-            if isStillImage {
-                av_opt_set(context.pointee.priv_data, "update", "1", 0)
-                av_free(context.pointee.url)
-                context.pointee.url = av_strdup(temporaryPath)
-            } else {
-                let opened = avio_open(&context.pointee.pb, temporaryPath, AVIO_FLAG_WRITE)
-                guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
-            }
-            let header = avformat_write_header(context, nil)
-            guard header >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(header)) }
-            self.encoder = encoder
-        } catch {
-            if !still, context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
-            avcodec_free_context(&encoder)
-            avformat_free_context(context)
-            unlink(temporaryPath)
-            throw error
+        let codecID = codec.pointee.id
+        guard let allocated = avcodec_alloc_context3(codec) else { throw MediaError.encode("out of memory") }
+        self.encoder = allocated
+        let encoder = allocated
+        let input = reader?.videoStream
+        let (width, height) = size
+        encoder.pointee.width = Int32(width)
+        encoder.pointee.height = Int32(height)
+        let inputTimeBase = input?.pointee.time_base ?? AVRational(num: frameRate.den, den: frameRate.num)
+        encoder.pointee.time_base = inputTimeBase.num > 0 ? inputTimeBase : AVRational(num: 1, den: 25)
+        let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
+        if rate.num > 0 { encoder.pointee.framerate = rate }
+        if let input { encoder.pointee.sample_aspect_ratio = input.pointee.codecpar.pointee.sample_aspect_ratio }
+        encoder.pointee.pix_fmt = chosen
+        framePixelFormat = sourcePixelFormat
+        encoder.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
+        encoder.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(color.transfer))
+        encoder.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.colorSpace))
+        encoder.pointee.color_range = color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        encoder.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(color.chromaLocation))
+        if outputFormat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
+            encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         }
+        if codecID == AV_CODEC_ID_MJPEG {
+            encoder.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
+            encoder.pointee.global_quality = Int32(settings.jpegQuality) * FF_QP2LAMBDA
+        }
+        if !isStillImage {
+            av_opt_set(encoder.pointee.priv_data, "crf", "\(settings.crf)", 0)
+            av_opt_set(encoder.pointee.priv_data, "preset", settings.preset, 0)
+            if settings.codec == .hevc { av_opt_set(encoder.pointee.priv_data, "x265-params", "log-level=error", 0) }
+        }
+        let opened = avcodec_open2(encoder, codec, nil)
+        guard opened >= 0 else { throw MediaError.encode(ffmpegMessage(opened)) }
+        if chosen != sourcePixelFormat {
+            converter = sws_getContext(Int32(width), Int32(height), sourcePixelFormat, Int32(width), Int32(height), chosen,
+                                       SWS_POINT | SWS_ACCURATE_RND | SWS_BITEXACT, nil, nil, nil)
+            guard converter != nil else { throw MediaError.unsupported("no conversion to \(String(cString: av_get_pix_fmt_name(chosen)))") }
+        }
+
+        guard let stream = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
+        videoStream = stream
+        try Self.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder), path)
+        stream.pointee.time_base = encoder.pointee.time_base
+        stream.pointee.avg_frame_rate = encoder.pointee.framerate
+        if let reader, let input {
+            if !isStillImage { try Self.check(velvet_copy_display_matrix(input, stream), path) }
+            av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
+            av_dict_copy(&context.pointee.metadata, reader.formatContext.pointee.metadata, 0)
+        }
+
+        // Streams copied untouched (audio).
+        if !isStillImage, let reader {
+            for index in reader.copiedStreamIndices {
+                let source = reader.formatContext.pointee.streams[index]!
+                let codecID = source.pointee.codecpar.pointee.codec_id
+                guard avformat_query_codec(outputFormat, codecID, FF_COMPLIANCE_NORMAL) == 1 else {
+                    transcodedStreams[index] = try AudioTranscoder(input: source, context: context)
+                    continue
+                }
+                guard let copy = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
+                try Self.check(avcodec_parameters_copy(copy.pointee.codecpar, source.pointee.codecpar), path)
+                copy.pointee.codecpar.pointee.codec_tag = 0
+                copy.pointee.time_base = source.pointee.time_base
+                av_dict_copy(&copy.pointee.metadata, source.pointee.metadata, 0)
+                copy.pointee.disposition = source.pointee.disposition
+                copiedStreams[index] = (copy, source.pointee.time_base)
+            }
+        }
+
+        // Open the temporary file (the image2 muxer opens its files itself).
+        if isStillImage {
+            av_opt_set(context.pointee.priv_data, "update", "1", 0)
+            av_free(context.pointee.url)
+            context.pointee.url = av_strdup(temporaryPath)
+        } else {
+            let opened = avio_open(&context.pointee.pb, temporaryPath, AVIO_FLAG_WRITE)
+            guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
+        }
+        let header = avformat_write_header(context, nil)
+        guard header >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(header)) }
     }
 
     deinit {
@@ -174,6 +169,10 @@ final class MediaWriter: @unchecked Sendable {
 
     /// Writes a packet of a copied stream (timestamps in the input stream's time base).
     func writeCopied(_ copied: MediaPacket, inputStreamIndex: Int) throws {
+        if let transcoder = transcodedStreams[inputStreamIndex] {
+            try transcoder.transcode(copied, write: writeInterleaved)
+            return
+        }
         guard let target = copiedStreams[inputStreamIndex] else { return }
         av_packet_rescale_ts(copied.pointer, target.inputTimeBase, target.output.pointee.time_base)
         copied.pointer.pointee.stream_index = target.output.pointee.index
@@ -187,6 +186,7 @@ final class MediaWriter: @unchecked Sendable {
         let sent = avcodec_send_frame(encoder, nil)
         guard sent >= 0 || sent == velvet_averror_eof() else { throw MediaError.encode(ffmpegMessage(sent)) }
         try drainEncoder()
+        for transcoder in transcodedStreams.values { try transcoder.finish(write: writeInterleaved) }
         let trailer = av_write_trailer(formatContext)
         guard trailer >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(trailer)) }
         if !isStillImage {
@@ -205,6 +205,11 @@ final class MediaWriter: @unchecked Sendable {
         guard !finished else { return }
         closeAndRemove()
         finished = true
+    }
+
+    private func writeInterleaved(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+        let written = av_interleaved_write_frame(formatContext, packet)
+        guard written >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(written)) }
     }
 
     private func drainEncoder() throws {
@@ -229,6 +234,7 @@ final class MediaWriter: @unchecked Sendable {
     private func releaseContexts() {
         guard !released else { return }
         released = true
+        transcodedStreams.removeAll()
         avcodec_free_context(&encoder)
         avformat_free_context(formatContext)
     }

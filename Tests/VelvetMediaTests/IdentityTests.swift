@@ -31,6 +31,18 @@ final class IdentityTests: XCTestCase {
         XCTAssertEqual(try Tool.streamMD5(output, "a"), try Tool.streamMD5(input, "a"), "audio must be copied bit-identical")
     }
 
+    func testAudioTheContainerCannotHoldIsReencoded() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("pcm.mkv"), output = scratch.path("out.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+                         "-t", "1", "-c:v", "libx264", "-c:a", "pcm_s16le", "-shortest", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset", "ultrafast"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(output, "stream=codec_name,sample_rate", stream: "a:0"), "aac,44100")
+        let duration = Double(try Tool.probe(output, "stream=duration", stream: "a:0")) ?? 0
+        XCTAssertEqual(duration, 1.0, accuracy: 0.05, "the whole track is kept")
+    }
+
     func testHEVCOutputMatchesPlainTranscode() throws {
         let scratch = try Scratch()
         let input = scratch.path("in.mkv"), output = scratch.path("out.mkv"), reference = scratch.path("ref.mkv")

@@ -1,0 +1,142 @@
+import CFFmpeg
+
+/// Re-encodes an audio stream to AAC for a container that cannot hold its codec (PCM in
+/// MP4, say). Streams a container can hold are copied untouched instead; this is the
+/// fallback. Decode -> resample to AAC's planar float -> FIFO of AAC-sized frames -> encode.
+final class AudioTranscoder: @unchecked Sendable {
+    let output: UnsafeMutablePointer<AVStream>
+    private var decoder: UnsafeMutablePointer<AVCodecContext>?
+    private var encoder: UnsafeMutablePointer<AVCodecContext>?
+    private var resampler: OpaquePointer?
+    private let fifo: OpaquePointer
+    private let inputTimeBase: AVRational
+    private var samplesWritten: Int64 = 0
+    private var started = false
+    private let decoded: MediaFrame
+    private let packet: MediaPacket
+
+    init(input: UnsafeMutablePointer<AVStream>, context: UnsafeMutablePointer<AVFormatContext>) throws {
+        let parameters = input.pointee.codecpar!
+        guard let decoderCodec = avcodec_find_decoder(parameters.pointee.codec_id),
+              let encoderCodec = avcodec_find_encoder(AV_CODEC_ID_AAC) else {
+            throw MediaError.unsupported("cannot re-encode the \(String(cString: avcodec_get_name(parameters.pointee.codec_id))) audio track")
+        }
+        inputTimeBase = input.pointee.time_base
+        decoded = try MediaFrame()
+        packet = try MediaPacket()
+        decoder = avcodec_alloc_context3(decoderCodec)
+        encoder = avcodec_alloc_context3(encoderCodec)
+        guard let decoder, let encoder, let stream = avformat_new_stream(context, nil) else {
+            throw MediaError.encode("out of memory")
+        }
+        output = stream
+        try Self.check(avcodec_parameters_to_context(decoder, parameters))
+        decoder.pointee.pkt_timebase = input.pointee.time_base
+        try Self.check(avcodec_open2(decoder, decoderCodec, nil))
+
+        encoder.pointee.sample_rate = decoder.pointee.sample_rate
+        if decoder.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            // Only a channel count is known (PCM in Matroska): take the default layout for it.
+            av_channel_layout_default(&decoder.pointee.ch_layout, decoder.pointee.ch_layout.nb_channels)
+        }
+        try Self.check(av_channel_layout_copy(&encoder.pointee.ch_layout, &decoder.pointee.ch_layout))
+        encoder.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        encoder.pointee.bit_rate = 192_000
+        encoder.pointee.time_base = AVRational(num: 1, den: decoder.pointee.sample_rate)
+        if context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
+            encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
+        }
+        try Self.check(avcodec_open2(encoder, encoderCodec, nil))
+        try Self.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder))
+        stream.pointee.time_base = encoder.pointee.time_base
+        av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
+
+        try Self.check(swr_alloc_set_opts2(&resampler, &encoder.pointee.ch_layout, AV_SAMPLE_FMT_FLTP, encoder.pointee.sample_rate,
+                                           &decoder.pointee.ch_layout, decoder.pointee.sample_fmt, decoder.pointee.sample_rate, 0, nil))
+        try Self.check(swr_init(resampler))
+        guard let fifo = av_audio_fifo_alloc(AV_SAMPLE_FMT_FLTP, encoder.pointee.ch_layout.nb_channels, 4096) else {
+            throw MediaError.encode("out of memory")
+        }
+        self.fifo = fifo
+    }
+
+    deinit {
+        av_audio_fifo_free(fifo)
+        swr_free(&resampler)
+        avcodec_free_context(&decoder)
+        avcodec_free_context(&encoder)
+    }
+
+    /// Decodes one input packet and writes every AAC packet that becomes ready.
+    func transcode(_ input: MediaPacket, write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        try Self.check(avcodec_send_packet(decoder, input.pointer))
+        try drainDecoder(write: write)
+    }
+
+    /// Flushes decoder, FIFO and encoder at the end of the stream.
+    func finish(write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        avcodec_send_packet(decoder, nil)
+        try drainDecoder(write: write)
+        try encodeFromFIFO(flushing: true, write: write)
+        avcodec_send_frame(encoder, nil)
+        try drainEncoder(write: write)
+    }
+
+    private func drainDecoder(write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        while avcodec_receive_frame(decoder, decoded.pointer) >= 0 {
+            if !started {
+                // Keep the track's start time.
+                let pts = decoded.pointer.pointee.best_effort_timestamp
+                if pts != velvet_av_nopts_value() { samplesWritten = av_rescale_q(pts, inputTimeBase, encoder!.pointee.time_base) }
+                started = true
+            }
+            let capacity = swr_get_out_samples(resampler, decoded.pointer.pointee.nb_samples)
+            let converted = try MediaFrame()
+            converted.pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+            converted.pointer.pointee.nb_samples = capacity
+            converted.pointer.pointee.sample_rate = encoder!.pointee.sample_rate
+            try Self.check(av_channel_layout_copy(&converted.pointer.pointee.ch_layout, &encoder!.pointee.ch_layout))
+            try Self.check(av_frame_get_buffer(converted.pointer, 0))
+            let count = swr_convert(resampler, velvet_frame_mutable_data(converted.pointer), capacity,
+                                    velvet_frame_const_data(decoded.pointer), decoded.pointer.pointee.nb_samples)
+            try Self.check(count)
+            av_frame_unref(decoded.pointer)
+            guard av_audio_fifo_write(fifo, velvet_frame_data_pointers(converted.pointer), count) == count else {
+                throw MediaError.encode("audio buffer overflow")
+            }
+            try encodeFromFIFO(flushing: false, write: write)
+        }
+    }
+
+    private func encodeFromFIFO(flushing: Bool, write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        let frameSize = Int32(encoder!.pointee.frame_size)
+        while av_audio_fifo_size(fifo) >= frameSize || (flushing && av_audio_fifo_size(fifo) > 0) {
+            let count = min(frameSize, av_audio_fifo_size(fifo))
+            let frame = try MediaFrame()
+            frame.pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+            frame.pointer.pointee.nb_samples = count
+            frame.pointer.pointee.sample_rate = encoder!.pointee.sample_rate
+            try Self.check(av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &encoder!.pointee.ch_layout))
+            try Self.check(av_frame_get_buffer(frame.pointer, 0))
+            guard av_audio_fifo_read(fifo, velvet_frame_data_pointers(frame.pointer), count) == count else {
+                throw MediaError.encode("audio buffer underflow")
+            }
+            frame.pointer.pointee.pts = samplesWritten
+            samplesWritten += Int64(count)
+            try Self.check(avcodec_send_frame(encoder, frame.pointer))
+            try drainEncoder(write: write)
+        }
+    }
+
+    private func drainEncoder(write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        while avcodec_receive_packet(encoder, packet.pointer) >= 0 {
+            av_packet_rescale_ts(packet.pointer, encoder!.pointee.time_base, output.pointee.time_base)
+            packet.pointer.pointee.stream_index = output.pointee.index
+            try write(packet.pointer)
+        }
+    }
+
+    private static func check(_ code: Int32) throws {
+        if code < 0 { throw MediaError.encode("audio: \(ffmpegMessage(code))") }
+    }
+}
