@@ -62,7 +62,8 @@ final class IdentityTests: XCTestCase {
             ("yuv422p", "c.mkv", ["-c:v", "libx264"]), ("yuv444p", "d.mkv", ["-c:v", "libx264"]),
             ("yuv420p10le", "e.mkv", ["-c:v", "libx264"]), ("nv12", "f.nut", ["-c:v", "rawvideo"]),
             ("gray", "g.mkv", ["-c:v", "ffv1"]), ("yuv420p", "h.webm", ["-c:v", "libvpx-vp9"]),
-            ("yuv420p", "i.avi", ["-c:v", "mpeg4"]),
+            ("yuv420p", "i.avi", ["-c:v", "mpeg4"]), ("yuv420p", "j.mkv", ["-c:v", "libaom-av1", "-cpu-used", "8"]),
+            ("yuv420p10le", "k.mp4", ["-c:v", "libx265", "-x265-params", "log-level=error"]),
         ]
         for item in cases {
             let input = scratch.path(item.file), output = scratch.path("out-\(item.file).mkv"), reference = scratch.path("ref-\(item.file).mkv")
