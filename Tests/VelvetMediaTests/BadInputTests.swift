@@ -67,6 +67,22 @@ final class BadInputTests: XCTestCase {
                           output: "/proc/velvet-out.png", mentions: "/proc/velvet-out.png")
     }
 
+    func testDiskFullLeavesNothingBehind() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4"), mountPoint = scratch.path("small")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "2", "-c:v", "libx264", input])
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        // A 40 KiB tmpfs fills up long before the render ends (needs root, as in CI).
+        let mount = try Tool.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=40k", "tmpfs", mountPoint])
+        guard mount.status == 0 else { return XCTFail("cannot mount a small tmpfs (run the tests as root): \(mount.stderr)") }
+        defer { _ = try? Tool.run("/usr/bin/umount", [mountPoint]) }
+        let output = mountPoint + "/out.mp4"
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("No space left on device"), result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mountPoint), [], "no partial file left")
+    }
+
     func testOutputEqualToInput() throws {
         let scratch = try Scratch()
         let path = scratch.path("in.png")
