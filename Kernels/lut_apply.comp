@@ -1,0 +1,48 @@
+#version 450
+#extension GL_GOOGLE_include_directive : enable
+// Applies a 3D colour LUT with trilinear interpolation:
+//   out = mix(in, lut(in), strength * weight)
+// The N^3 table sits in a 2D image of N slices side by side (texel (r + b*N, g)), so two
+// bilinear fetches (inside the slices of the two nearest blue levels) and one mix along
+// blue give the trilinear value. `weight` is the skin mask when one is bound, else 1.
+// Strength 0 is the identity and is never dispatched (the host copies instead).
+
+layout(local_size_x = 16, local_size_y = 16) in;
+
+layout(binding = 0) uniform sampler2D source;   // working image (nearest)
+layout(binding = 1) uniform sampler2D table;    // N*N x N, linear sampler
+layout(binding = 2) uniform sampler2D mask;     // r16f/r32f weight, linear; ignored unless useMask
+layout(binding = 3) writeonly uniform image2D destination;
+
+layout(push_constant) uniform Parameters {
+    ivec2 size;
+    int lutSize;
+    int useMask;
+    vec4 domainMin;    // xyz; w = strength
+    vec4 domainScale;  // xyz = 1 / (max - min)
+} parameters;
+
+vec3 sampleSlice(vec2 redGreen, float blueSlice) {
+    float n = float(parameters.lutSize);
+    // Texel centres of the slice: x in [b*N + 0.5, b*N + N - 0.5], y in [0.5, N - 0.5].
+    vec2 texel = vec2(blueSlice * n + 0.5 + redGreen.x * (n - 1.0), 0.5 + redGreen.y * (n - 1.0));
+    return texture(table, texel / vec2(n * n, n)).rgb;
+}
+
+void main() {
+    ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
+    if (any(greaterThanEqual(pixel, parameters.size))) {
+        return;
+    }
+    vec4 colour = texelFetch(source, pixel, 0);
+    vec3 coordinate = clamp((colour.rgb - parameters.domainMin.xyz) * parameters.domainScale.xyz, 0.0, 1.0);
+    float blue = coordinate.b * float(parameters.lutSize - 1);
+    float lower = floor(blue);
+    float upper = min(lower + 1.0, float(parameters.lutSize - 1));
+    vec3 graded = mix(sampleSlice(coordinate.rg, lower), sampleSlice(coordinate.rg, upper), blue - lower);
+    float weight = parameters.domainMin.w;
+    if (parameters.useMask != 0) {
+        weight *= texture(mask, (vec2(pixel) + 0.5) / vec2(parameters.size)).r;
+    }
+    imageStore(destination, pixel, vec4(mix(colour.rgb, graded, weight), colour.a));
+}

@@ -1,0 +1,51 @@
+import VelvetGPU
+import VelvetKernels
+
+/// Applies a colour LUT on the GPU (`lut_apply.comp`), to the whole frame or through a
+/// weight mask (skin whitening / warming), with a strength that scales the effect linearly
+/// from 0 (identity, bit-exact) to 1 (the full LUT).
+public final class ColorGrading: @unchecked Sendable {
+    public let lut: ColorLUT
+    private let kernel: ComputeKernel
+    private let table: GPUImage
+    private let noMask: GPUImage
+
+    public init(context: GPUContext, lut: ColorLUT) throws {
+        self.lut = lut
+        kernel = try ComputeKernel(context: context, source: KernelLibrary.lutApply)
+        table = try GPUImage(context: context, width: lut.size * lut.size, height: lut.size, format: .rgba32f)
+        noMask = try GPUImage(context: context, width: 1, height: 1, format: .r32f)
+        // Slices side by side: texel (r + b * N, g).
+        let n = lut.size
+        var texels = [Float](repeating: 1, count: n * n * n * 4)
+        for b in 0..<n { for g in 0..<n { for r in 0..<n {
+            let entry = lut.entries[(b * n + g) * n + r]
+            let index = (g * n * n + b * n + r) * 4
+            texels[index] = entry.x; texels[index + 1] = entry.y; texels[index + 2] = entry.z
+        } } }
+        let recorder = try CommandRecorder(context: context)
+        try texels.withUnsafeBytes { try recorder.upload($0, to: table) }
+        try [Float(1)].withUnsafeBytes { try recorder.upload($0, to: noMask) }
+        try recorder.submit().wait()
+    }
+
+    /// Records `destination = mix(source, lut(source), strength * mask)`.
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, mask: GPUImage? = nil,
+                       strength: Float) throws {
+        guard (0...1).contains(strength) else { throw GPUError.invalidArgument("LUT strength \(strength) outside 0...1") }
+        guard strength > 0 else {
+            try recorder.copy(source, to: destination)
+            return
+        }
+        let span = lut.domainMax - lut.domainMin
+        var push = PushConstants()
+        push.ivec2(Int32(source.width), Int32(source.height))
+        push.int(Int32(lut.size))
+        push.int(mask == nil ? 0 : 1)
+        push.vec4(lut.domainMin.x, lut.domainMin.y, lut.domainMin.z, strength)
+        push.vec4(1 / span.x, 1 / span.y, 1 / span.z, 0)
+        recorder.dispatch(kernel, [.sampledImage(source, .nearest), .sampledImage(table, .linear),
+                                   .sampledImage(mask ?? noMask, .linear), .storageImage(destination)],
+                          push: push, covering: source.width, source.height)
+    }
+}

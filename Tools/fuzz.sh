@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds and runs the libFuzzer targets (Swift -sanitize=fuzzer,address) for a bounded time
+# each, from seed corpora this script makes, and prints executions and findings.
+#
+#   Tools/fuzz.sh [--seconds N]      default 60 s per target; CI runs a short pass
+#
+# Targets: tflite (TFLiteModel + TFLiteGraph on any bytes; seeds: the five models) and
+# media (MediaReader open + decode of any file; seeds: small mp4/mkv/png/jpg made with ffmpeg).
+# Crashes are written to .build/fuzz/<target>/crash-* and make the script exit 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=60
+[ "${1:-}" = "--seconds" ] && seconds="$2"
+out=.build/fuzz
+mkdir -p "$out"
+
+build() { # name, sources...
+    local name="$1"; shift
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz$name" -I Sources/CFFmpeg "$@" -o "$out/$name-fuzz" 2>&1 \
+        | grep -v "^warning\|^$\|ld.gold: warning" || true
+    [ -x "$out/$name-fuzz" ] || { echo "fuzz: building $name failed" >&2; exit 1; }
+}
+
+build tflite Sources/VelvetNN/TFLite/*.swift Tools/Fuzz/TFLiteFuzzTarget.swift
+build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.swift Sources/VelvetMedia/MediaReader.swift \
+    Sources/VelvetMedia/Orientation.swift Sources/VelvetMedia/PixelRegion.swift Tools/Fuzz/MediaFuzzTarget.swift
+
+mkdir -p "$out/tflite/corpus" "$out/media/corpus"
+cp models/*.tflite "$out/tflite/corpus/" 2>/dev/null || { echo "fuzz: run Tools/fetch-models.sh first" >&2; exit 1; }
+seed() { ffmpeg -hide_banner -loglevel error -y "$@"; }
+seed -f lavfi -i testsrc2=size=64x48:rate=10 -t 0.5 -c:v libx264 "$out/media/corpus/a.mp4"
+seed -f lavfi -i testsrc2=size=64x48:rate=10 -f lavfi -i sine -t 0.5 -c:v libvpx-vp9 -c:a libopus "$out/media/corpus/b.mkv"
+seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/c.png"
+seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/d.jpg"
+
+status=0
+for target in tflite media; do
+    log="$out/$target/log.txt"
+    (cd "$out/$target" && ASAN_OPTIONS=detect_leaks=0 "../$target-fuzz" -max_total_time="$seconds" -rss_limit_mb=4096 \
+        -timeout=20 -max_len=1048576 -print_final_stats=1 corpus > log.txt 2>&1) || status=1
+    runs=$(grep -o "stat::number_of_executed_units: *[0-9]*" "$log" | grep -o "[0-9]*$" || echo "?")
+    crashes=$(ls "$out/$target" | grep -c "^crash-\|^oom-\|^timeout-" || true)
+    echo "fuzz: $target: $runs executions in ${seconds}s, $crashes finding(s)"
+done
+exit $status
