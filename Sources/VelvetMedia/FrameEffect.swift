@@ -24,6 +24,8 @@ public enum FrameChange: Sendable, Equatable {
 /// What the renderer runs between decode and encode (the beauty pipeline). Kept as a
 /// protocol so media I/O knows nothing of faces. Called only from the GPU thread.
 public protocol FrameEffect: AnyObject, Sendable {
-    /// Records the effects of one frame on `recorder` and says what they changed.
+    /// Records the effects of one frame on `recorder` and says what they changed. The input
+    /// is complete when this is called, so an effect may also submit work of its own first
+    /// (and wait for it) before recording the rest on `recorder`.
     func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange
 }

@@ -54,23 +54,27 @@ final class FrameProcessor: @unchecked Sendable {
 
     /// Runs one frame through the GPU; returns the output frame (pts copied).
     func process(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect?) throws -> MediaFrame {
-        let recorder = try CommandRecorder(context: context)
+        var recorder = try CommandRecorder(context: context)
         recorder.beginSection("upload")
         try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
         recorder.beginSection("color_in")
         converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
                                   orientation: plan.inputOrientation, working: working, on: recorder)
         var change = FrameChange.none
+        var earlier = GPUTimings()
         if let effect {
+            // Effects start from a finished working image (a tracker reads results back to
+            // the CPU between its passes), on a recorder of their own.
             recorder.endSection()
-            // Effects may change part of the frame; the rest of their output is the input.
-            try recorder.copy(working, to: processed)
+            try recorder.copy(working, to: processed) // outside the changed region, output = input
+            earlier = try recorder.submit().wait()
+            recorder = try CommandRecorder(context: context)
             change = try effect.record(EffectFrame(index: index, time: time, input: working, output: processed), on: recorder)
         }
         if plan.usesDelta, change == .none {
             // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.
             recorder.endSection()
-            lastTimings = try recorder.submit().wait()
+            lastTimings = GPUTimings(sections: earlier.sections + (try recorder.submit().wait()).sections)
             frame.pointer.pointee.pts = frame.timestamp
             return frame
         }
@@ -94,7 +98,7 @@ final class FrameProcessor: @unchecked Sendable {
         recorder.beginSection("download")
         let readbacks = try outputPlanes.map { try recorder.download($0) }
         recorder.endSection()
-        lastTimings = try recorder.submit().wait()
+        lastTimings = GPUTimings(sections: earlier.sections + (try recorder.submit().wait()).sections)
 
         let output = try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat)
         output.pointer.pointee.pts = frame.timestamp
