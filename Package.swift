@@ -22,15 +22,16 @@ let package = Package(
         .target(name: "VelvetGPU", dependencies: ["CVulkan", "VelvetKernels"]),
         .target(name: "VelvetMedia", dependencies: ["CFFmpeg", "VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetNN", dependencies: ["VelvetGPU", "VelvetKernels"]),
-        .target(name: "VelvetFace", dependencies: ["VelvetGPU", "VelvetKernels"]),
+        .target(name: "VelvetFace", dependencies: ["VelvetNN", "VelvetMedia", "VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetGPU", "VelvetKernels"]),
-        .executableTarget(name: "velvet", dependencies: ["VelvetGPU", "VelvetMedia", "VelvetNN"]),
+        .executableTarget(name: "velvet", dependencies: ["VelvetGPU", "VelvetMedia", "VelvetNN", "VelvetFace", "VelvetBeauty"]),
 
         // Tests (all run on lavapipe with the validation layer on).
         .target(name: "VelvetTestSupport", dependencies: ["VelvetGPU"]),
         .testTarget(name: "VelvetGPUTests", dependencies: ["VelvetGPU", "VelvetKernels", "VelvetTestSupport", "CVulkan", "KernelCompiler"]),
         .testTarget(name: "VelvetMediaTests", dependencies: ["VelvetMedia", "VelvetTestSupport"]),
         .testTarget(name: "VelvetNNTests", dependencies: ["VelvetNN", "VelvetTestSupport"]),
+        .testTarget(name: "VelvetFaceTests", dependencies: ["VelvetFace", "VelvetMedia", "VelvetTestSupport"]),
         .testTarget(name: "VelvetBeautyTests", dependencies: ["VelvetBeauty", "VelvetTestSupport"]),
     ]
 )

@@ -4,7 +4,7 @@
 # Gaussian-blur benchmark against OpenCV.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Tools/setup.sh --python --models
+Tools/setup.sh --python --models --assets
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 swift build -c release --product velvet
 .build/release/velvet devices

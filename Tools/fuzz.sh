@@ -23,7 +23,7 @@ build() { # name, sources...
 
 build tflite Sources/VelvetNN/TFLite/*.swift Tools/Fuzz/TFLiteFuzzTarget.swift
 build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.swift Sources/VelvetMedia/MediaReader.swift \
-    Sources/VelvetMedia/Orientation.swift Sources/VelvetMedia/PixelRegion.swift Tools/Fuzz/MediaFuzzTarget.swift
+    Sources/VelvetMedia/Orientation.swift Tools/Fuzz/MediaFuzzTarget.swift
 
 mkdir -p "$out/tflite/corpus" "$out/media/corpus"
 cp models/*.tflite "$out/tflite/corpus/" 2>/dev/null || { echo "fuzz: run Tools/fetch-models.sh first" >&2; exit 1; }

@@ -4,15 +4,18 @@
 #   Tools/setup.sh            Debian packages (Vulkan + lavapipe + validation layer, glslang, FFmpeg)
 #   Tools/setup.sh --python   also a Python venv (.venv) with the benchmark anchors (OpenCV, LiteRT, numpy)
 #   Tools/setup.sh --models   also MediaPipe's face models (Tools/fetch-models.sh)
+#   Tools/setup.sh --assets   also the test photos and video (Tools/fetch-test-assets.sh, fetch-test-video.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_python=0
 want_models=0
+want_assets=0
 for argument in "$@"; do
     case "$argument" in
         --python) want_python=1 ;;
         --models) want_models=1 ;;
+        --assets) want_assets=1 ;;
         *) echo "setup: unknown option $argument" >&2; exit 2 ;;
     esac
 done
@@ -21,7 +24,7 @@ packages=(
     pkg-config libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
     glslang-dev glslang-tools spirv-tools
     libavcodec-dev libavformat-dev libswscale-dev libswresample-dev libavutil-dev ffmpeg
-    python3 python3-venv python3-pip
+    python3 python3-venv python3-pip unzip
 )
 missing=()
 for package in "${packages[@]}"; do
@@ -53,4 +56,9 @@ fi
 
 if [ "$want_models" -eq 1 ]; then
     Tools/fetch-models.sh
+fi
+
+if [ "$want_assets" -eq 1 ]; then
+    Tools/fetch-test-assets.sh
+    Tools/fetch-test-video.sh
 fi

@@ -37,16 +37,6 @@ public struct Orientation: Sendable, Equatable {
     /// The code the kernels read (video_common.glsl): bit 0 mirror, bits 1-2 quarter turns.
     var kernelCode: Int32 { Int32(quarterTurns << 1 | (mirrored ? 1 : 0)) }
 
-    /// The stored-frame rectangle holding an upright region (a frame of `storedWidth` x `storedHeight`).
-    func storedRegion(of region: PixelRegion, storedWidth: Int, storedHeight: Int) -> PixelRegion {
-        // Map two opposite corners (as pixel indices) back to the stored frame.
-        let corners = [(region.x, region.y), (region.x + region.width - 1, region.y + region.height - 1)]
-            .map { storedPixel($0, storedWidth: storedWidth, storedHeight: storedHeight) }
-        let x0 = min(corners[0].0, corners[1].0), x1 = max(corners[0].0, corners[1].0)
-        let y0 = min(corners[0].1, corners[1].1), y1 = max(corners[0].1, corners[1].1)
-        return PixelRegion(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
-    }
-
     /// The stored pixel shown at an upright pixel (storedPixel in video_common.glsl).
     func storedPixel(_ upright: (Int, Int), storedWidth: Int, storedHeight: Int) -> (Int, Int) {
         var p = upright

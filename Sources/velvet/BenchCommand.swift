@@ -11,7 +11,9 @@ enum BenchCommand {
         case "blur": try blur(arguments)
         case "media": try MediaBenchmark.run(arguments)
         case "nn": try BenchNNCommand.run(arguments)
-        default: throw UsageError("bench takes: blur, media, nn")
+        case "tracker": try BenchTrackerCommand.run(arguments)
+        case "skin": try BenchSkinCommand.run(arguments)
+        default: throw UsageError("bench takes: blur, media, nn, tracker, skin")
         }
     }
 

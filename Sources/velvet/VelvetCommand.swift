@@ -17,6 +17,11 @@ enum VelvetCommand {
           --pix-fmt NAME      output pixel format (default: the input's, else yuv420p)
           --quiet             no progress line
           --json              print a summary as JSON on stdout
+      analyze INPUT           faces (score, box, 468 landmarks) per frame
+          --json              print them as JSON on stdout
+          --overlay OUT       write the input with the mesh and person mask drawn
+          --mask OUT          write the person mask
+          --detector short|full|auto, --max-faces N
       devices                 list Vulkan devices and the one Velvet would use
       bench blur [options]    time the Gaussian blur kernel on the current device
 
@@ -33,6 +38,7 @@ enum VelvetCommand {
         do {
             switch command {
             case "render": try RenderCommand.run(try ArgumentParser(rest))
+            case "analyze": try AnalyzeCommand.run(try ArgumentParser(rest))
             case "devices": try DevicesCommand.run(try ArgumentParser(rest))
             case "bench": try BenchCommand.run(try ArgumentParser(rest))
             case "help", "--help", "-h": print(usage)

@@ -1,5 +1,7 @@
-/// A rectangle of the upright working image, in pixels.
+/// A rectangle of an image, in pixels (top-left origin).
 public struct PixelRegion: Sendable, Equatable {
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+
     public var x: Int, y: Int, width: Int, height: Int
     public init(x: Int, y: Int, width: Int, height: Int) { (self.x, self.y, self.width, self.height) = (x, y, width, height) }
 
@@ -10,7 +12,8 @@ public struct PixelRegion: Sendable, Equatable {
                            height: max(y + height, other.y + other.height) - top)
     }
 
-    func clamped(width limitX: Int, height limitY: Int) -> PixelRegion? {
+    /// The part inside a `limitX` x `limitY` frame, or nil when none is.
+    public func clamped(width limitX: Int, height limitY: Int) -> PixelRegion? {
         let left = max(x, 0), top = max(y, 0)
         let right = min(x + width, limitX), bottom = min(y + height, limitY)
         return right > left && bottom > top ? PixelRegion(x: left, y: top, width: right - left, height: bottom - top) : nil

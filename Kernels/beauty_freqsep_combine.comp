@@ -1,0 +1,47 @@
+#version 450
+#extension GL_GOOGLE_include_directive : enable
+// Frequency separation, recombine: out = B + guard * (S - B)' + detail * (I - B), where
+// I is the (spot-fixed) image, B its small-Gaussian low layer, I - B the high layer
+// (pores, grain) and S the mask-aware heavy low-pass (the smoothed low layer). The guard
+// fades the low-layer change out where S and B differ strongly (a shadow edge, the jaw
+// line), so the smoothing evens out blotches without flattening real edges. (S - B)' is
+// the luma part of S - B plus `chroma` times the rest.
+#include "beauty_common.glsl"
+
+layout(local_size_x = 16, local_size_y = 16) in;
+
+layout(binding = 0) uniform sampler2D source;   // nearest: I
+layout(binding = 1) uniform sampler2D base;     // nearest: B
+layout(binding = 2) uniform sampler2D smoothed; // linear: normalised-convolution sums (rgb*m, m)
+layout(binding = 3) uniform sampler2D mask;     // linear
+layout(binding = 4) writeonly uniform image2D destination;
+
+layout(push_constant) uniform Parameters {
+    ivec2 origin;
+    ivec2 size;
+    vec2 inverseFrame;
+    float detail;      // high-layer gain: 1 keeps all texture
+    float guardFactor; // -1 / (2 guardRange^2)
+    float chroma;      // share of the low layer's colour (not luma) change that is applied
+} parameters;
+
+void main() {
+    ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
+    if (!beautyInRegion(pixel, parameters.origin, parameters.size)) {
+        return;
+    }
+    vec4 original = texelFetch(source, pixel, 0);
+    vec2 uv = (vec2(pixel) + 0.5) * parameters.inverseFrame;
+    if (texture(mask, uv).r <= 0.0) {
+        imageStore(destination, pixel, original);
+        return;
+    }
+    vec3 low = texelFetch(base, pixel, 0).rgb;
+    vec4 sums = texture(smoothed, uv);
+    vec3 smoothLow = sums.a > 1e-4 ? sums.rgb / sums.a : low;
+    float difference = beautyLuma(smoothLow) - beautyLuma(low);
+    float guard = exp(difference * difference * parameters.guardFactor);
+    vec3 evened = beautyScaleChroma(low, smoothLow, parameters.chroma);
+    vec3 result = low + guard * (evened - low) + parameters.detail * (original.rgb - low);
+    imageStore(destination, pixel, vec4(clamp(result, 0.0, 1.0), original.a));
+}

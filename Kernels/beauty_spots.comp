@@ -1,0 +1,126 @@
+#version 450
+#extension GL_GOOGLE_include_directive : enable
+// Spot removal: small dark blobs at two scales, filled from the ring around them.
+// For each scale r a pixel compares the mean of a small disc around it (radius ~r) with a
+// ring of 12 samples at 2r. A blob is "darker than a uniform ring that encloses it":
+// contrast above the threshold, every ring sample but the darkest brighter than the disc
+// (a wrinkle or shadow edge crossing the ring is not enclosed), ring spread small next to
+// the contrast (an edge or a feature gives an uneven ring), and
+// contrast below a cap (very dark, high-contrast marks are features, not blemishes).
+// The fill moves the pixel towards the ring's mean colour, softly (by the detection
+// score) and by at most maxLift in luma. Only where the mask's spot permission (b) allows it.
+// Output: rgb = fixed colour, a = the fill weight (0 where nothing changed).
+#include "beauty_common.glsl"
+
+layout(local_size_x = 16, local_size_y = 16) in;
+
+layout(binding = 0) uniform sampler2D source;   // linear sampler
+layout(binding = 1) uniform sampler2D mask;     // linear sampler, skin mask image
+layout(binding = 2) writeonly uniform image2D destination;
+
+layout(push_constant) uniform Parameters {
+    ivec2 origin;       // region of interest in frame pixels
+    ivec2 size;
+    vec2 inverseFrame;  // 1 / frame size
+    float fineRadius;   // px
+    float coarseRadius; // px
+    float threshold;    // luma contrast where a blob starts to count
+    float contrastCap;  // luma contrast above which it is a feature, not a spot
+    float spreadRatio;  // ring luma spread (mean abs deviation) over contrast above which the ring is not uniform
+    float maxLift;      // largest luma change
+    float strength;     // 0...1
+} parameters;
+
+const int RING = 12;
+
+vec3 sampleAt(vec2 position) {
+    return texture(source, position * parameters.inverseFrame).rgb;
+}
+
+// Returns the fill weight; `lift` receives the colour change for that scale.
+float spotScore(vec2 centre, float radius, vec3 own, out vec3 lift) {
+    float ownLuma = beautyLuma(own);
+    lift = vec3(0.0);
+    // Cheap rejection first (most skin pixels): the pixel must be darker than four points
+    // of the ring by half the threshold before the full test runs.
+    float quick = 0.0;
+    for (int i = 0; i < 4; ++i) {
+        float angle = float(i) * 1.57079632679;
+        quick += beautyLuma(sampleAt(centre + 2.0 * radius * vec2(cos(angle), sin(angle))));
+    }
+    if (0.25 * quick - ownLuma < 0.5 * parameters.threshold) {
+        return 0.0;
+    }
+    float h = 0.5 * radius;
+    vec3 disc = (sampleAt(centre) * 2.0 + sampleAt(centre + vec2(h, 0.0)) + sampleAt(centre - vec2(h, 0.0))
+                 + sampleAt(centre + vec2(0.0, h)) + sampleAt(centre - vec2(0.0, h))) / 6.0;
+    vec3 ring = vec3(0.0);
+    float lumas[RING];
+    float ringLuma = 0.0;
+    for (int i = 0; i < RING; ++i) {
+        float angle = float(i) * (6.28318530718 / float(RING));
+        vec3 c = sampleAt(centre + 2.0 * radius * vec2(cos(angle), sin(angle)));
+        ring += c;
+        lumas[i] = beautyLuma(c);
+        ringLuma += lumas[i];
+    }
+    ring /= float(RING);
+    ringLuma /= float(RING);
+    // Ring samples in ascending luma order (insertion sort of 12 values).
+    float sorted[RING];
+    for (int i = 0; i < RING; ++i) {
+        float value = lumas[i];
+        int j = i - 1;
+        while (j >= 0 && sorted[j] > value) {
+            sorted[j + 1] = sorted[j];
+            --j;
+        }
+        sorted[j + 1] = value;
+    }
+    // Spread, trimmed: the 2 samples farthest from the mean are left out, so a pore or a
+    // hair crossing the ring does not hide the spot inside it.
+    float spread = 0.0;
+    for (int i = 0; i < RING; ++i) {
+        spread += abs(lumas[i] - ringLuma);
+    }
+    float worst = max(abs(sorted[0] - ringLuma), abs(sorted[RING - 1] - ringLuma));
+    float second = max(abs(sorted[1] - ringLuma), abs(sorted[RING - 2] - ringLuma));
+    spread = (spread - worst - second) / float(RING - 2);
+    float contrast = ringLuma - beautyLuma(disc);
+    float score = smoothstep(parameters.threshold, 2.0 * parameters.threshold, contrast)
+        * (1.0 - smoothstep(parameters.contrastCap, 1.5 * parameters.contrastCap, contrast))
+        * (1.0 - smoothstep(parameters.spreadRatio * contrast, 2.0 * parameters.spreadRatio * contrast, spread))
+        // enclosed: brighter all round (all but the darkest ring sample), which a wrinkle
+        // or a shadow edge crossing the ring is not
+        * smoothstep(0.5 * parameters.threshold, parameters.threshold, sorted[1] - beautyLuma(disc))
+        // the pixel itself must be in the dark part, not on the skin beside the blob
+        * smoothstep(0.25 * parameters.threshold, 0.75 * parameters.threshold, ringLuma - ownLuma);
+    lift = ring - own;
+    float liftLuma = beautyLuma(lift);
+    if (liftLuma > parameters.maxLift) {
+        lift *= parameters.maxLift / liftLuma;
+    }
+    return score;
+}
+
+void main() {
+    ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
+    if (!beautyInRegion(pixel, parameters.origin, parameters.size)) {
+        return;
+    }
+    vec4 original = texelFetch(source, pixel, 0);
+    vec2 centre = vec2(pixel) + 0.5;
+    float allowed = texture(mask, centre * parameters.inverseFrame).b * parameters.strength;
+    if (allowed <= 0.0) {
+        imageStore(destination, pixel, vec4(original.rgb, 0.0));
+        return;
+    }
+    vec3 fineLift;
+    vec3 coarseLift;
+    float fine = spotScore(centre, parameters.fineRadius, original.rgb, fineLift);
+    float coarse = spotScore(centre, parameters.coarseRadius, original.rgb, coarseLift);
+    bool useFine = fine * beautyLuma(fineLift) >= coarse * beautyLuma(coarseLift);
+    float weight = (useFine ? fine : coarse) * allowed;
+    vec3 lift = useFine ? fineLift : coarseLift;
+    imageStore(destination, pixel, vec4(original.rgb + weight * lift, weight));
+}

@@ -1,0 +1,63 @@
+import VelvetFace
+
+/// The geometry of one face the skin pipeline works from: MediaPipe's 468 mesh points in
+/// frame pixels (top-left origin, y down), as the face tracker produces them.
+///
+/// Face size, the unit every face-relative length uses, is the longer side of the
+/// face-oval polygon's bounding box (forehead top to chin, usually); the face centre is
+/// that box's centre.
+public struct BeautyFace: Sendable, Equatable {
+    public let landmarks: [SIMD2<Float>]
+
+    public init(landmarks: [SIMD2<Float>]) throws {
+        guard landmarks.count == MeshRegion.meshPointCount else {
+            throw BeautyError.invalidFace("expected \(MeshRegion.meshPointCount) mesh points, got \(landmarks.count)")
+        }
+        guard landmarks.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+            throw BeautyError.invalidFace("mesh points must be finite numbers")
+        }
+        self.landmarks = landmarks
+        let oval = MeshRegion.faceOval.indices.map { landmarks[$0] }
+        let low = oval.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
+        let high = oval.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
+        guard high.x - low.x >= 4, high.y - low.y >= 4 else {
+            throw BeautyError.invalidFace("face oval is smaller than 4 px")
+        }
+        ovalBounds = (low, high)
+    }
+
+    /// Bounding box of the face-oval polygon.
+    public let ovalBounds: (min: SIMD2<Float>, max: SIMD2<Float>)
+
+    public static func == (a: BeautyFace, b: BeautyFace) -> Bool { a.landmarks == b.landmarks }
+
+    /// The longer side of the face-oval bounding box, in pixels.
+    public var faceSize: Float { max(ovalBounds.max.x - ovalBounds.min.x, ovalBounds.max.y - ovalBounds.min.y) }
+
+    /// Centre of the face-oval bounding box.
+    public var centre: SIMD2<Float> { (ovalBounds.min + ovalBounds.max) * 0.5 }
+
+    /// Distance between the outer eye corners (mesh points 33 and 263).
+    public var interOcularDistance: Float {
+        let corners = MeshRegion.outerEyeCorners
+        let d = landmarks[corners.right] - landmarks[corners.left]
+        return (d * d).sum().squareRoot()
+    }
+
+    /// The region's polygon in frame pixels.
+    public func polygon(_ region: MeshRegion) -> [SIMD2<Float>] {
+        region.indices.map { landmarks[$0] }
+    }
+
+    /// The region's polygon scaled about its vertex centroid by 1 + `growth`.
+    public func polygon(_ region: MeshRegion, grownBy growth: Float) -> [SIMD2<Float>] {
+        let points = polygon(region)
+        let centroid = points.reduce(.zero, +) / Float(points.count)
+        return points.map { centroid + ($0 - centroid) * (1 + growth) }
+    }
+
+    /// The same face with every point moved by `scale` then `offset` (fixtures at another size).
+    public func transformed(scale: Float, offset: SIMD2<Float> = .zero) throws -> BeautyFace {
+        try BeautyFace(landmarks: landmarks.map { $0 * scale + offset })
+    }
+}

@@ -1,0 +1,164 @@
+/// Every knob of the skin pipeline, with its range and default. Face-relative lengths are
+/// fractions of the face size (`BeautyFace.faceSize`); luma values are on 0...1 (BT.709 Y').
+/// `validated()` throws for anything out of range, so a user-supplied value never traps.
+public struct BeautySettings: Sendable, Equatable {
+    public enum Smoothing: String, Sendable, CaseIterable {
+        /// Edge-preserving bilateral filter on the skin (flattens pores and blotches alike).
+        case bilateral
+        /// Smooth only the low-frequency layer, keep the fine texture (pores).
+        case frequencySeparation = "freqsep"
+    }
+
+    public enum BilateralImplementation: String, Sendable, CaseIterable {
+        /// Bilateral grid: cost independent of the radius. The default.
+        case grid
+        /// Brute force over the whole window: the quality reference, cost grows with radius^2.
+        case exact
+    }
+
+    /// Per-zone smoothing intensity, 0...1 each, multiplied into the mask.
+    public struct ZoneStrengths: Sendable, Equatable {
+        public var forehead: Float = 1
+        public var cheeks: Float = 1
+        public var chin: Float = 0.8
+        public var underEye: Float = 0.6
+        public var nose: Float = 0.5
+        public var upperLip: Float = 0.5
+        /// Skin outside every zone polygon (temples, jaw sides, neck).
+        public var elsewhere: Float = 1
+        public init() {}
+
+        var all: [(String, Float)] {
+            [("forehead", forehead), ("cheeks", cheeks), ("chin", chin), ("underEye", underEye), ("nose", nose),
+             ("upperLip", upperLip), ("elsewhere", elsewhere)]
+        }
+    }
+
+    /// Shape of the skin mask.
+    public struct MaskShape: Sendable, Equatable {
+        /// Radial gradient: full weight inside innerRadius, none beyond outerRadius (face sizes).
+        public var innerRadius: Float = 0.32   // 0...1, < outerRadius
+        public var outerRadius: Float = 0.55   // 0...1.5
+        /// Gaussian sigma of the person-mask blur at 1080 px frame height (the seed post's 12);
+        /// scaled by min(width, height) / 1080 for other frames.
+        public var personBlurSigma1080: Float = 12 // 0...64
+        /// The blurred person probability is remapped by smoothstep(low, high, p): its soft
+        /// ramp then lies inside the person, so background next to the face gets no weight.
+        public var personLow: Float = 0.5     // 0...1, < personHigh
+        public var personHigh: Float = 0.85   // 0...1
+        /// Feature holes, grown about their centroid by these fractions.
+        public var eyeGrowth: Float = 0.5      // 0...2 each
+        public var browGrowth: Float = 0.3
+        public var lipGrowth: Float = 0.2
+        public var noseGrowth: Float = 0.2
+        /// Feathering (face sizes): holes are solid up to their grown outline and fade out
+        /// over 2 x feather beyond it; the face oval fades over +-feather across its outline.
+        public var feather: Float = 0.035     // 0.001...0.2
+        /// Half-width of the transitions between zones (face sizes).
+        public var zoneFeather: Float = 0.05  // 0.001...0.3
+        public init() {}
+    }
+
+    /// Which smoothing runs.
+    public var smoothing: Smoothing = .frequencySeparation
+    /// Smoothing strength, 0...1: scales the blend weight and the bilateral radius.
+    public var strength: Float = 1
+    /// Bilateral implementation (bilateral smoothing only).
+    public var bilateral: BilateralImplementation = .grid
+    /// Bilateral radius at strength 1, as a fraction of the face size (0.005...0.3);
+    /// radius = strength x maxRadius, spatial sigma = radius / 3.
+    public var maxRadius: Float = 0.1
+    /// Bilateral range sigma on luma (0.01...0.5).
+    public var rangeSigma: Float = 0.3
+    /// Frequency separation: sigma of the small Gaussian that splits low from high (0.001...0.05 face sizes).
+    public var baseSigma: Float = 0.006
+    /// Frequency separation: sigma of the mask-aware low-pass that smooths the low layer (0.005...0.3 face sizes).
+    public var lowPassSigma: Float = 0.035
+    /// Frequency separation: gain of the high layer (pores, grain), 0...2; 1 keeps it all.
+    public var detail: Float = 1
+    /// Frequency separation: luma difference between smoothed and original low layer at which
+    /// the change fades out (keeps shadow edges), 0.01...1.
+    public var guardRange: Float = 0.25
+    /// Both methods: share of the smoothing's colour change applied (its luma change always
+    /// is), 0...1; below 1 the skin keeps its regional colour while its tone evens out.
+    public var chromaSmoothing: Float = 0.15
+    /// Spot removal strength, 0...1 (0 turns it off).
+    public var spotRemoval: Float = 0.7
+    /// Spot scales: blob radii as fractions of the face size (about 3 px and 10 px for a
+    /// 430 px face in a 1080p frame), 0.001...0.1.
+    public var spotFineRadius: Float = 0.007
+    public var spotCoarseRadius: Float = 0.023
+    /// Luma contrast (ring minus blob) where a spot starts to count, 0.005...0.5.
+    public var spotThreshold: Float = 0.06
+    /// Contrast above which a dark mark is treated as a feature and kept, 0.01...1.
+    public var spotContrastCap: Float = 0.3
+    /// Largest luma lift a fill may apply, 0...1.
+    public var spotMaxLift: Float = 0.2
+    /// A spot counts only while its ring's mean absolute luma deviation stays below this
+    /// share of its contrast (an uneven ring means an edge, a wrinkle or a feature), 0.05...2.
+    public var spotRingSpread: Float = 0.5
+    /// Per-zone intensities.
+    public var zones = ZoneStrengths()
+    /// Mask shape.
+    public var mask = MaskShape()
+    /// Global unsharp amount after the composite, 0...2 (0: off, the default).
+    public var sharpen: Float = 0
+
+    public init() {}
+
+    /// The defaults.
+    public static let standard = BeautySettings()
+
+    /// Every effect off: the output equals the input.
+    public static var off: BeautySettings {
+        var settings = BeautySettings()
+        settings.strength = 0
+        settings.spotRemoval = 0
+        settings.sharpen = 0
+        return settings
+    }
+
+    /// Throws `BeautyError.invalidSettings` naming the first value out of range.
+    public func validated() throws -> BeautySettings {
+        func check(_ name: String, _ value: Float, _ range: ClosedRange<Float>) throws {
+            guard value.isFinite, range.contains(value) else {
+                throw BeautyError.invalidSettings("\(name) = \(value), allowed \(range.lowerBound)...\(range.upperBound)")
+            }
+        }
+        try check("strength", strength, 0...1)
+        try check("maxRadius", maxRadius, 0.005...0.3)
+        try check("rangeSigma", rangeSigma, 0.01...0.5)
+        try check("baseSigma", baseSigma, 0.001...0.05)
+        try check("lowPassSigma", lowPassSigma, 0.005...0.3)
+        try check("detail", detail, 0...2)
+        try check("guardRange", guardRange, 0.01...1)
+        try check("chromaSmoothing", chromaSmoothing, 0...1)
+        try check("spotRemoval", spotRemoval, 0...1)
+        try check("spotFineRadius", spotFineRadius, 0.001...0.1)
+        try check("spotCoarseRadius", spotCoarseRadius, 0.001...0.1)
+        try check("spotThreshold", spotThreshold, 0.005...0.5)
+        try check("spotContrastCap", spotContrastCap, 0.01...1)
+        try check("spotMaxLift", spotMaxLift, 0...1)
+        try check("spotRingSpread", spotRingSpread, 0.05...2)
+        try check("sharpen", sharpen, 0...2)
+        for (name, value) in zones.all { try check("zones.\(name)", value, 0...1) }
+        try check("mask.innerRadius", mask.innerRadius, 0...1)
+        try check("mask.outerRadius", mask.outerRadius, 0...1.5)
+        guard mask.innerRadius < mask.outerRadius else {
+            throw BeautyError.invalidSettings("mask.innerRadius (\(mask.innerRadius)) must be below mask.outerRadius (\(mask.outerRadius))")
+        }
+        try check("mask.personBlurSigma1080", mask.personBlurSigma1080, 0...64)
+        try check("mask.personLow", mask.personLow, 0...1)
+        try check("mask.personHigh", mask.personHigh, 0...1)
+        guard mask.personLow < mask.personHigh else {
+            throw BeautyError.invalidSettings("mask.personLow (\(mask.personLow)) must be below mask.personHigh (\(mask.personHigh))")
+        }
+        try check("mask.eyeGrowth", mask.eyeGrowth, 0...2)
+        try check("mask.browGrowth", mask.browGrowth, 0...2)
+        try check("mask.lipGrowth", mask.lipGrowth, 0...2)
+        try check("mask.noseGrowth", mask.noseGrowth, 0...2)
+        try check("mask.feather", mask.feather, 0.001...0.2)
+        try check("mask.zoneFeather", mask.zoneFeather, 0.001...0.3)
+        return self
+    }
+}

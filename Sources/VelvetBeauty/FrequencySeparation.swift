@@ -1,0 +1,89 @@
+import Foundation
+import VelvetGPU
+import VelvetKernels
+
+/// Frequency-separation smoothing: split the image I into a low layer B (a small
+/// Gaussian, sigma baseSigma x face size) and a high layer I - B (pores, grain); smooth
+/// only the low layer, with a mask-aware low-pass S (normalised convolution weighted by the
+/// skin mask, sigma lowPassSigma x face size) so neither background nor eyes and lips bleed
+/// into the skin; recombine as B + guard x (S - B) + detail x (I - B)
+/// (`beauty_freqsep_combine.comp`).
+///
+/// The low-pass runs at reduced resolution: the frame divided by
+/// max(1, floor(sigma / 2.5)), where the blur is 2.5...5 px wide; it is that wide
+/// Gaussian's own smoothness that makes the coarse grid lossless.
+final class FrequencySeparation {
+    private let baseBlur: ComputeKernel
+    private let downsample: ComputeKernel
+    private let combine: ComputeKernel
+    private let pool: ImagePool
+    private let blurs: BlurCache
+
+    init(context: GPUContext, pool: ImagePool, blurs: BlurCache) throws {
+        self.pool = pool
+        self.blurs = blurs
+        baseBlur = try ComputeKernel(context: context, source: KernelLibrary.beautyRoiBlur)
+        downsample = try ComputeKernel(context: context, source: KernelLibrary.beautyNcDownsample)
+        combine = try ComputeKernel(context: context, source: KernelLibrary.beautyFreqsepCombine)
+    }
+
+    static func lowFactor(lowPassSigma: Float) -> Int { max(1, Int(lowPassSigma / 2.5)) }
+
+    func record(on recorder: CommandRecorder, source: GPUImage, mask: GPUImage, destination: GPUImage,
+                region: PixelRegion, faceSize: Float, settings: BeautySettings) throws {
+        guard !region.isEmpty else { return }
+        let width = source.width, height = source.height
+        // Low layer B: separable Gaussian over the region (the first pass also covers the
+        // rows the second pass reads).
+        let baseSigma = max(0.5, settings.baseSigma * faceSize)
+        let radius = Int((3 * baseSigma).rounded(.up))
+        let factor = -1 / (2 * baseSigma * baseSigma)
+        var total: Float = 0
+        for d in -radius...radius { total += exp(Float(d * d) * factor) }
+        let horizontal = try pool.image("freqsep.horizontal", width: width, height: height, format: .rgba16f)
+        let base = try pool.image("freqsep.base", width: width, height: height, format: .rgba16f)
+        let rowsRegion = PixelRegion(x: region.x, y: region.y, width: region.width, height: region.height)
+            .grown(by: radius, width: width, height: height)
+        let firstPass = PixelRegion(x: region.x, y: rowsRegion.y, width: region.width, height: rowsRegion.height)
+        for (input, output, vertical, area) in [(source, horizontal, 0, firstPass), (horizontal, base, 1, region)] {
+            var push = PushConstants()
+            push.ivec2(Int32(area.x), Int32(area.y))
+            push.ivec2(Int32(area.width), Int32(area.height))
+            push.int(Int32(vertical))
+            push.int(Int32(radius))
+            push.float(factor)
+            push.float(1 / total)
+            recorder.dispatch(baseBlur, [.sampledImage(input, .nearest), .storageImage(output)], push: push,
+                              covering: area.width, area.height)
+        }
+
+        // Smoothed low layer S: normalised convolution at reduced resolution.
+        let lowSigma = settings.lowPassSigma * faceSize
+        let scale = Self.lowFactor(lowPassSigma: lowSigma)
+        let lw = (width + scale - 1) / scale, lh = (height + scale - 1) / scale
+        let sums = try pool.image("freqsep.sums", width: lw, height: lh, format: .rgba16f)
+        let blurred = try pool.image("freqsep.blurred", width: lw, height: lh, format: .rgba16f)
+        let scratch = try pool.image("freqsep.scratch", width: lw, height: lh, format: .rgba16f)
+        var push = PushConstants()
+        push.ivec2(Int32(region.x), Int32(region.y))
+        push.ivec2(Int32(region.width), Int32(region.height))
+        push.ivec2(Int32(lw), Int32(lh))
+        push.int(Int32(scale))
+        let inverse = source.inverseSize
+        push.vec2(inverse.0, inverse.1)
+        recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(sums)],
+                          push: push, covering: lw, lh)
+        try blurs.blur(sigma: lowSigma / Float(scale)).record(on: recorder, source: sums, destination: blurred, scratch: scratch)
+
+        var combinePush = PushConstants()
+        combinePush.ivec2(Int32(region.x), Int32(region.y))
+        combinePush.ivec2(Int32(region.width), Int32(region.height))
+        combinePush.vec2(inverse.0, inverse.1)
+        combinePush.float(settings.detail)
+        combinePush.float(-1 / (2 * settings.guardRange * settings.guardRange))
+        combinePush.float(settings.chromaSmoothing)
+        recorder.dispatch(combine, [.sampledImage(source, .nearest), .sampledImage(base, .nearest),
+                                    .sampledImage(blurred, .linear), .sampledImage(mask, .linear), .storageImage(destination)],
+                          push: combinePush, covering: region.width, region.height)
+    }
+}

@@ -1,0 +1,50 @@
+import VelvetGPU
+import VelvetKernels
+
+/// Stage 4: the composite out = mix(spot-fixed, smoothed, skin x zone x strength) over the
+/// region of interest; every other pixel, and every pixel with weight 0 and no spot fill,
+/// is the original texel unchanged (bit-exact). Optionally also writes the final weight.
+final class SkinBlend {
+    private let kernel: ComputeKernel
+    private let weightedKernel: ComputeKernel
+
+    init(context: GPUContext) throws {
+        kernel = try ComputeKernel(context: context, source: KernelLibrary.beautyBlend)
+        weightedKernel = try ComputeKernel(context: context, source: KernelLibrary.beautyBlend,
+                                           specialization: ["WRITE_WEIGHTS": .int(1)])
+    }
+
+    func record(on recorder: CommandRecorder, original: GPUImage, spotFixed: GPUImage, processed: GPUImage,
+                mask: GPUImage, destination: GPUImage, weights: GPUImage?, dummy: GPUImage,
+                region: PixelRegion, strength: Float) {
+        var push = PushConstants()
+        push.ivec2(Int32(region.x), Int32(region.y))
+        push.ivec2(Int32(max(0, region.width)), Int32(max(0, region.height)))
+        push.ivec2(Int32(original.width), Int32(original.height))
+        let inverse = original.inverseSize
+        push.vec2(inverse.0, inverse.1)
+        push.float(strength)
+        recorder.dispatch(weights == nil ? kernel : weightedKernel,
+                          [.sampledImage(original, .nearest), .sampledImage(spotFixed, .nearest),
+                           .sampledImage(processed, .nearest), .sampledImage(mask, .linear),
+                           .storageImage(destination), .storageImage(weights ?? dummy)],
+                          push: push, covering: original.width, original.height)
+    }
+}
+
+/// Optional global sharpen after the composite (`beauty_sharpen.comp`), default off.
+final class GlobalSharpen {
+    private let kernel: ComputeKernel
+
+    init(context: GPUContext) throws {
+        kernel = try ComputeKernel(context: context, source: KernelLibrary.beautySharpen)
+    }
+
+    func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, amount: Float) {
+        var push = PushConstants()
+        push.ivec2(Int32(source.width), Int32(source.height))
+        push.float(amount)
+        recorder.dispatch(kernel, [.sampledImage(source, .nearest), .storageImage(destination)], push: push,
+                          covering: source.width, source.height)
+    }
+}

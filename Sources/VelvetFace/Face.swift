@@ -1,0 +1,42 @@
+import VelvetGPU
+
+/// One tracked face in one frame, in pixels of the upright frame (top-left origin, y down).
+public struct Face: Sendable, Equatable {
+    /// MediaPipe's 468 mesh points: x, y in pixels; z (depth, smaller is nearer) in the same
+    /// pixel units, relative to the face centre.
+    public var landmarks: [SIMD3<Float>]
+    /// The mesh model's presence probability (0.5...1 for a kept face).
+    public var score: Float
+    /// The bounding box of the landmarks.
+    public var box: FaceBox
+    /// A number that stays with the face while it is tracked (new faces get new numbers).
+    public var trackID: Int
+
+    public init(landmarks: [SIMD3<Float>], score: Float, trackID: Int = 0) {
+        self.landmarks = landmarks
+        self.score = score
+        self.trackID = trackID
+        box = FaceBox(bounding: landmarks.map { SIMD2($0.x, $0.y) })
+    }
+
+    /// The mesh points without depth.
+    public var points: [SIMD2<Float>] { landmarks.map { SIMD2($0.x, $0.y) } }
+
+    /// Distance between the outer eye corners (points 33 and 263): the metrics' face size.
+    public var interOcularDistance: Float {
+        let d = landmarks[33] - landmarks[263]
+        return (d.x * d.x + d.y * d.y).squareRoot()
+    }
+}
+
+/// What the tracker found in one frame.
+public struct FaceTrackerResult: @unchecked Sendable {
+    public var faces: [Face]
+    /// The person probability (0...1) at frame size, r16f; nil when segmentation is off.
+    /// With a segmentation cadence above 1 it is the last computed mask.
+    public var personMask: GPUImage?
+    /// The same probability at the segmentation model's resolution (256x256 or 256x144).
+    public var lowResolutionPersonMask: GPUImage?
+    /// Whether a detector ran on this frame.
+    public var ranDetection: Bool
+}

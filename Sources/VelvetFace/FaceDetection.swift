@@ -1,0 +1,138 @@
+import Foundation
+
+/// One face found by a BlazeFace detector, in pixels of the upright frame.
+public struct FaceDetection: Sendable, Equatable {
+    public var score: Float
+    public var box: FaceBox
+    /// Right eye, left eye, nose tip, mouth centre, right ear, left ear (the subject's sides).
+    public var keypoints: [SIMD2<Float>]
+
+    public init(score: Float, box: FaceBox, keypoints: [SIMD2<Float>]) {
+        (self.score, self.box, self.keypoints) = (score, box, keypoints)
+    }
+}
+
+/// The two BlazeFace models and how their raw outputs are read (face-models.md).
+public enum FaceDetectorModel: String, Sendable, CaseIterable {
+    /// 128x128 input, 896 anchors: faces near the camera.
+    case shortRange = "short"
+    /// 192x192 input, 2304 anchors: small, distant and group faces.
+    case fullRange = "full"
+
+    var file: FaceModelName { self == .shortRange ? .shortRangeDetector : .fullRangeDetector }
+    var inputSize: Int { self == .shortRange ? 128 : 192 }
+    var anchorCount: Int { self == .shortRange ? 896 : 2304 }
+    /// The letterbox padding as the model sees it after RGB -> [-1, 1]: black.
+    var letterboxBorder: Float { -1 }
+    /// MediaPipe's score threshold: 0.5 for short range; the full-range graph keeps its own
+    /// 0.6 whatever min_detection_confidence says (its boxes are only reproduced with 0.6,
+    /// since a 0.5...0.6 candidate would join the weighted average).
+    public var defaultScoreThreshold: Float { self == .shortRange ? 0.5 : 0.6 }
+
+    /// Anchor centres in 0...1 of the letterboxed square, in the model's output order.
+    var anchors: [SIMD2<Float>] {
+        // (grid cells per side, anchors per cell): layers of equal stride merged.
+        let layers: [(Int, Int)] = self == .shortRange ? [(16, 2), (8, 6)] : [(48, 1)]
+        var anchors: [SIMD2<Float>] = []
+        for (cells, perCell) in layers {
+            for y in 0..<cells {
+                for x in 0..<cells {
+                    let centre = SIMD2((Float(x) + 0.5) / Float(cells), (Float(y) + 0.5) / Float(cells))
+                    anchors += Array(repeating: centre, count: perCell)
+                }
+            }
+        }
+        return anchors
+    }
+}
+
+/// Turns a detector's raw outputs into detections: decode against the anchors, keep
+/// scores above the threshold, weighted non-maximum suppression, undo the letterbox.
+struct DetectionDecoder: Sendable {
+    let model: FaceDetectorModel
+    let anchors: [SIMD2<Float>]
+    var scoreThreshold: Float
+    var overlapThreshold: Float = 0.3
+
+    init(model: FaceDetectorModel, scoreThreshold: Float) {
+        self.model = model
+        anchors = model.anchors
+        self.scoreThreshold = scoreThreshold
+    }
+
+    /// A detection in 0...1 units of the letterboxed square, corners kept for averaging.
+    struct Candidate {
+        var score: Float
+        var low: SIMD2<Float>
+        var high: SIMD2<Float>
+        var keypoints: [SIMD2<Float>]
+
+        var box: FaceBox { FaceBox(x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y) }
+    }
+
+    /// - Parameters:
+    ///   - regressors: anchorCount x 16 floats; logits: anchorCount floats.
+    ///   - frameSize: the frame's width and height in pixels.
+    func decode(regressors: UnsafeBufferPointer<Float>, logits: UnsafeBufferPointer<Float>,
+                frameSize: (width: Int, height: Int)) -> [FaceDetection] {
+        let scale = Float(model.inputSize)
+        var candidates: [Candidate] = []
+        for (index, anchor) in anchors.enumerated() where index < logits.count {
+            let logit = min(max(logits[index], -100), 100)
+            let score = 1 / (1 + expf(-logit))
+            guard score >= scoreThreshold else { continue }
+            let r = regressors.baseAddress! + index * 16
+            let centre = SIMD2(r[0], r[1]) / scale + anchor
+            let size = SIMD2(r[2], r[3]) / scale
+            let keypoints = (0..<6).map { SIMD2(r[4 + 2 * $0], r[5 + 2 * $0]) / scale + anchor }
+            candidates.append(Candidate(score: score, low: centre - size / 2, high: centre + size / 2, keypoints: keypoints))
+        }
+        return suppress(candidates).map { unletterbox($0, frameSize: frameSize) }
+    }
+
+    /// Weighted NMS: the best remaining box absorbs every box overlapping it by more than
+    /// the threshold (itself included), averaged by score; the result keeps the best score.
+    func suppress(_ candidates: [Candidate]) -> [Candidate] {
+        var remaining = candidates.sorted { $0.score > $1.score }
+        var kept: [Candidate] = []
+        while let top = remaining.first {
+            let topBox = top.box
+            var merged = Candidate(score: top.score, low: .zero, high: .zero, keypoints: Array(repeating: .zero, count: 6))
+            var total: Float = 0
+            var rest: [Candidate] = []
+            for candidate in remaining {
+                if candidate.box.intersectionOverUnion(topBox) > overlapThreshold {
+                    total += candidate.score
+                    merged.low += candidate.low * candidate.score
+                    merged.high += candidate.high * candidate.score
+                    for k in 0..<6 { merged.keypoints[k] += candidate.keypoints[k] * candidate.score }
+                } else {
+                    rest.append(candidate)
+                }
+            }
+            if total > 0 {
+                merged.low /= total
+                merged.high /= total
+                merged.keypoints = merged.keypoints.map { $0 / total }
+                kept.append(merged)
+            } else {
+                // Degenerate (empty) top box: keep it as it is rather than loop forever.
+                kept.append(top)
+                rest.removeAll { $0.low == top.low && $0.high == top.high && $0.score == top.score }
+            }
+            remaining = rest
+        }
+        return kept
+    }
+
+    /// Square units -> frame pixels: the square of side max(W, H) is centred on the frame.
+    func unletterbox(_ candidate: Candidate, frameSize: (width: Int, height: Int)) -> FaceDetection {
+        let side = Float(max(frameSize.width, frameSize.height))
+        let half = SIMD2(Float(frameSize.width), Float(frameSize.height)) / 2
+        func map(_ p: SIMD2<Float>) -> SIMD2<Float> { (p - 0.5) * side + half }
+        let low = map(candidate.low), high = map(candidate.high)
+        return FaceDetection(score: candidate.score,
+                             box: FaceBox(x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y),
+                             keypoints: candidate.keypoints.map(map))
+    }
+}

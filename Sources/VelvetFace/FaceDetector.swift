@@ -1,0 +1,75 @@
+import Foundation
+import VelvetGPU
+import VelvetNN
+
+/// BlazeFace on the GPU: the frame is letterboxed into the model's square input (border
+/// -1 after mapping RGB to [-1, 1]), the model runs, and its raw outputs come back to the
+/// CPU (a few tens of KB) for decoding and non-maximum suppression.
+public final class FaceDetector: @unchecked Sendable {
+    public let model: FaceDetectorModel
+    private let plan: NNModelPlan
+    private let toTensor: NNImageToTensor
+    private let decoder: DetectionDecoder
+    private let regressorIndex: Int
+    private let logitIndex: Int
+
+    /// - Parameter scoreThreshold: minimum detection confidence; nil: MediaPipe's own
+    ///   (`model.defaultScoreThreshold`: 0.5 short range, 0.6 full range).
+    public init(context: GPUContext, model: FaceDetectorModel, files: FaceModelFiles = .standard,
+                kernels: NNKernels? = nil, scoreThreshold: Float? = nil) throws {
+        let kernels = kernels ?? NNKernels(context: context)
+        self.model = model
+        plan = try NNModelPlan(context: context, contentsOf: try files.url(model.file), kernels: kernels)
+        toTensor = try NNImageToTensor(context: context, kernels: kernels)
+        decoder = DetectionDecoder(model: model, scoreThreshold: scoreThreshold ?? model.defaultScoreThreshold)
+        let size = model.inputSize, anchors = model.anchorCount
+        guard plan.inputs.count == 1, plan.inputs[0].shape == [1, size, size, 3] else {
+            throw FaceError.unexpectedModel(name: model.file.rawValue, reason: "input is not [1, \(size), \(size), 3]")
+        }
+        guard let regressors = plan.outputs.firstIndex(where: { $0.shape == [1, anchors, 16] }),
+              let logits = plan.outputs.firstIndex(where: { $0.shape == [1, anchors, 1] }) else {
+            throw FaceError.unexpectedModel(name: model.file.rawValue, reason: "outputs are not [1, \(anchors), 16] and [1, \(anchors), 1]")
+        }
+        regressorIndex = regressors
+        logitIndex = logits
+    }
+
+    /// Detections waiting for their submission to complete.
+    public struct Pending: @unchecked Sendable {
+        fileprivate let readbacks: [GPUReadback]
+        fileprivate let frameSize: (width: Int, height: Int)
+    }
+
+    /// Records letterbox, inference and the readback of the raw outputs.
+    public func record(on recorder: CommandRecorder, image: GPUImage) throws -> Pending {
+        let side = Float(max(image.width, image.height))
+        let size = model.inputSize
+        let border = model.letterboxBorder
+        let transform = NNImageToTensor.Transform.region(
+            x: (Float(image.width) - side) / 2, y: (Float(image.height) - side) / 2, width: side, height: side,
+            tensorWidth: size, tensorHeight: size).sampledAsMediaPipe
+        try toTensor.record(on: recorder, image: image, transform: transform, into: plan.inputs[0],
+                            scale: (2, 2, 2), offset: (-1, -1, -1), border: .constant(border, border, border))
+        plan.record(on: recorder)
+        let readbacks = try plan.readOutputs(on: recorder)
+        return Pending(readbacks: readbacks, frameSize: (image.width, image.height))
+    }
+
+    /// Decodes completed readbacks: detections sorted by score, best first.
+    public func decode(_ pending: Pending) -> [FaceDetection] {
+        let regressors = pending.readbacks[regressorIndex].raw, logits = pending.readbacks[logitIndex].raw
+        return regressors.withMemoryRebound(to: Float.self) { r in
+            logits.withMemoryRebound(to: Float.self) { l in
+                decoder.decode(regressors: r, logits: l, frameSize: pending.frameSize)
+            }
+        }
+    }
+
+    /// Detects faces in `image` (one submission, waited for).
+    public func detect(_ image: GPUImage) throws -> [FaceDetection] {
+        let recorder = try CommandRecorder(context: plan.context)
+        let pending = try record(on: recorder, image: image)
+        try recorder.submit().wait()
+        return decode(pending)
+    }
+}

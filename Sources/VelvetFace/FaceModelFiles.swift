@@ -1,0 +1,35 @@
+import Foundation
+
+/// The MediaPipe 0.10.21 models the tracker runs (Tools/fetch-models.sh extracts them
+/// from the PyPI wheel).
+public enum FaceModelName: String, CaseIterable, Sendable {
+    case shortRangeDetector = "face_detection_short_range"
+    case fullRangeDetector = "face_detection_full_range_sparse"
+    case mesh = "face_landmark"
+    case selfie = "selfie_segmentation"
+    case selfieLandscape = "selfie_segmentation_landscape"
+}
+
+/// Where the model files are: a directory holding `<name>.tflite`.
+public struct FaceModelFiles: Sendable, Equatable {
+    public var directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// $VELVET_MODELS_DIR, else ./models.
+    public static var standard: FaceModelFiles {
+        if let dir = ProcessInfo.processInfo.environment["VELVET_MODELS_DIR"], !dir.isEmpty {
+            return FaceModelFiles(directory: URL(fileURLWithPath: dir, isDirectory: true))
+        }
+        return FaceModelFiles(directory: URL(fileURLWithPath: "models", isDirectory: true))
+    }
+
+    /// The file of `model`; throws when it is missing.
+    public func url(_ model: FaceModelName) throws -> URL {
+        let url = directory.appendingPathComponent(model.rawValue + ".tflite")
+        guard FileManager.default.fileExists(atPath: url.path) else { throw FaceError.missingModel(path: url.path) }
+        return url
+    }
+}

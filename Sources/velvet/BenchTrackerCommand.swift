@@ -1,0 +1,62 @@
+import Foundation
+import VelvetFace
+import VelvetGPU
+import VelvetMedia
+
+/// `velvet bench tracker`: cost of the face tracker per frame in tracking mode (one face,
+/// mesh from the previous landmarks, segmentation every frame) on a still frame shown
+/// again and again. Prints one JSON line (Tools/bench-tracker.py sets it beside MediaPipe):
+/// wall-clock ms per frame (CPU work and GPU round trips included) and GPU ms from
+/// timestamps, medians after `--warmup` frames.
+///
+///     velvet bench tracker --input FRAME.png [--frames 100] [--warmup 10]
+///                          [--segmentation-model square|landscape|auto] [--models DIR] [--device D]
+enum BenchTrackerCommand {
+    /// `arguments` holds what follows `bench tracker`.
+    static func run(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
+        guard let input = arguments.value("--input") else { throw UsageError("bench tracker needs --input FRAME (a photo with a face)") }
+        let frames = try arguments.int("--frames", default: 100, range: 1...100_000)
+        let warmup = try arguments.int("--warmup", default: 10, range: 0...10_000)
+        let segmentationName = arguments.value("--segmentation-model") ?? "auto"
+        let models = arguments.value("--models")
+        let request = arguments.value("--device")
+        try arguments.finish()
+        guard let segmentation = SegmentationModel(rawValue: segmentationName) else {
+            throw UsageError("--segmentation-model must be square, landscape or auto, got '\(segmentationName)'")
+        }
+
+        let context = try GPUContext(request: request)
+        let image = try ImageLoader.load(input, context: context)
+        var options = FaceTrackerOptions.video
+        options.maxFaces = 1
+        options.segmentationModel = segmentation
+        let files = models.map { FaceModelFiles(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .standard
+        let tracker = try FaceTracker(context: context, options: options, files: files)
+
+        var wall: [Double] = [], gpu: [Double] = [], submissions: [Int] = []
+        var faces = 0
+        for index in 0..<(warmup + frames) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let result = try tracker.process(image, time: Double(index) / 30)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            guard index >= warmup else { continue }
+            wall.append(elapsed)
+            gpu.append(tracker.lastTimings.totalMilliseconds)
+            submissions.append(tracker.lastSubmissionCount)
+            faces = min(faces == 0 ? result.faces.count : faces, result.faces.count)
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let report: [String: Any] = [
+            "device": context.device.name, "kind": context.device.kind.rawValue,
+            "width": image.width, "height": image.height, "frames": frames,
+            "wall_ms_median": median(wall), "wall_ms_min": wall.min()!, "gpu_ms_median": median(gpu),
+            "submissions_per_frame": Double(submissions.reduce(0, +)) / Double(submissions.count),
+            "faces": faces,
+            "segmentation_model": segmentation.resolved(width: image.width, height: image.height).rawValue,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+        try ValidationReport.check(context)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import VelvetBeauty
+import VelvetFace
+import VelvetGPU
+import VelvetTestSupport
+import XCTest
+
+/// Mask, zones, several faces and spot removal, checked at known places of a real face.
+final class SkinStageTests: GPUTestCase {
+    private func maskValue(_ run: PipelineRun, at point: SIMD2<Float>, width: Int, height: Int) -> SIMD4<Float> {
+        let x = min(run.maskWidth - 1, Int(point.x * Float(run.maskWidth) / Float(width)))
+        let y = min(run.maskHeight - 1, Int(point.y * Float(run.maskHeight) / Float(height)))
+        return run.mask[y * run.maskWidth + x]
+    }
+
+    private func centroid(_ face: BeautyFace, _ region: MeshRegion) -> SIMD2<Float> {
+        face.polygon(region).reduce(.zero, +) / Float(region.indices.count)
+    }
+
+    func testMaskHolesAndZonesOnAstronaut() throws {
+        let fixture = try FaceFixture.load("astronaut")
+        let run = try PipelineRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height,
+                                         faces: fixture.faces, personMask: fixture.personMask, settings: .standard)
+        let face = fixture.faces[0]
+        func at(_ point: SIMD2<Float>) -> SIMD4<Float> { maskValue(run, at: point, width: fixture.width, height: fixture.height) }
+        // Skin: cheeks full, features are holes, the far background is untouched.
+        XCTAssertGreaterThan(at(face.landmarks[MeshRegion.cheekCentres.right]).x, 0.9)
+        XCTAssertGreaterThan(at(face.landmarks[MeshRegion.cheekCentres.left]).x, 0.9)
+        for region in [MeshRegion.rightEye, .leftEye, .lipsOuter] {
+            XCTAssertEqual(at(centroid(face, region)).x, 0, "\(region) must be a hole")
+        }
+        // Brows arch, so their vertex centroid can fall outside: take upper/lower mid points.
+        for (upper, lower) in [(105, 52), (334, 282)] {
+            XCTAssertEqual(at((face.landmarks[upper] + face.landmarks[lower]) / 2).x, 0, "brow \(upper) must be a hole")
+        }
+        XCTAssertEqual(at(SIMD2(5, 500)).x, 0)
+        XCTAssertEqual(at(face.centre + SIMD2(0.6 * face.faceSize, 0)).x, 0, "beyond the outer radius")
+        // Zones (g): forehead and cheeks 1, nose 0.5, under-eye 0.6, chin 0.8.
+        XCTAssertEqual(at(face.landmarks[MeshRegion.foreheadCentre]).y, 1, accuracy: 0.02)
+        XCTAssertEqual(at(face.landmarks[MeshRegion.cheekCentres.right]).y, 1, accuracy: 0.02)
+        XCTAssertEqual(at(face.landmarks[195]).y, 0.5, accuracy: 0.05, "nose bridge")
+        XCTAssertEqual(at((face.landmarks[18] + face.landmarks[152]) / 2).y, 0.8, accuracy: 0.05, "chin")
+        XCTAssertEqual(at(face.landmarks[230]).y, 0.6, accuracy: 0.1, "under the right eye")
+        // Spot permission (b): cheek yes, nose and lips no, outside the oval no.
+        XCTAssertGreaterThan(at(face.landmarks[MeshRegion.cheekCentres.right]).z, 0.9)
+        XCTAssertEqual(at(face.landmarks[4]).z, 0, "nose tip")
+        XCTAssertEqual(at(centroid(face, .lipsOuter)).z, 0)
+        XCTAssertEqual(at(SIMD2(5, 500)).z, 0)
+    }
+
+    /// Two faces in one frame: both get a mask (union), each with its own holes; a person
+    /// mask of zero removes the skin mask entirely.
+    func testSeveralFacesUnionAndPersonMask() throws {
+        let fixture = try FaceFixture.load("astronaut")
+        let width = 1024, height = 512
+        // The photo twice side by side, with the face geometry moved along.
+        var canvas = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            for copy in 0..<2 {
+                let source = y * fixture.width * 4, target = (y * width + copy * fixture.width) * 4
+                canvas.replaceSubrange(target..<(target + fixture.width * 4), with: fixture.rgba[source..<(source + fixture.width * 4)])
+            }
+        }
+        let faces = [fixture.faces[0], try fixture.faces[0].transformed(scale: 1, offset: SIMD2(Float(fixture.width), 0))]
+        let run = try PipelineRunner.run(context: context, rgba: canvas, width: width, height: height, faces: faces,
+                                         personMask: nil, settings: .standard)
+        for face in faces {
+            let cheek = maskValue(run, at: face.landmarks[MeshRegion.cheekCentres.left], width: width, height: height)
+            XCTAssertGreaterThan(cheek.x, 0.9)
+            XCTAssertEqual(maskValue(run, at: centroid(face, .rightEye), width: width, height: height).x, 0)
+        }
+        XCTAssertEqual(QualityMetrics.maxAbsDifference(canvas, run.output, weights: run.weights), 0, "M3 with two faces")
+        XCTAssertNotEqual(canvas, run.output)
+
+        let nobody = PlaneImage(width: 4, height: 4, values: .init(repeating: 0, count: 16))
+        var smoothingOnly = BeautySettings.standard
+        smoothingOnly.spotRemoval = 0
+        let empty = try PipelineRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height,
+                                           faces: fixture.faces, personMask: nobody, settings: smoothingOnly)
+        XCTAssertEqual(empty.mask.map(\.x).max(), 0)
+        XCTAssertEqual(QualityMetrics.maxAbsDifference(fixture.rgba, empty.output), 0)
+    }
+
+    /// Dark dots painted on the cheek and the chin are filled; one on the lips stays exactly as painted.
+    func testSpotRemovalFillsSkinSpotsAndSparesFeatures() throws {
+        let fixture = try FaceFixture.load("astronaut")
+        let face = fixture.faces[0]
+        var painted = fixture.rgba
+        let radius: Float = 1.6 // px: a ~3 px blemish on a 103 px face (fine scale 1 px, coarse ~2.4 px)
+        func paint(_ centre: SIMD2<Float>) -> [Int] {
+            var touched: [Int] = []
+            for y in Int(centre.y - 4)...Int(centre.y + 4) {
+                for x in Int(centre.x - 4)...Int(centre.x + 4) {
+                    let d = SIMD2(Float(x) + 0.5, Float(y) + 0.5) - centre
+                    guard (d * d).sum() <= radius * radius else { continue }
+                    let i = (y * fixture.width + x) * 4
+                    for c in 0..<3 { painted[i + c] = UInt8(Float(painted[i + c]) * 0.75) }
+                    touched.append(y * fixture.width + x)
+                }
+            }
+            return touched
+        }
+        let skinSpots = [face.landmarks[MeshRegion.cheekCentres.right] + SIMD2(0, 6), (face.landmarks[18] + face.landmarks[152]) / 2]
+            .map(paint)
+        let lipSpot = paint(centroid(face, .lipsOuter) + SIMD2(0, 4))
+        var settings = BeautySettings.off
+        settings.spotRemoval = 1
+        let run = try PipelineRunner.run(context: context, rgba: painted, width: fixture.width, height: fixture.height,
+                                         faces: fixture.faces, personMask: fixture.personMask, settings: settings)
+        let crop = PixelRegion(x: Int(face.ovalBounds.min.x), y: Int(face.centre.y - 10),
+                               width: Int(face.faceSize), height: Int(face.faceSize * 0.4))
+        let path = try ImageWriter.png(ImageWriter.sideBySide([painted, run.output], width: fixture.width, region: crop),
+                                       width: crop.width * 2, height: crop.height, name: "spots-painted-removed", scale: 4)
+        print("[crop] \(path)")
+        func luma(_ bytes: [UInt8], _ pixels: [Int]) -> Float {
+            pixels.map { i in 0.2126 * Float(bytes[4 * i]) + 0.7152 * Float(bytes[4 * i + 1]) + 0.0722 * Float(bytes[4 * i + 2]) }
+                .reduce(0, +) / Float(pixels.count)
+        }
+        for (index, spot) in skinSpots.enumerated() {
+            let darkness = luma(fixture.rgba, spot) - luma(painted, spot)
+            let left = luma(fixture.rgba, spot) - luma(run.output, spot)
+                        print(String(format: "[spots] skin spot %d: painted %.1f darker, %.1f left after removal", index, darkness, left))
+            XCTAssertLessThan(left, 0.5 * darkness, "skin spot \(index) must be mostly filled")
+        }
+        for i in lipSpot {
+            XCTAssertEqual(Array(run.output[(4 * i)..<(4 * i + 4)]), Array(painted[(4 * i)..<(4 * i + 4)]), "lip pixels stay")
+        }
+        XCTAssertEqual(QualityMetrics.maxAbsDifference(painted, run.output, weights: run.weights), 0, "M3 for spot removal")
+    }
+}
+
+/// Settings, face geometry and mesh regions: pure CPU checks.
+final class BeautySettingsAndRegionsTests: XCTestCase {
+    func testSettingsValidation() throws {
+        XCTAssertNoThrow(try BeautySettings.standard.validated())
+        XCTAssertNoThrow(try BeautySettings.off.validated())
+        var settings = BeautySettings.standard
+        settings.strength = 1.5
+        XCTAssertThrowsError(try settings.validated()) { error in
+            XCTAssertEqual(error as? BeautyError, .invalidSettings("strength = 1.5, allowed 0.0...1.0"))
+        }
+        settings = .standard
+        settings.mask.innerRadius = 0.6
+        XCTAssertThrowsError(try settings.validated())
+        settings = .standard
+        settings.zones.nose = .nan
+        XCTAssertThrowsError(try settings.validated())
+        XCTAssertEqual(BeautySettings.Smoothing(rawValue: "freqsep"), .frequencySeparation)
+        XCTAssertEqual(BeautySettings.Smoothing(rawValue: "bilateral"), .bilateral)
+    }
+
+    func testFaceGeometryIsChecked() throws {
+        XCTAssertThrowsError(try BeautyFace(landmarks: [SIMD2(0, 0)]))
+        var points = try FaceFixture.loadGeometry("astronaut").faces[0].landmarks
+        points[10] = SIMD2(.nan, 0)
+        XCTAssertThrowsError(try BeautyFace(landmarks: points))
+    }
+
+    /// The regions sit where they belong on a real face (MediaPipe's mesh of both photos).
+    func testRegionsOnRealFaces() throws {
+        for region in MeshRegion.allCases {
+            XCTAssertGreaterThanOrEqual(region.indices.count, 10, "\(region)")
+            XCTAssertEqual(Set(region.indices).count, region.indices.count, "\(region) repeats a point")
+            XCTAssertTrue(region.indices.allSatisfy { (0..<MeshRegion.meshPointCount).contains($0) })
+        }
+        for name in ["astronaut", "grace_hopper"] {
+            let face = try FaceFixture.loadGeometry(name).faces[0]
+            func centre(_ region: MeshRegion) -> SIMD2<Float> { face.polygon(region).reduce(.zero, +) / Float(region.indices.count) }
+            func inside(_ point: SIMD2<Float>, _ region: MeshRegion) -> Bool { RegionMask.signedDistance(point, face.polygon(region)) < 0 }
+            XCTAssertLessThan(centre(.rightEye).x, centre(.leftEye).x, "\(name): subject's right eye is on the image's left")
+            XCTAssertLessThan(centre(.rightBrow).y, centre(.rightEye).y)
+            XCTAssertLessThan(centre(.forehead).y, centre(.rightBrow).y)
+            XCTAssertLessThan(centre(.nose).y, centre(.lipsOuter).y)
+            XCTAssertLessThan(centre(.upperLip).y, centre(.lipsOuter).y)
+            XCTAssertGreaterThan(centre(.chin).y, centre(.lipsOuter).y)
+            XCTAssertGreaterThan(centre(.rightUnderEye).y, centre(.rightEye).y)
+            XCTAssertTrue(inside(face.landmarks[MeshRegion.cheekCentres.right], .rightCheek), "\(name): point 50 in the right cheek")
+            XCTAssertTrue(inside(face.landmarks[MeshRegion.cheekCentres.left], .leftCheek))
+            XCTAssertTrue(inside(face.landmarks[MeshRegion.foreheadCentre], .forehead))
+            XCTAssertTrue(inside(face.landmarks[4], .nose), "nose tip in the nose")
+            XCTAssertTrue(inside(face.landmarks[13], .lipsOuter) && !inside(face.landmarks[13], .lipsInner) || inside(face.landmarks[13], .lipsOuter))
+            for region in MeshRegion.allCases where region != .faceOval {
+                XCTAssertTrue(inside(centre(region), .faceOval) || region == .nostrils, "\(name): \(region) inside the face oval")
+            }
+        }
+    }
+}
