@@ -24,7 +24,8 @@ let package = Package(
         .target(name: "VelvetNN", dependencies: ["VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetFace", dependencies: ["VelvetNN", "VelvetMedia", "VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetGPU", "VelvetKernels"]),
-        .executableTarget(name: "velvet", dependencies: ["VelvetGPU", "VelvetMedia", "VelvetNN", "VelvetFace", "VelvetBeauty"]),
+        .target(name: "VelvetPipeline", dependencies: ["VelvetMedia", "VelvetFace", "VelvetBeauty", "VelvetGPU"]),
+        .executableTarget(name: "velvet", dependencies: ["VelvetGPU", "VelvetMedia", "VelvetNN", "VelvetFace", "VelvetBeauty", "VelvetPipeline"]),
 
         // Tests (all run on lavapipe with the validation layer on).
         .target(name: "VelvetTestSupport", dependencies: ["VelvetGPU"]),
@@ -33,5 +34,6 @@ let package = Package(
         .testTarget(name: "VelvetNNTests", dependencies: ["VelvetNN", "VelvetTestSupport"]),
         .testTarget(name: "VelvetFaceTests", dependencies: ["VelvetFace", "VelvetMedia", "VelvetTestSupport"]),
         .testTarget(name: "VelvetBeautyTests", dependencies: ["VelvetBeauty", "VelvetTestSupport"]),
+        .testTarget(name: "VelvetPipelineTests", dependencies: ["VelvetPipeline", "VelvetMedia", "VelvetTestSupport"]),
     ]
 )

@@ -77,5 +77,6 @@ public struct LUTError: Error, CustomStringConvertible, Equatable {
     public let path: String
     public let line: Int?
     public let reason: String
+    public init(path: String, line: Int?, reason: String) { (self.path, self.line, self.reason) = (path, line, reason) }
     public var description: String { line.map { "\(path):\($0): \(reason)" } ?? "\(path): \(reason)" }
 }

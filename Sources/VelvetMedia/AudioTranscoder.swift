@@ -34,14 +34,16 @@ final class AudioTranscoder: @unchecked Sendable {
         decoder.pointee.pkt_timebase = input.pointee.time_base
         try Self.check(avcodec_open2(decoder, decoderCodec, nil))
 
-        encoder.pointee.sample_rate = decoder.pointee.sample_rate
+        encoder.pointee.sample_rate = Self.closestRate(to: decoder.pointee.sample_rate, of: encoderCodec)
         if decoder.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
             // Only a channel count is known (PCM in Matroska): take the default layout for it.
             av_channel_layout_default(&decoder.pointee.ch_layout, decoder.pointee.ch_layout.nb_channels)
         }
         try Self.check(av_channel_layout_copy(&encoder.pointee.ch_layout, &decoder.pointee.ch_layout))
         encoder.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-        encoder.pointee.bit_rate = 192_000
+        // 96 kb/s per channel, but never past what AAC can spend per frame at low sample rates.
+        let channels = Int(max(decoder.pointee.ch_layout.nb_channels, 1))
+        encoder.pointee.bit_rate = Int64(min(96_000 * channels, 4 * Int(encoder.pointee.sample_rate) * channels))
         encoder.pointee.time_base = AVRational(num: 1, den: decoder.pointee.sample_rate)
         if context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
@@ -134,6 +136,18 @@ final class AudioTranscoder: @unchecked Sendable {
             packet.pointer.pointee.stream_index = output.pointee.index
             try write(packet.pointer)
         }
+    }
+
+    /// AAC takes only standard rates (an 11024 Hz track becomes 11025 Hz, resampled).
+    private static func closestRate(to rate: Int32, of codec: UnsafePointer<AVCodec>) -> Int32 {
+        guard var cursor = codec.pointee.supported_samplerates else { return rate }
+        var best = rate, bestDistance = Int32.max
+        while cursor.pointee != 0 {
+            let distance = abs(cursor.pointee - rate)
+            if distance < bestDistance { (best, bestDistance) = (cursor.pointee, distance) }
+            cursor += 1
+        }
+        return best
     }
 
     private static func check(_ code: Int32) throws {

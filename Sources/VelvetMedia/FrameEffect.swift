@@ -6,6 +6,8 @@ public struct EffectFrame {
     public let index: Int
     /// Presentation time in seconds.
     public let time: Double
+    /// The input is a still image (a photo), not a video.
+    public let isStillImage: Bool
     /// The upright working image as decoded (rgba16f, R'G'B' full range). Do not write it.
     public let input: GPUImage
     /// Where the effects write their result (same size and format).

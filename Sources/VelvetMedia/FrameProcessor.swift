@@ -53,7 +53,7 @@ final class FrameProcessor: @unchecked Sendable {
     }
 
     /// Runs one frame through the GPU; returns the output frame (pts copied).
-    func process(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect?) throws -> MediaFrame {
+    func process(_ frame: MediaFrame, index: Int, time: Double, isStillImage: Bool, effect: FrameEffect?) throws -> MediaFrame {
         var recorder = try CommandRecorder(context: context)
         recorder.beginSection("upload")
         try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
@@ -69,7 +69,8 @@ final class FrameProcessor: @unchecked Sendable {
             try recorder.copy(working, to: processed) // outside the changed region, output = input
             earlier = try recorder.submit().wait()
             recorder = try CommandRecorder(context: context)
-            change = try effect.record(EffectFrame(index: index, time: time, input: working, output: processed), on: recorder)
+            change = try effect.record(EffectFrame(index: index, time: time, isStillImage: isStillImage, input: working,
+                                                   output: processed), on: recorder)
         }
         if plan.usesDelta, change == .none {
             // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.

@@ -88,7 +88,8 @@ public final class VideoRenderer: @unchecked Sendable {
                                                            color: plan.outputColor, settings: settings))
                         }
                         let time = Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base)
-                        let result = try processor!.process(frame, index: index, time: time, effect: effect)
+                        let result = try processor!.process(frame, index: index, time: time, isStillImage: reader.info.isStillImage,
+                                                            effect: effect)
                         writerBox.add(processor!.lastTimings)
                         index += 1
                         guard processed.push(.frame(result)) else { return }

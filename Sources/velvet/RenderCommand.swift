@@ -2,8 +2,10 @@ import Dispatch
 import Foundation
 import VelvetGPU
 import VelvetMedia
+import VelvetBeauty
+import VelvetPipeline
 
-/// `velvet render INPUT -o OUTPUT`: decode -> GPU -> encode.
+/// `velvet render INPUT -o OUTPUT`: decode -> track faces -> beauty on the GPU -> encode.
 enum RenderCommand {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
@@ -13,19 +15,30 @@ enum RenderCommand {
         let quiet = arguments.flag("--quiet")
         let json = arguments.flag("--json")
         let request = arguments.value("--device")
+        var lutPath: String?
+        let options = try BeautyArguments.parse(&arguments) { path in lutPath = path; return ColorLUT.identity(size: 2) }
         try arguments.finish()
 
         let context = try GPUContext(request: request)
+        var beauty = options
+        if let lutPath, var grade = beauty?.grade {
+            grade.lut = try LUTLoader.load(lutPath, context: context)
+            beauty?.grade = grade
+        }
+        let effect = try beauty.map { try BeautyEffect(context: context, options: $0) }
         let renderer = try VideoRenderer(context: context)
         let cancellation = CancellationFlag()
         let interrupt = InterruptHandler(cancellation)
         defer { interrupt.stop() }
-        let summary = try renderer.render(input: input, output: output, settings: settings,
+        let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect,
                                           progress: ProgressReporter(quiet: quiet), cancellation: cancellation)
         if json {
+            var stages = summary.gpuMilliseconds
+            effect?.stageMilliseconds.forEach { stages[$0.key, default: 0] += $0.value }
             let report: [String: Any] = [
                 "input": input, "output": output, "frames": summary.frames, "seconds": summary.seconds,
-                "fps": summary.framesPerSecond, "gpu_ms": summary.gpuMilliseconds, "device": context.device.name,
+                "fps": summary.framesPerSecond, "gpu_ms": stages, "device": context.device.name,
+                "faces": FaceRuns.describe(effect?.facesPerFrame ?? []),
             ]
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
@@ -66,5 +79,18 @@ final class InterruptHandler: @unchecked Sendable {
     func stop() {
         source.cancel()
         signal(SIGINT, SIG_DFL)
+    }
+}
+
+/// Faces per frame as runs: [{"frames": "0-41", "faces": 1}, ...].
+enum FaceRuns {
+    static func describe(_ counts: [Int]) -> [[String: Any]] {
+        var runs: [[String: Any]] = []
+        var start = 0
+        for index in counts.indices where index == counts.count - 1 || counts[index + 1] != counts[index] {
+            runs.append(["frames": start == index ? "\(start)" : "\(start)-\(index)", "faces": counts[index]])
+            start = index + 1
+        }
+        return runs
     }
 }

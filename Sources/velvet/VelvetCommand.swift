@@ -9,14 +9,14 @@ enum VelvetCommand {
     usage: velvet <command> [options]
 
     commands:
-      render INPUT -o OUTPUT  render a video or still image (effects land with the beauty stages;
-                              today this is the exact decode -> GPU -> encode path)
+      render INPUT -o OUTPUT  render a video or still image with the beauty pipeline
           --codec h264|hevc   video encoder (default h264: libx264; hevc: libx265)
           --crf N             quality, 0-51 (default 18)
           --preset NAME       x264/x265 preset (default medium)
           --pix-fmt NAME      output pixel format (default: the input's, else yuv420p)
           --quiet             no progress line
-          --json              print a summary as JSON on stdout
+          --json              print a summary as JSON on stdout (frames, faces, GPU ms per stage, fps)
+    \(BeautyArguments.help)
       analyze INPUT           faces (score, box, 468 landmarks) per frame
           --json              print them as JSON on stdout
           --overlay OUT       write the input with the mesh and person mask drawn

@@ -1,4 +1,5 @@
 import Foundation
+import VelvetTestSupport
 import XCTest
 
 /// Bad input: a one-line error, a non-zero exit, and nothing at the output path (nor any

@@ -1,4 +1,5 @@
 import Foundation
+import VelvetTestSupport
 import XCTest
 
 /// With every effect off, Velvet's decode -> GPU -> encode path must equal a plain FFmpeg

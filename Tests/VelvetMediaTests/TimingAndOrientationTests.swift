@@ -1,4 +1,5 @@
 import Foundation
+import VelvetTestSupport
 import XCTest
 
 /// Frame count, timestamps and orientation survive a render.

@@ -1,18 +1,18 @@
 import Foundation
 import XCTest
 
-/// Runs the tools the media tests use as oracles (ffmpeg, ffprobe: installed by
+/// Runs the tools the tests use as oracles (ffmpeg, ffprobe: installed by
 /// Tools/setup.sh) and the built `velvet` binary.
-enum Tool {
-    struct Result {
-        var status: Int32
-        var output: Data
-        var stderr: String
-        var stdout: String { String(decoding: output, as: UTF8.self) }
+public enum Tool {
+    public struct Result {
+        public var status: Int32
+        public var output: Data
+        public var stderr: String
+        public var stdout: String { String(decoding: output, as: UTF8.self) }
     }
 
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
         process.arguments = arguments
@@ -35,7 +35,7 @@ enum Tool {
     }
 
     /// ffmpeg that must succeed.
-    static func ffmpeg(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    public static func ffmpeg(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments)
         if result.status != 0 {
             XCTFail("ffmpeg \(arguments.joined(separator: " ")) failed: \(result.stderr)", file: file, line: line)
@@ -43,14 +43,14 @@ enum Tool {
         }
     }
 
-    static func probe(_ path: String, _ entries: String, stream: String = "v:0") throws -> String {
+    public static func probe(_ path: String, _ entries: String, stream: String = "v:0") throws -> String {
         try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", entries, "-of", "csv=p=0", path])
             .stdout.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",").union(.whitespaces)) }
             .filter { !$0.isEmpty }.joined(separator: "\n")
     }
 
     /// Average PSNR (dB) of the first video streams of two files; infinity when identical.
-    static func psnr(_ a: String, _ b: String) throws -> Double {
+    public static func psnr(_ a: String, _ b: String) throws -> Double {
         // Stored pixels, not display orientation: both files are compared as written.
         let result = try run("ffmpeg", ["-hide_banner", "-noautorotate", "-i", a, "-noautorotate", "-i", b,
                                         "-lavfi", "[0:v:0][1:v:0]psnr", "-f", "null", "-"])
@@ -60,25 +60,25 @@ enum Tool {
     }
 
     /// MD5 of a stream's packets (stream copy), to prove audio passed through untouched.
-    static func streamMD5(_ path: String, _ stream: String) throws -> String {
+    public static func streamMD5(_ path: String, _ stream: String) throws -> String {
         try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", path, "-map", "0:\(stream)", "-c", "copy", "-f", "md5", "-"])
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// MD5 of every decoded video frame (stored orientation).
-    static func frameMD5s(_ path: String) throws -> String {
+    public static func frameMD5s(_ path: String) throws -> String {
         try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-noautorotate", "-i", path, "-map", "0:v:0",
                            "-f", "framemd5", "-"]).stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
             .map { $0.split(separator: ",").last.map(String.init) ?? "" }.joined(separator: "\n")
     }
 
     /// Decoded pixels as raw bytes in `pixelFormat`.
-    static func pixels(_ path: String, _ pixelFormat: String) throws -> Data {
+    public static func pixels(_ path: String, _ pixelFormat: String) throws -> Data {
         try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", path, "-frames:v", "1",
                            "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"]).output
     }
 
-    static var velvet: String {
+    public static var velvet: String {
         let products = Bundle.main.bundleURL.deletingLastPathComponent()
         for candidate in [products.appendingPathComponent("velvet"), Bundle.main.bundleURL.appendingPathComponent("velvet")]
         where FileManager.default.isExecutableFile(atPath: candidate.path) {
@@ -89,14 +89,14 @@ enum Tool {
 }
 
 /// A temporary folder removed when the test ends.
-final class Scratch {
-    let url: URL
-    init() throws {
+public final class Scratch {
+    public let url: URL
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("velvet-media-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     /// Files in the folder, to show nothing partial was left behind.
-    var files: [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.sorted() ?? [] }
+    public var files: [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.sorted() ?? [] }
 }

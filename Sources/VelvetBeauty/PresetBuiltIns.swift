@@ -1,0 +1,70 @@
+/// The five presets that ship with Velvet, from nothing to full glam. Values were tuned by
+/// looking at the test photos (see Tests/VelvetBeautyTests/PresetTests.swift).
+extension BeautyPreset {
+    public static let builtInNames = ["none", "natural", "soft", "studio", "glam"]
+
+    /// The built-in preset called `name`, or nil.
+    public static func builtIn(_ name: String) -> BeautyPreset? {
+        switch name {
+        case "none": return .none
+        case "natural": return natural
+        case "soft": return soft
+        case "studio": return studio
+        case "glam": return glam
+        default: return nil
+        }
+    }
+
+    /// Light smoothing that keeps pores, a hint of lip colour and blush, barely any reshape.
+    public static var natural: BeautyPreset {
+        var preset = BeautyPreset()
+        preset.skin.strength = 0.5
+        preset.skin.spotRemoval = 0.5
+        preset.reshape = ReshapeSettings(eyes: 0.15, slim: 0.15)
+        preset.makeup.lipstick.strength = 0.3
+        preset.makeup.blush.strength = 0.25
+        preset.lut = LUT(source: .builtIn(.gentleBrighten), strength: 0.3, scope: .skin)
+        return preset
+    }
+
+    /// Softer skin and a matte grade, pink lips in soft light.
+    public static var soft: BeautyPreset {
+        var preset = BeautyPreset()
+        preset.skin.strength = 0.8
+        preset.skin.detail = 0.8
+        preset.skin.spotRemoval = 0.7
+        preset.reshape = ReshapeSettings(eyes: 0.25, slim: 0.25)
+        preset.makeup.lipstick = MakeupSettings.Lipstick(colour: RGBColour(red: 0.85, green: 0.42, blue: 0.48), strength: 0.45,
+                                                         blend: .softLight)
+        preset.makeup.blush.strength = 0.35
+        preset.lut = LUT(source: .builtIn(.softMatte), strength: 0.4, scope: .frame)
+        return preset
+    }
+
+    /// Edge-preserving smoothing with a little sharpening and a brighter frame.
+    public static var studio: BeautyPreset {
+        var preset = BeautyPreset()
+        preset.skin.smoothing = .bilateral
+        preset.skin.strength = 0.7
+        preset.skin.spotRemoval = 0.8
+        preset.skin.sharpen = 0.3
+        preset.reshape = ReshapeSettings(eyes: 0.2, slim: 0.3)
+        preset.makeup.lipstick.strength = 0.4
+        preset.makeup.blush.strength = 0.3
+        preset.lut = LUT(source: .builtIn(.gentleBrighten), strength: 0.5, scope: .frame)
+        return preset
+    }
+
+    /// Everything turned up: full smoothing, visible reshape, deep red lips, warm skin.
+    public static var glam: BeautyPreset {
+        var preset = BeautyPreset()
+        preset.skin.strength = 1
+        preset.skin.spotRemoval = 1
+        preset.skin.sharpen = 0.2
+        preset.reshape = ReshapeSettings(eyes: 0.5, slim: 0.5)
+        preset.makeup.lipstick = MakeupSettings.Lipstick(colour: RGBColour(red: 0.62, green: 0.12, blue: 0.2), strength: 0.75)
+        preset.makeup.blush.strength = 0.55
+        preset.lut = LUT(source: .builtIn(.warm), strength: 0.6, scope: .skin)
+        return preset
+    }
+}

@@ -1,0 +1,85 @@
+import VelvetBeauty
+import VelvetFace
+import VelvetGPU
+import VelvetMedia
+
+/// The beauty pipeline as a render effect: track the faces of each frame, run the skin
+/// stages through their mask, grade colour, and report the region that changed.
+public final class BeautyEffect: FrameEffect, @unchecked Sendable {
+    public let context: GPUContext
+    public let options: BeautyOptions
+    /// Faces found in each frame, in order (for the render summary).
+    public private(set) var facesPerFrame: [Int] = []
+    /// GPU milliseconds per stage, summed over frames (tracker included).
+    public private(set) var stageMilliseconds: [String: Double] = [:]
+
+    private var tracker: FaceTracker?
+    private let skin: SkinPipeline
+    private let grading: ColorGrading?
+    private lazy var overlay = try? FaceOverlay(context: context)
+    /// The skin result the colour grade reads (it writes the frame's output).
+    private var gradeSource: GPUImage?
+
+    public init(context: GPUContext, options: BeautyOptions) throws {
+        self.context = context
+        self.options = options
+        _ = try options.skin.validated()
+        skin = try SkinPipeline(context: context)
+        // The LUT through the skin mask and the mask debug view both need the blend weight.
+        skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask
+        grading = try options.grade.map { try ColorGrading(context: context, lut: $0.lut) }
+    }
+
+    public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
+        let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
+        let tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
+        add(tracker.lastTimings)
+        facesPerFrame.append(tracked.faces.count)
+        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points) }
+
+        if options.debugView == .landmarks {
+            try overlay?.record(on: recorder, input: frame.input, output: frame.output, faces: tracked.faces,
+                                mask: tracked.personMask)
+            return .whole
+        }
+        let result = try skin.record(on: recorder, image: frame.input, faces: faces, personMask: tracked.personMask,
+                                     settings: options.skin, destination: frame.output)
+        if options.debugView == .mask {
+            guard let weights = result.weights else { return .none }
+            overlay?.recordMask(on: recorder, mask: weights, output: frame.output)
+            return .whole
+        }
+        var changed: PixelRegion? = result.region.isEmpty ? nil : result.region
+        if let grade = options.grade, let grading, grade.strength > 0, changed != nil || !grade.throughSkinMask {
+            let source = try gradeSourceImage(like: frame.output)
+            recorder.beginSection("grade")
+            try recorder.copy(result.output, to: source)
+            try grading.record(on: recorder, source: source, destination: frame.output,
+                               mask: grade.throughSkinMask ? result.weights : nil, strength: grade.strength)
+            recorder.endSection()
+            if !grade.throughSkinMask { changed = PixelRegion(x: 0, y: 0, width: frame.output.width, height: frame.output.height) }
+        }
+        guard let changed else { return .none }
+        return .region(changed)
+    }
+
+    private func gradeSourceImage(like image: GPUImage) throws -> GPUImage {
+        if let gradeSource, gradeSource.width == image.width, gradeSource.height == image.height { return gradeSource }
+        let made = try GPUImage(context: context, width: image.width, height: image.height, format: image.format)
+        gradeSource = made
+        return made
+    }
+
+    private func makeTracker(still: Bool) throws -> FaceTracker {
+        var trackerOptions: FaceTrackerOptions = still ? .still : .video
+        trackerOptions.detector = options.detector
+        trackerOptions.maxFaces = options.maxFaces
+        let tracker = try FaceTracker(context: context, options: trackerOptions)
+        self.tracker = tracker
+        return tracker
+    }
+
+    private func add(_ timings: GPUTimings) {
+        for section in timings.sections { stageMilliseconds[section.label, default: 0] += section.milliseconds }
+    }
+}

@@ -1,0 +1,34 @@
+import VelvetBeauty
+import VelvetFace
+
+/// Everything a render applies to the faces, in one value: the skin settings, the colour
+/// grade, the tracker's options and an optional debug view.
+public struct BeautyOptions: Sendable {
+    /// What a debug render shows instead of the result.
+    public enum DebugView: String, Sendable, CaseIterable {
+        /// The final blend weight (skin mask x zones x strength) as grey.
+        case mask
+        /// The input with the tracked mesh and the person mask drawn.
+        case landmarks
+    }
+
+    /// A colour LUT and how it is applied.
+    public struct Grade: Sendable {
+        public var lut: ColorLUT
+        /// 0 (identity) ... 1 (the full LUT).
+        public var strength: Float
+        /// Through the skin blend weight (whitening/warming the skin) or over the whole frame.
+        public var throughSkinMask: Bool
+        public init(lut: ColorLUT, strength: Float, throughSkinMask: Bool) {
+            (self.lut, self.strength, self.throughSkinMask) = (lut, strength, throughSkinMask)
+        }
+    }
+
+    public var skin: BeautySettings = .standard
+    public var grade: Grade?
+    public var detector: DetectorChoice = .auto
+    public var maxFaces = 4
+    public var debugView: DebugView?
+
+    public init() {}
+}

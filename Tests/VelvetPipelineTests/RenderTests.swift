@@ -1,0 +1,99 @@
+import Foundation
+import VelvetTestSupport
+import XCTest
+
+/// `velvet render` end to end on real faces: decode -> track -> skin -> encode.
+final class RenderTests: XCTestCase {
+    private var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    private func asset(_ name: String) throws -> String {
+        let path = repository.appendingPathComponent("test-assets/\(name)").path
+        guard FileManager.default.fileExists(atPath: path) else {
+            XCTFail("\(path) is missing: run Tools/fetch-test-assets.sh and Tools/fetch-test-video.sh")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return path
+    }
+
+    private func velvet(_ arguments: [String]) throws -> Tool.Result {
+        let result = try Tool.run(Tool.velvet, arguments, environment: ["VELVET_VALIDATION": "1",
+                                                                        "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(result.status, 0, "velvet \(arguments.joined(separator: " ")): \(result.stderr)")
+        return result
+    }
+
+    /// Pixels as RGB bytes with their size.
+    private func rgb(_ path: String) throws -> (bytes: [UInt8], width: Int, height: Int) {
+        let size = try Tool.probe(path, "stream=width,height").split(separator: ",").compactMap { Int($0) }
+        return ([UInt8](try Tool.pixels(path, "rgb24")), size[0], size[1])
+    }
+
+    func testStillChangesTheFaceAndNothingFarFromIt() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("grace.png")
+        try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), input])
+        for method in ["freqsep", "bilateral"] {
+            let output = scratch.path("out-\(method).png")
+            _ = try velvet(["render", input, "-o", output, "--smoothing", method])
+            let before = try rgb(input), after = try rgb(output)
+            XCTAssertEqual(before.bytes.count, after.bytes.count)
+            // The face (MediaPipe's oval on this photo spans about x 150-380, y 110-350) changed...
+            var changedInFace = 0, changedFar = 0
+            for y in 0..<before.height {
+                for x in 0..<before.width {
+                    let index = (y * before.width + x) * 3
+                    let differs = before.bytes[index..<(index + 3)] != after.bytes[index..<(index + 3)]
+                    if (170...360).contains(x) && (150...330).contains(y) { changedInFace += differs ? 1 : 0 }
+                    // ...and the frame's outer band, far from any skin, is bit-exact (M3).
+                    if x < 60 || x >= before.width - 60 || y >= before.height - 100 { changedFar += differs ? 1 : 0 }
+                }
+            }
+            XCTAssertGreaterThan(changedInFace, 5000, "\(method) must smooth the face")
+            XCTAssertEqual(changedFar, 0, "\(method) must leave the background bit-exact")
+        }
+    }
+
+    func testZeroStrengthAndNoFaceAreBitExact() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("grace.png"), background = scratch.path("flag.png")
+        try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), input])
+        try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), "-vf", "crop=120:200:0:0", background])
+        _ = try velvet(["render", input, "-o", scratch.path("zero.png"), "--strength", "0", "--spots", "0"])
+        XCTAssertEqual(try Tool.pixels(input, "rgb24"), try Tool.pixels(scratch.path("zero.png"), "rgb24"), "M9")
+        _ = try velvet(["render", background, "-o", scratch.path("flag-out.png")])
+        XCTAssertEqual(try Tool.pixels(background, "rgb24"), try Tool.pixels(scratch.path("flag-out.png"), "rgb24"), "M14")
+    }
+
+    func testRealVideoKeepsEveryFrameAndFindsTheFace() throws {
+        let scratch = try Scratch()
+        let input = try asset("kphotoalbum-movie.avi"), output = scratch.path("movie.mp4")
+        let result = try velvet(["render", input, "-o", output, "--json", "--preset", "ultrafast", "--quiet"])
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.output) as? [String: Any])
+        XCTAssertEqual(summary["frames"] as? Int, 68)
+        let runs = try XCTUnwrap(summary["faces"] as? [[String: Any]])
+        XCTAssertTrue(runs.allSatisfy { ($0["faces"] as? Int ?? 0) >= 1 }, "a face in every frame: \(runs)")
+        XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "68")
+        XCTAssertEqual(try Tool.probe(output, "stream=codec_name", stream: "a:0"), "aac", "pcm_u8 audio re-encoded for mp4")
+        let stages = try XCTUnwrap(summary["gpu_ms"] as? [String: Double])
+        for stage in ["color_in", "face.mesh", "skin.mask", "skin.smoothing", "skin.blend", "color_out"] {
+            XCTAssertNotNil(stages[stage], "per-stage GPU time for \(stage)")
+        }
+    }
+
+    func testColourGradeAndDebugViews() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("astronaut.png")
+        try Tool.ffmpeg(["-i", try asset("astronaut.png"), input])
+        _ = try velvet(["render", input, "-o", scratch.path("warm.png"), "--lut", "warm", "--lut-on", "frame"])
+        XCTAssertNotEqual(try Tool.pixels(input, "rgb24"), try Tool.pixels(scratch.path("warm.png"), "rgb24"))
+        for view in ["mask", "landmarks"] {
+            _ = try velvet(["render", input, "-o", scratch.path("\(view).png"), "--debug-view", view])
+            XCTAssertEqual(try Tool.probe(scratch.path("\(view).png"), "stream=width,height"), "512,512")
+        }
+        let bad = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("x.png"), "--lut", scratch.path("missing.cube")])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("missing.cube: no such file"), bad.stderr)
+    }
+}
