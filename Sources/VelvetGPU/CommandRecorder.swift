@@ -195,17 +195,21 @@ public final class CommandRecorder {
         try copyRegion(from: source, to: destination, x: 0, y: 0, width: source.width, height: source.height)
     }
 
-    /// Copies a rectangle between two images of the same format, at the same position.
-    public func copyRegion(from source: GPUImage, to destination: GPUImage, x: Int, y: Int, width: Int, height: Int) throws {
-        guard source.format == destination.format, x >= 0, y >= 0, width > 0, height > 0,
-              x + width <= min(source.width, destination.width), y + height <= min(source.height, destination.height) else {
+    /// Copies a rectangle between two images of the same format, to the same position or
+    /// to (`toX`, `toY`).
+    public func copyRegion(from source: GPUImage, to destination: GPUImage, x: Int, y: Int, width: Int, height: Int,
+                           toX: Int? = nil, toY: Int? = nil) throws {
+        let (destinationX, destinationY) = (toX ?? x, toY ?? y)
+        guard source.format == destination.format, x >= 0, y >= 0, width > 0, height > 0, destinationX >= 0, destinationY >= 0,
+              x + width <= source.width, y + height <= source.height,
+              destinationX + width <= destination.width, destinationY + height <= destination.height else {
             throw GPUError.invalidArgument("copy of \(width)x\(height) at \(x),\(y) outside the images or between formats")
         }
         transition(source, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
         transition(destination, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
         let layers = VkImageSubresourceLayers(aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, mipLevel: 0, baseArrayLayer: 0, layerCount: 1)
-        let offset = VkOffset3D(x: Int32(x), y: Int32(y), z: 0)
-        var region = VkImageCopy(srcSubresource: layers, srcOffset: offset, dstSubresource: layers, dstOffset: offset,
+        var region = VkImageCopy(srcSubresource: layers, srcOffset: VkOffset3D(x: Int32(x), y: Int32(y), z: 0), dstSubresource: layers,
+                                 dstOffset: VkOffset3D(x: Int32(destinationX), y: Int32(destinationY), z: 0),
                                  extent: VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1))
         vkCmdCopyImage(commandBuffer, source.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, destination.handle,
                        VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)

@@ -50,11 +50,12 @@ public final class ClipSynthesizer: @unchecked Sendable {
               width % 2 == 0, height % 2 == 0 else {
             throw MediaError.invalidDimensions(width: width, height: height, limit: MediaReader.maxDimension)
         }
-        let color = ColorDescription.rgbToVideo
         let (codec, still) = try MediaWriter.encoder(for: path, settings: settings)
         let encoderFormat = try MediaWriter.encoderPixelFormat(codec: codec, source: AV_PIX_FMT_YUV420P,
                                                                requested: settings.pixelFormat, still: still)
-        let layout = VideoPlaneLayout(encoderFormat) ?? VideoPlaneLayout(AV_PIX_FMT_YUV420P)!
+        // Stills (PNG) get RGBA, converted exactly to the encoder's RGB; video the encoder's YUV.
+        let layout = VideoPlaneLayout(encoderFormat) ?? VideoPlaneLayout(still ? AV_PIX_FMT_RGBA : AV_PIX_FMT_YUV420P)!
+        let color = layout.kind == .rgba ? ColorDescription.rgbToVideo : (still ? .rgbToJPEG : .rgbToVideo)
         let writer = try MediaWriter(path: path, reader: nil, frameRate: AVRational(num: Int32(frameRate), den: 1),
                                      size: (width, height), sourcePixelFormat: layout.pixelFormat,
                                      encoderPixelFormat: encoderFormat, color: color, settings: settings)

@@ -9,6 +9,7 @@ enum VelvetCommand {
     usage: velvet <command> [options]
 
     commands:
+      demo                    make a clip from the test photo, render it, write demo-output/
       render INPUT -o OUTPUT  render a video or still image with the beauty pipeline
           --codec h264|hevc   video encoder (default h264: libx264; hevc: libx265)
           --crf N             quality, 0-51 (default 18)
@@ -38,6 +39,7 @@ enum VelvetCommand {
         do {
             switch command {
             case "render": try RenderCommand.run(try ArgumentParser(rest))
+            case "demo": try DemoCommand.run(try ArgumentParser(rest))
             case "analyze": try AnalyzeCommand.run(try ArgumentParser(rest))
             case "devices": try DevicesCommand.run(try ArgumentParser(rest))
             case "bench": try BenchCommand.run(try ArgumentParser(rest))

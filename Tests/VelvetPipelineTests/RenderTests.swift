@@ -97,3 +97,18 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("missing.cube: no such file"), bad.stderr)
     }
 }
+
+/// `velvet demo`, shortened: it must produce every file it announces.
+final class DemoTests: XCTestCase {
+    func testDemoWritesItsOutputs() throws {
+        let scratch = try Scratch()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let result = try Tool.run(Tool.velvet, ["demo", "--output-dir", scratch.url.path, "--frames", "6", "--size", "320x180",
+                                                "--assets", repository.appendingPathComponent("test-assets").path, "--quiet"],
+                                  environment: ["VELVET_VALIDATION": "1", "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(scratch.files, ["after-bilateral.mp4", "after.mp4", "after.png", "before-after.png", "before.mp4"])
+        XCTAssertEqual(try Tool.probe(scratch.path("after.mp4"), "stream=nb_frames"), "6")
+        XCTAssertTrue(result.stdout.contains("a face in 6"), result.stdout)
+    }
+}

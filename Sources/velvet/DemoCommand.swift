@@ -1,0 +1,78 @@
+import Foundation
+import VelvetBeauty
+import VelvetGPU
+import VelvetMedia
+import VelvetPipeline
+
+/// `velvet demo`: the README's first command. Makes a short clip with known motion (pan,
+/// zoom, a head tilt) from the bundled-by-setup face photo, renders it with the default
+/// settings and with bilateral smoothing for comparison, renders the photo itself, and
+/// writes everything into `demo-output/`.
+enum DemoCommand {
+    static func run(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
+        let directory = arguments.value("--output-dir") ?? "demo-output"
+        let assets = arguments.value("--assets") ?? ProcessInfo.processInfo.environment["VELVET_TEST_ASSETS"] ?? "test-assets"
+        let frames = try arguments.int("--frames", default: 48, range: 2...2000)
+        let size = try MediaBenchmark.parseSize(arguments.value("--size") ?? "640x360")
+        let request = arguments.value("--device")
+        let quiet = arguments.flag("--quiet")
+        try arguments.finish()
+
+        let photo = assets + "/grace_hopper.jpg"
+        guard FileManager.default.fileExists(atPath: photo) else {
+            throw MediaError.cannotOpen(path: photo, reason: "no such file: run Tools/setup.sh --assets (or Tools/fetch-test-assets.sh)")
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let context = try GPUContext(request: request)
+        let started = Date()
+        func say(_ line: String) { if !quiet { printError("velvet demo: \(line)") } }
+
+        // 1. The clip: the photo panning, zooming in 15 % and tilting +-8 degrees.
+        let image = try ImageLoader.load(photo, context: context)
+        let clip = directory + "/before.mp4"
+        // Fill the frame (no replicated border in view) with the face in the upper middle.
+        let base = max(Double(size.width) / Double(image.width), Double(size.height) / Double(image.height)) * 1.25
+        say("making \(clip) (\(frames) frames, \(size.width)x\(size.height)) from \(photo)")
+        try ClipSynthesizer(context: context).write(photo: image, to: clip, width: size.width, height: size.height,
+                                                    frames: frames, noiseSigma: 1 / 255) { index in
+            let t = Double(index) / Double(frames - 1)
+            return SimilarityTransform(scale: base * (1 + 0.15 * t), rotation: 0.14 * sin(2 * .pi * t),
+                                       translation: (x: 40 * (t - 0.5), y: Double(size.height) * 0.3))
+        }
+
+        // 2. The renders: default (frequency separation) and bilateral, for comparison.
+        let renderer = try VideoRenderer(context: context)
+        var lines: [String] = []
+        for (name, smoothing) in [("after", BeautySettings.Smoothing.frequencySeparation), ("after-bilateral", .bilateral)] {
+            var options = BeautyOptions()
+            options.skin.smoothing = smoothing
+            let effect = try BeautyEffect(context: context, options: options)
+            let output = "\(directory)/\(name).mp4"
+            say("rendering \(output) (\(smoothing.rawValue))")
+            let summary = try renderer.render(input: clip, output: output, effect: effect, progress: ProgressReporter(quiet: quiet))
+            let withFaces = effect.facesPerFrame.filter { $0 > 0 }.count
+            lines.append("\(output): \(summary.frames) frames, a face in \(withFaces), \(String(format: "%.1f", summary.framesPerSecond)) fps")
+        }
+
+        // 3. The photo itself, and the before | after pair side by side.
+        let still = directory + "/after.png"
+        _ = try renderer.render(input: photo, output: still, effect: try BeautyEffect(context: context, options: BeautyOptions()))
+        let after = try ImageLoader.load(still, context: context)
+        let pair = try GPUImage(context: context, width: image.width * 2, height: image.height, format: .rgba16f)
+        let recorder = try CommandRecorder(context: context)
+        try recorder.copyRegion(from: image, to: pair, x: 0, y: 0, width: image.width, height: image.height)
+        try recorder.copyRegion(from: after, to: pair, x: 0, y: 0, width: image.width, height: image.height, toX: image.width)
+        try recorder.submit().wait()
+        let comparison = directory + "/before-after.png"
+        try ClipSynthesizer(context: context).write(photo: pair, to: comparison, width: pair.width & ~1, height: pair.height & ~1,
+                                                    frames: 1) { _ in SimilarityTransform() }
+        try ValidationReport.check(context)
+
+        print("Velvet demo, \(String(format: "%.0f", Date().timeIntervalSince(started))) s on \(context.device.name):")
+        print("  \(clip): the input clip (pan, zoom, head tilt)")
+        lines.forEach { print("  \($0)") }
+        print("  \(still): the photo rendered with the default settings")
+        print("  \(comparison): before | after")
+    }
+}
