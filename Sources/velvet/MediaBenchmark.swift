@@ -1,6 +1,8 @@
 import Foundation
 import VelvetGPU
 import VelvetMedia
+import VelvetBeauty
+import VelvetPipeline
 
 /// `velvet bench media`: passthrough (decode -> GPU -> encode, effects off) against a plain
 /// transcode (decode -> encode through the same FFmpeg libraries and settings, no GPU) on
@@ -8,7 +10,8 @@ import VelvetMedia
 enum MediaBenchmark {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
-        let photo = arguments.value("--photo") ?? "test-assets/astronaut.png"
+        let photo = arguments.value("--photo") ?? "test-assets/grace_hopper.jpg"
+        let beauty = arguments.flag("--beauty")
         let frames = try arguments.int("--frames", default: 300, range: 1...100_000)
         let size = try parseSize(arguments.value("--size") ?? "1920x1080")
         let settings = try RenderCommand.encoderSettings(&arguments)
@@ -18,27 +21,44 @@ enum MediaBenchmark {
         try arguments.finish()
 
         let context = try GPUContext(request: request)
-        let clip = directory + "/velvet-bench-\(size.width)x\(size.height)-\(frames).mp4"
+        let clip = directory + "/velvet-bench-\(URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent)-\(size.width)x\(size.height)-\(frames).mp4"
         if !FileManager.default.fileExists(atPath: clip) {
             let image = try ImageLoader.load(photo, context: context)
-            // A slow pan and zoom with sensor-like noise, so the encoder has real work.
-            let fill = max(Double(size.width) / Double(image.width), Double(size.height) / Double(image.height)) * 1.1
+            // A slow pan and zoom with sensor-like noise, so the encoder has real work; the
+            // face stays in the upper middle of the frame.
+            let fill = max(Double(size.width) / Double(image.width), Double(size.height) / Double(image.height)) * 1.25
             var clipSettings = EncoderSettings()
             clipSettings.crf = 16
             clipSettings.preset = "veryfast"
             try ClipSynthesizer(context: context).write(photo: image, to: clip, width: size.width, height: size.height,
                                                         frames: frames, noiseSigma: 2 / 255, settings: clipSettings) { index in
                 let t = Double(index) / Double(max(frames - 1, 1))
-                return SimilarityTransform(scale: fill * (1 + 0.05 * t), rotation: 0, translation: (x: 20 * t, y: -10 * t))
+                return SimilarityTransform(scale: fill * (1 + 0.05 * t), rotation: 0,
+                                           translation: (x: 20 * t, y: Double(size.height) * 0.3 - 10 * t))
             }
         }
         let renderer = try VideoRenderer(context: context)
         var rows: [(String, Double)] = []
+        var stageTimes: [(String, [String: Double], Int)] = []
         for _ in 0..<repeats {
             let plain = try renderer.render(input: clip, output: directory + "/velvet-bench-plain.mp4", settings: settings, cpuOnly: true)
             let gpu = try renderer.render(input: clip, output: directory + "/velvet-bench-gpu.mp4", settings: settings)
             rows.append(("plain transcode (libavcodec + libx264, no GPU)", plain.framesPerSecond))
             rows.append(("Velvet passthrough (decode -> GPU -> encode)", gpu.framesPerSecond))
+            if beauty {
+                for smoothing in [BeautySettings.Smoothing.frequencySeparation, .bilateral] {
+                    var options = BeautyOptions()
+                    options.skin.smoothing = smoothing
+                    let effect = try BeautyEffect(context: context, options: options)
+                    let rendered = try renderer.render(input: clip, output: directory + "/velvet-bench-beauty.mp4",
+                                                       settings: settings, effect: effect)
+                    let faces = effect.facesPerFrame.filter { $0 > 0 }.count
+                    rows.append(("Velvet beauty, \(smoothing.rawValue) (faces in \(faces)/\(rendered.frames) frames)",
+                                 rendered.framesPerSecond))
+                    stageTimes.append((smoothing.rawValue, rendered.gpuMilliseconds.merging(effect.stageMilliseconds, uniquingKeysWith: +),
+                                       rendered.frames))
+                }
+            }
             if let cli = try ffmpegCLI(clip: clip, output: directory + "/velvet-bench-cli.mp4", settings: settings) {
                 rows.append(("ffmpeg CLI transcode", Double(frames) / cli))
             }
@@ -52,6 +72,16 @@ enum MediaBenchmark {
         let plainBest = rows.filter { $0.0.hasPrefix("plain") }.map(\.1).max() ?? 0
         let gpuBest = rows.filter { $0.0.hasPrefix("Velvet") }.map(\.1).max() ?? 0
         print("\npassthrough / plain transcode = \(String(format: "%.2f", gpuBest / plainBest))x (best of \(repeats))")
+        for smoothing in Set(stageTimes.map(\.0)).sorted() {
+            let runs = stageTimes.filter { $0.0 == smoothing }
+            let beautyBest = rows.filter { $0.0.contains(smoothing) }.map(\.1).max() ?? 0
+            print("beauty (\(smoothing)) / plain transcode = \(String(format: "%.2f", beautyBest / plainBest))x")
+            let frames = runs.map(\.2).reduce(0, +)
+            var sums: [String: Double] = [:]
+            for run in runs { run.1.forEach { sums[$0.key, default: 0] += $0.value } }
+            let stages = sums.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.3f", $0.value / Double(frames)))" }
+            print("  GPU ms per frame (\(smoothing)): " + stages.joined(separator: ", "))
+        }
     }
 
     /// Seconds the ffmpeg CLI takes for the same transcode, or nil when it is not installed.

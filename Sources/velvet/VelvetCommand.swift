@@ -24,7 +24,8 @@ enum VelvetCommand {
           --mask OUT          write the person mask
           --detector short|full|auto, --max-faces N
       devices                 list Vulkan devices and the one Velvet would use
-      bench blur [options]    time the Gaussian blur kernel on the current device
+      bench blur|media|nn|tracker|skin [options]
+                              benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md)
 
     options (all commands):
       --device INDEX|NAME     pick a Vulkan device (also VELVET_DEVICE)
