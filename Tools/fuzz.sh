@@ -4,8 +4,9 @@
 #
 #   Tools/fuzz.sh [--seconds N]      default 60 s per target; CI runs a short pass
 #
-# Targets: tflite (TFLiteModel + TFLiteGraph on any bytes; seeds: the five models) and
-# media (MediaReader open + decode of any file; seeds: small mp4/mkv/png/jpg made with ffmpeg).
+# Targets: tflite (TFLiteModel + TFLiteGraph on any bytes; seeds: the five models), cube
+# (the .cube LUT parser on any text), preset (preset JSON decoding and validation on any
+# bytes) and media (MediaReader open + decode of any file; seeds: small mp4/mkv/png/jpg).
 # Crashes are written to .build/fuzz/<target>/crash-* and make the script exit 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,10 +23,15 @@ build() { # name, sources...
 }
 
 build tflite Sources/VelvetNN/TFLite/*.swift Tools/Fuzz/TFLiteFuzzTarget.swift
+build cube Sources/VelvetBeauty/ColorLUT.swift Sources/VelvetBeauty/CubeLUTParser.swift Tools/Fuzz/CubeLUTFuzzTarget.swift
+build preset Sources/VelvetBeauty/{Preset,PresetCoding,PresetBuiltIns,ReshapeSettings,MakeupSettings,BeautySettings,BeautyError,BuiltInLUT,ColorLUT}.swift \
+    Tools/Fuzz/PresetFuzzTarget.swift
 build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.swift Sources/VelvetMedia/MediaReader.swift \
     Sources/VelvetMedia/Orientation.swift Tools/Fuzz/MediaFuzzTarget.swift
 
-mkdir -p "$out/tflite/corpus" "$out/media/corpus"
+mkdir -p "$out/tflite/corpus" "$out/media/corpus" "$out/cube/corpus" "$out/preset/corpus"
+printf 'TITLE "seed"\nLUT_3D_SIZE 2\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX 1 1 1\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n' > "$out/cube/corpus/identity.cube"
+printf '{"skin": {"smoothing": "bilateral", "strength": 0.5, "zones": {"forehead": 1}}, "reshape": {"eyes": 0.2, "slim": 0.1},\n "lipstick": {"colour": "#B84A54", "strength": 0.4, "blend": "natural"}, "blush": {"strength": 0.3},\n "lut": {"builtIn": "warm", "strength": 0.5, "scope": "skin"}}\n' > "$out/preset/corpus/full.json"
 cp models/*.tflite "$out/tflite/corpus/" 2>/dev/null || { echo "fuzz: run Tools/fetch-models.sh first" >&2; exit 1; }
 seed() { ffmpeg -hide_banner -loglevel error -y "$@"; }
 seed -f lavfi -i testsrc2=size=64x48:rate=10 -t 0.5 -c:v libx264 "$out/media/corpus/a.mp4"
@@ -34,7 +40,7 @@ seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/c.png"
 seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/d.jpg"
 
 status=0
-for target in tflite media; do
+for target in tflite cube preset media; do
     log="$out/$target/log.txt"
     (cd "$out/$target" && ASAN_OPTIONS=detect_leaks=0 "../$target-fuzz" -max_total_time="$seconds" -rss_limit_mb=4096 \
         -timeout=20 -max_len=1048576 -print_final_stats=1 corpus > log.txt 2>&1) || status=1

@@ -1,10 +1,10 @@
 /// Lipstick and blush. Colours are working-space R'G'B' (gamma-encoded, 0...1), written as
-/// "#RRGGBB" in presets. Kept free of GPU code so the preset decoder can use it alone.
+/// "#RRGGBB" in presets (8 bits per channel). Kept free of GPU code so the preset decoder can use it alone.
 public struct MakeupSettings: Sendable, Equatable {
     /// How the lipstick colour combines with the lips underneath.
     public enum LipBlend: String, Sendable, CaseIterable, Codable {
-        /// The lipstick's hue and saturation with the lips' own luma, pulled halfway toward
-        /// the lipstick's brightness: texture and highlights stay (the default).
+        /// The lipstick's colour with the lips' shading: luma = lip luma x lipstick luma / 0.45
+        /// (typical lip luma), so highlights, creases and texture stay (the default).
         case natural
         /// base x colour: darker, every shade kept in proportion.
         case multiply
@@ -20,7 +20,7 @@ public struct MakeupSettings: Sendable, Equatable {
         /// Edge feather, as a fraction of the inter-ocular distance (0.002...0.1).
         public var feather: Float
 
-        public init(colour: RGBColour = RGBColour(red: 0.72, green: 0.29, blue: 0.33), strength: Float = 0,
+        public init(colour: RGBColour = RGBColour(hex: "#B84A54")!, strength: Float = 0,
                     blend: LipBlend = .natural, feather: Float = 0.012) {
             (self.colour, self.strength, self.blend, self.feather) = (colour, strength, blend, feather)
         }
@@ -28,12 +28,12 @@ public struct MakeupSettings: Sendable, Equatable {
 
     public struct Blush: Sendable, Equatable {
         public var colour: RGBColour
-        /// 0...1: at 1 the patch centre gets 45 % of the soft-light tint; it falls off to 0 at the patch edge.
+        /// 0...1: at 1 the patch centre is mixed 50 % toward the blush colour (at the skin's own luma); it falls off to 0 at the patch edge.
         public var strength: Float
         /// Patch size (semi-major axis) as a fraction of the face size (0.03...0.3).
         public var size: Float
 
-        public init(colour: RGBColour = RGBColour(red: 0.93, green: 0.45, blue: 0.47), strength: Float = 0,
+        public init(colour: RGBColour = RGBColour(hex: "#ED7378")!, strength: Float = 0,
                     size: Float = 0.13) {
             (self.colour, self.strength, self.size) = (colour, strength, size)
         }

@@ -6,7 +6,7 @@ extension BeautyPreset {
     /// The built-in preset called `name`, or nil.
     public static func builtIn(_ name: String) -> BeautyPreset? {
         switch name {
-        case "none": return .none
+        case "none": return BeautyPreset.none
         case "natural": return natural
         case "soft": return soft
         case "studio": return studio
@@ -34,7 +34,7 @@ extension BeautyPreset {
         preset.skin.detail = 0.8
         preset.skin.spotRemoval = 0.7
         preset.reshape = ReshapeSettings(eyes: 0.25, slim: 0.25)
-        preset.makeup.lipstick = MakeupSettings.Lipstick(colour: RGBColour(red: 0.85, green: 0.42, blue: 0.48), strength: 0.45,
+        preset.makeup.lipstick = MakeupSettings.Lipstick(colour: RGBColour(hex: "#D96B7A")!, strength: 0.45,
                                                          blend: .softLight)
         preset.makeup.blush.strength = 0.35
         preset.lut = LUT(source: .builtIn(.softMatte), strength: 0.4, scope: .frame)
@@ -62,7 +62,7 @@ extension BeautyPreset {
         preset.skin.spotRemoval = 1
         preset.skin.sharpen = 0.2
         preset.reshape = ReshapeSettings(eyes: 0.5, slim: 0.5)
-        preset.makeup.lipstick = MakeupSettings.Lipstick(colour: RGBColour(red: 0.62, green: 0.12, blue: 0.2), strength: 0.75)
+        preset.makeup.lipstick = MakeupSettings.Lipstick(colour: RGBColour(hex: "#9E1F33")!, strength: 0.75)
         preset.makeup.blush.strength = 0.55
         preset.lut = LUT(source: .builtIn(.warm), strength: 0.6, scope: .skin)
         return preset

@@ -50,7 +50,7 @@ extension BeautyPreset {
         }
         switch error {
         case .dataCorrupted(let context):
-            if context.codingPath.isEmpty, context.underlyingError != nil { return "not valid JSON" }
+            if context.codingPath.isEmpty { return "not valid JSON (\(context.debugDescription))" }
             return field(context.codingPath) + context.debugDescription
         case .typeMismatch(let type, let context):
             return field(context.codingPath) + "expected \(Self.typeName(type))"
@@ -94,7 +94,9 @@ struct PresetSection {
     }
 
     func number(_ key: String, _ fallback: Float, _ range: ClosedRange<Float>) throws -> Float {
-        guard let value = try container.decodeIfPresent(Float.self, forKey: PresetKey(key)) else { return fallback }
+        // Read as Double so a huge number is reported as out of range for its field.
+        guard let wide = try container.decodeIfPresent(Double.self, forKey: PresetKey(key)) else { return fallback }
+        let value = Float(wide)
         guard value.isFinite, range.contains(value) else {
             throw DecodingError.dataCorrupted(.init(codingPath: container.codingPath + [PresetKey(key)],
                                                     debugDescription: "\(value) is out of range \(range.lowerBound)...\(range.upperBound)"))

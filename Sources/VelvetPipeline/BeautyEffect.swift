@@ -16,6 +16,10 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     private var tracker: FaceTracker?
     private let skin: SkinPipeline
     private let grading: ColorGrading?
+    private let makeup: MakeupPipeline
+    private let reshape: ReshapeStage
+    /// Ping-pong targets for the stages after the skin (each reads one image, writes another).
+    private var stageImages: [GPUImage] = []
     private lazy var overlay = try? FaceOverlay(context: context)
     /// The skin result the colour grade reads (it writes the frame's output).
     private var gradeSource: GPUImage?
@@ -28,6 +32,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         // The LUT through the skin mask and the mask debug view both need the blend weight.
         skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask
         grading = try options.grade.map { try ColorGrading(context: context, lut: $0.lut) }
+        makeup = try MakeupPipeline(context: context)
+        reshape = try ReshapeStage(context: context)
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
@@ -59,8 +65,38 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             recorder.endSection()
             if !grade.throughSkinMask { changed = PixelRegion(x: 0, y: 0, width: frame.output.width, height: frame.output.height) }
         }
+        // Makeup, then reshape last (it moves what the earlier stages painted), as in the
+        // seed pipeline. Each reads the previous result and writes the other image.
+        var current = frame.output
+        for stage in [Stage.makeup, .reshape] where !stage.isIdentity(options) {
+            let target = try stageImage(like: frame.output, avoiding: current)
+            let region = stage == .makeup
+                ? try makeup.record(on: recorder, image: current, faces: faces, settings: options.makeup, destination: target)
+                : try reshape.record(on: recorder, image: current, faces: faces, settings: options.reshape, destination: target)
+            current = target
+            if !region.isEmpty { changed = changed.map { $0.union(region) } ?? region }
+        }
+        recorder.endSection()
+        if current !== frame.output { try recorder.copy(current, to: frame.output) }
         guard let changed else { return .none }
         return .region(changed)
+    }
+
+    private enum Stage {
+        case makeup, reshape
+        func isIdentity(_ options: BeautyOptions) -> Bool {
+            self == .makeup ? options.makeup.isIdentity : options.reshape.isIdentity
+        }
+    }
+
+    /// A frame-sized image that is not `busy`.
+    private func stageImage(like image: GPUImage, avoiding busy: GPUImage) throws -> GPUImage {
+        if stageImages.first?.width != image.width || stageImages.first?.height != image.height {
+            stageImages = try (0..<2).map { _ in
+                try GPUImage(context: context, width: image.width, height: image.height, format: image.format)
+            }
+        }
+        return stageImages[0] !== busy ? stageImages[0] : stageImages[1]
     }
 
     private func gradeSourceImage(like image: GPUImage) throws -> GPUImage {

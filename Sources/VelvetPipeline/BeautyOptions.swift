@@ -26,9 +26,27 @@ public struct BeautyOptions: Sendable {
 
     public var skin: BeautySettings = .standard
     public var grade: Grade?
+    public var makeup: MakeupSettings = .off
+    public var reshape: ReshapeSettings = .off
     public var detector: DetectorChoice = .auto
     public var maxFaces = 4
     public var debugView: DebugView?
 
     public init() {}
+
+    /// The options a preset describes. `loadLUT` reads a LUT file the preset names.
+    public init(preset: BeautyPreset, loadLUT: (String) throws -> ColorLUT) throws {
+        skin = preset.skinSettings()
+        makeup = preset.makeup
+        reshape = preset.reshape
+        let table: ColorLUT?
+        switch preset.lut.source {
+        case .none: table = nil
+        case .builtIn(let builtIn): table = builtIn.lut
+        case .file(let path): table = try loadLUT(path)
+        }
+        if let table, preset.lut.strength > 0 {
+            grade = Grade(lut: table, strength: preset.lut.strength, throughSkinMask: preset.lut.scope == .skin)
+        }
+    }
 }

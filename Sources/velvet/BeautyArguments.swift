@@ -1,46 +1,92 @@
 import Foundation
 import VelvetBeauty
 import VelvetFace
+import VelvetGPU
 import VelvetPipeline
 
-/// The render options a user sets on the command line (shared by render and compare).
+/// The beauty options a user sets on the command line. Flags are written over a preset
+/// (`--preset NAME`, else the default preset, else `natural`), so a flag always wins.
 enum BeautyArguments {
     static let help = """
-          --smoothing bilateral|freqsep   skin smoothing method (default freqsep)
-          --strength X        skin smoothing strength, 0-1 (default 1; 0 turns smoothing off)
-          --detail X          frequency separation: fine texture kept, 0-1 (default 1)
-          --spots X           spot removal strength, 0-1 (default 0.7)
-          --sharpen X         global sharpen after the composite, 0-1 (default 0)
+          --preset NAME       beauty preset: none, natural, soft, studio, glam or a saved one
+                              (default: the one set with `velvet presets default`, else natural)
+          --smoothing bilateral|freqsep   skin smoothing method
+          --strength X        skin smoothing strength, 0-1 (0 turns smoothing off)
+          --detail X          frequency separation: fine texture kept, 0-1
+          --spots X           spot removal strength, 0-1
+          --sharpen X         global sharpen after the composite, 0-1
           --lut NAME|FILE     colour grade: gentle-brighten, warm, cool, soft-matte, or a .cube / 512x512 .png LUT
-          --lut-strength X    0-1 (default 1)
+          --lut-strength X    0-1 (default 1 with --lut)
           --lut-on skin|frame through the skin mask (default) or over the whole frame
+          --lipstick X        lipstick strength 0-1; --lipstick-colour #RRGGBB; --lipstick-blend natural|multiply|soft-light
+          --blush X           blush strength 0-1; --blush-colour #RRGGBB
+          --eyes X            eye enlargement 0-1;  --slim X  face slimming 0-1
           --detector short|full|auto   face detector (default auto)
           --max-faces N       faces per frame, 1-16 (default 4)
           --debug-view mask|landmarks  render the blend weight or the tracked mesh instead
           --no-effects        decode -> encode through the GPU with nothing applied
     """
 
-    static func parse(_ arguments: inout ArgumentParser, loadLUT: (String) throws -> ColorLUT) throws -> BeautyOptions? {
-        if arguments.flag("--no-effects") { return nil }
-        var options = BeautyOptions()
+    /// The preset named by `--preset`, else the user's default, else `natural`.
+    static func basePreset(_ arguments: inout ArgumentParser, store: PresetStore) throws -> BeautyPreset {
+        if let name = arguments.value("--preset") {
+            if let builtIn = BeautyPreset.builtIn(name) { return builtIn }
+            return try store.load(name)
+        }
+        return try store.defaultPreset()?.preset ?? .natural
+    }
+
+    /// The user's default preset (else `natural`) as render options, with `smoothing` set.
+    static func defaultOptions(smoothing: BeautySettings.Smoothing, context: GPUContext) throws -> BeautyOptions {
+        var preset = try PresetStore.standard().defaultPreset()?.preset ?? .natural
+        preset.skin.smoothing = smoothing
+        return try BeautyOptions(preset: preset) { try LUTLoader.load($0, context: context) }
+    }
+
+    /// Writes every beauty flag present onto `preset`.
+    static func apply(_ arguments: inout ArgumentParser, to preset: inout BeautyPreset) throws {
         if let method = arguments.value("--smoothing") {
             switch method {
-            case "bilateral": options.skin.smoothing = .bilateral
-            case "freqsep", "frequency-separation": options.skin.smoothing = .frequencySeparation
+            case "bilateral": preset.skin.smoothing = .bilateral
+            case "freqsep", "frequency-separation": preset.skin.smoothing = .frequencySeparation
             default: throw UsageError("--smoothing takes bilateral or freqsep")
             }
         }
-        options.skin.strength = try arguments.float("--strength", default: options.skin.strength, range: 0...1)
-        options.skin.detail = try arguments.float("--detail", default: options.skin.detail, range: 0...1)
-        options.skin.spotRemoval = try arguments.float("--spots", default: options.skin.spotRemoval, range: 0...1)
-        options.skin.sharpen = try arguments.float("--sharpen", default: options.skin.sharpen, range: 0...1)
+        preset.skin.strength = try arguments.float("--strength", default: preset.skin.strength, range: 0...1)
+        preset.skin.detail = try arguments.float("--detail", default: preset.skin.detail, range: 0...1)
+        preset.skin.spotRemoval = try arguments.float("--spots", default: preset.skin.spotRemoval, range: 0...1)
+        preset.skin.sharpen = try arguments.float("--sharpen", default: preset.skin.sharpen, range: 0...1)
         if let lut = arguments.value("--lut") {
-            let strength = try arguments.float("--lut-strength", default: 1, range: 0...1)
-            let target = arguments.value("--lut-on") ?? "skin"
-            guard target == "skin" || target == "frame" else { throw UsageError("--lut-on takes skin or frame") }
-            let table = try BuiltInLUT(rawValue: lut)?.lut ?? loadLUT(lut)
-            options.grade = BeautyOptions.Grade(lut: table, strength: strength, throughSkinMask: target == "skin")
+            preset.lut.source = BuiltInLUT(rawValue: lut).map { .builtIn($0) } ?? .file(lut)
+            preset.lut.strength = 1
         }
+        preset.lut.strength = try arguments.float("--lut-strength", default: preset.lut.strength, range: 0...1)
+        if let target = arguments.value("--lut-on") {
+            guard let scope = BeautyPreset.LUT.Scope(rawValue: target) else { throw UsageError("--lut-on takes skin or frame") }
+            preset.lut.scope = scope
+        }
+        preset.makeup.lipstick.strength = try arguments.float("--lipstick", default: preset.makeup.lipstick.strength, range: 0...1)
+        preset.makeup.blush.strength = try arguments.float("--blush", default: preset.makeup.blush.strength, range: 0...1)
+        if let colour = arguments.value("--lipstick-colour") { preset.makeup.lipstick.colour = try parseColour(colour, "--lipstick-colour") }
+        if let colour = arguments.value("--blush-colour") { preset.makeup.blush.colour = try parseColour(colour, "--blush-colour") }
+        if let blend = arguments.value("--lipstick-blend") {
+            guard let value = MakeupSettings.LipBlend(rawValue: blend) else {
+                throw UsageError("--lipstick-blend takes natural, multiply or soft-light")
+            }
+            preset.makeup.lipstick.blend = value
+        }
+        preset.reshape.eyes = try arguments.float("--eyes", default: preset.reshape.eyes, range: 0...1)
+        preset.reshape.slim = try arguments.float("--slim", default: preset.reshape.slim, range: 0...1)
+    }
+
+    /// The options for a render: nil with `--no-effects`.
+    static func parse(_ arguments: inout ArgumentParser, store: PresetStore,
+                      loadLUT: (String) throws -> ColorLUT) throws -> BeautyOptions? {
+        if arguments.flag("--no-effects") { return nil }
+        var preset = try basePreset(&arguments, store: store)
+        try apply(&arguments, to: &preset)
+        try preset.validate(file: "command line")
+        var options = try BeautyOptions(preset: preset, loadLUT: loadLUT)
         if let detector = arguments.value("--detector") {
             guard let choice = DetectorChoice(rawValue: detector) else { throw UsageError("--detector takes short, full or auto") }
             options.detector = choice
@@ -51,5 +97,10 @@ enum BeautyArguments {
             options.debugView = debug
         }
         return options
+    }
+
+    private static func parseColour(_ text: String, _ flag: String) throws -> RGBColour {
+        guard let colour = RGBColour(hex: text) else { throw UsageError("\(flag) takes a colour as #RRGGBB, got '\(text)'") }
+        return colour
     }
 }

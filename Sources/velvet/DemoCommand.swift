@@ -6,7 +6,7 @@ import VelvetPipeline
 
 /// `velvet demo`: the README's first command. Makes a short clip with known motion (pan,
 /// zoom, a head tilt) from the bundled-by-setup face photo, renders it with the default
-/// settings and with bilateral smoothing for comparison, renders the photo itself, and
+/// preset (frequency separation) and with bilateral smoothing for comparison, renders the photo itself, and
 /// writes everything into `demo-output/`.
 enum DemoCommand {
     static func run(_ arguments: ArgumentParser) throws {
@@ -45,9 +45,7 @@ enum DemoCommand {
         let renderer = try VideoRenderer(context: context)
         var lines: [String] = []
         for (name, smoothing) in [("after", BeautySettings.Smoothing.frequencySeparation), ("after-bilateral", .bilateral)] {
-            var options = BeautyOptions()
-            options.skin.smoothing = smoothing
-            let effect = try BeautyEffect(context: context, options: options)
+            let effect = try BeautyEffect(context: context, options: try BeautyArguments.defaultOptions(smoothing: smoothing, context: context))
             let output = "\(directory)/\(name).mp4"
             say("rendering \(output) (\(smoothing.rawValue))")
             let summary = try renderer.render(input: clip, output: output, effect: effect, progress: ProgressReporter(quiet: quiet))
@@ -57,7 +55,8 @@ enum DemoCommand {
 
         // 3. The photo itself, and the before | after pair side by side.
         let still = directory + "/after.png"
-        _ = try renderer.render(input: photo, output: still, effect: try BeautyEffect(context: context, options: BeautyOptions()))
+        let defaults = try BeautyArguments.defaultOptions(smoothing: .frequencySeparation, context: context)
+        _ = try renderer.render(input: photo, output: still, effect: try BeautyEffect(context: context, options: defaults))
         let after = try ImageLoader.load(still, context: context)
         let pair = try GPUImage(context: context, width: image.width * 2, height: image.height, format: .rgba16f)
         let recorder = try CommandRecorder(context: context)

@@ -47,8 +47,7 @@ enum MediaBenchmark {
             rows.append(("Velvet passthrough (decode -> GPU -> encode)", gpu.framesPerSecond))
             if beauty {
                 for smoothing in [BeautySettings.Smoothing.frequencySeparation, .bilateral] {
-                    var options = BeautyOptions()
-                    options.skin.smoothing = smoothing
+                    let options = try BeautyArguments.defaultOptions(smoothing: smoothing, context: context)
                     let effect = try BeautyEffect(context: context, options: options)
                     let rendered = try renderer.render(input: clip, output: directory + "/velvet-bench-beauty.mp4",
                                                        settings: settings, effect: effect)

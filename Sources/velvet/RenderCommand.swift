@@ -15,17 +15,10 @@ enum RenderCommand {
         let quiet = arguments.flag("--quiet")
         let json = arguments.flag("--json")
         let request = arguments.value("--device")
-        var lutPath: String?
-        let options = try BeautyArguments.parse(&arguments) { path in lutPath = path; return ColorLUT.identity(size: 2) }
-        try arguments.finish()
-
         let context = try GPUContext(request: request)
-        var beauty = options
-        if let lutPath, var grade = beauty?.grade {
-            grade.lut = try LUTLoader.load(lutPath, context: context)
-            beauty?.grade = grade
-        }
-        let effect = try beauty.map { try BeautyEffect(context: context, options: $0) }
+        let options = try BeautyArguments.parse(&arguments, store: .standard()) { try LUTLoader.load($0, context: context) }
+        try arguments.finish()
+        let effect = try options.map { try BeautyEffect(context: context, options: $0) }
         let renderer = try VideoRenderer(context: context)
         let cancellation = CancellationFlag()
         let interrupt = InterruptHandler(cancellation)
@@ -53,9 +46,9 @@ enum RenderCommand {
             settings.codec = value
         }
         settings.crf = try arguments.int("--crf", default: settings.crf, range: 0...51)
-        if let preset = arguments.value("--preset") {
+        if let preset = arguments.value("--preset-x264") {
             guard EncoderSettings.presets.contains(preset) else {
-                throw UsageError("--preset takes one of \(EncoderSettings.presets.joined(separator: ", "))")
+                throw UsageError("--preset-x264 takes one of \(EncoderSettings.presets.joined(separator: ", "))")
             }
             settings.preset = preset
         }

@@ -13,7 +13,7 @@ enum VelvetCommand {
       render INPUT -o OUTPUT  render a video or still image with the beauty pipeline
           --codec h264|hevc   video encoder (default h264: libx264; hevc: libx265)
           --crf N             quality, 0-51 (default 18)
-          --preset NAME       x264/x265 preset (default medium)
+          --preset-x264 NAME  x264/x265 speed preset (default medium)
           --pix-fmt NAME      output pixel format (default: the input's, else yuv420p)
           --quiet             no progress line
           --json              print a summary as JSON on stdout (frames, faces, GPU ms per stage, fps)
@@ -23,6 +23,8 @@ enum VelvetCommand {
           --overlay OUT       write the input with the mesh and person mask drawn
           --mask OUT          write the person mask
           --detector short|full|auto, --max-faces N
+      presets list | show NAME | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
+                              beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/)
       devices                 list Vulkan devices and the one Velvet would use
       bench blur|media|nn|tracker|skin [options]
                               benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md)
@@ -41,6 +43,7 @@ enum VelvetCommand {
             switch command {
             case "render": try RenderCommand.run(try ArgumentParser(rest))
             case "demo": try DemoCommand.run(try ArgumentParser(rest))
+            case "presets": try PresetsCommand.run(try ArgumentParser(rest))
             case "analyze": try AnalyzeCommand.run(try ArgumentParser(rest))
             case "devices": try DevicesCommand.run(try ArgumentParser(rest))
             case "bench": try BenchCommand.run(try ArgumentParser(rest))

@@ -19,14 +19,14 @@ final class BadInputTests: XCTestCase {
 
     func testMissingFile() throws {
         let scratch = try Scratch()
-        try expectFailure(["render", scratch.path("nope.mp4"), "-o", scratch.path("out.mp4")], in: scratch,
+        try expectFailure(["render", scratch.path("nope.mp4"), "-o", scratch.path("out.mp4"), "--no-effects"], in: scratch,
                           output: scratch.path("out.mp4"), mentions: "no such file")
     }
 
     func testTextFileNamedMP4() throws {
         let scratch = try Scratch()
         try "not a video\n".write(toFile: scratch.path("text.mp4"), atomically: true, encoding: .utf8)
-        try expectFailure(["render", scratch.path("text.mp4"), "-o", scratch.path("out.mp4")], in: scratch,
+        try expectFailure(["render", scratch.path("text.mp4"), "-o", scratch.path("out.mp4"), "--no-effects"], in: scratch,
                           output: scratch.path("out.mp4"), mentions: "cannot open")
     }
 
@@ -39,7 +39,7 @@ final class BadInputTests: XCTestCase {
             let data = try Data(contentsOf: URL(fileURLWithPath: whole))
             try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
             try FileManager.default.removeItem(atPath: whole)
-            try expectFailure(["render", cut, "-o", scratch.path("out.mp4")], in: scratch, output: scratch.path("out.mp4"),
+            try expectFailure(["render", cut, "-o", scratch.path("out.mp4"), "--no-effects"], in: scratch, output: scratch.path("out.mp4"),
                               mentions: cut)
         }
     }
@@ -47,14 +47,14 @@ final class BadInputTests: XCTestCase {
     func testAudioOnlyFile() throws {
         let scratch = try Scratch()
         try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440", "-t", "1", "-c:a", "aac", scratch.path("audio.m4a")])
-        try expectFailure(["render", scratch.path("audio.m4a"), "-o", scratch.path("out.mp4")], in: scratch,
+        try expectFailure(["render", scratch.path("audio.m4a"), "-o", scratch.path("out.mp4"), "--no-effects"], in: scratch,
                           output: scratch.path("out.mp4"), mentions: "no video stream")
     }
 
     func testAbsurdDimensions() throws {
         let scratch = try Scratch()
         try Tool.ffmpeg(["-f", "lavfi", "-i", "color=size=16400x8", "-frames:v", "1", scratch.path("wide.png")])
-        try expectFailure(["render", scratch.path("wide.png"), "-o", scratch.path("out.png")], in: scratch,
+        try expectFailure(["render", scratch.path("wide.png"), "-o", scratch.path("out.png"), "--no-effects"], in: scratch,
                           output: scratch.path("out.png"), mentions: "16384")
     }
 
@@ -62,9 +62,9 @@ final class BadInputTests: XCTestCase {
         let scratch = try Scratch()
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", scratch.path("in.png")])
         // A missing directory, and one that refuses files even to root.
-        try expectFailure(["render", scratch.path("in.png"), "-o", scratch.path("missing/out.png")], in: scratch,
+        try expectFailure(["render", scratch.path("in.png"), "-o", scratch.path("missing/out.png"), "--no-effects"], in: scratch,
                           output: scratch.path("missing/out.png"), mentions: "does not exist")
-        try expectFailure(["render", scratch.path("in.png"), "-o", "/proc/velvet-out.png"], in: scratch,
+        try expectFailure(["render", scratch.path("in.png"), "-o", "/proc/velvet-out.png", "--no-effects"], in: scratch,
                           output: "/proc/velvet-out.png", mentions: "/proc/velvet-out.png")
     }
 
@@ -78,7 +78,7 @@ final class BadInputTests: XCTestCase {
         guard mount.status == 0 else { return XCTFail("cannot mount a small tmpfs (run the tests as root): \(mount.stderr)") }
         defer { _ = try? Tool.run("/usr/bin/umount", [mountPoint]) }
         let output = mountPoint + "/out.mp4"
-        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("No space left on device"), result.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mountPoint), [], "no partial file left")
@@ -89,15 +89,15 @@ final class BadInputTests: XCTestCase {
         let path = scratch.path("in.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", path])
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let result = try Tool.run(Tool.velvet, ["render", path, "-o", scratch.url.path + "/./in.png"])
+        let result = try Tool.run(Tool.velvet, ["render", path, "-o", scratch.url.path + "/./in.png", "--no-effects"])
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.stderr.contains("overwrite the input"), result.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
     }
 
     func testUsageErrorsExitTwo() throws {
-        for arguments in [["render"], ["render", "a.mp4"], ["render", "a.mp4", "-o", "b.mp4", "--crf", "99"], ["frobnicate"],
-                          ["render", "a.mp4", "-o", "b.mp4", "--codec", "vp8"]] {
+        for arguments in [["render"], ["render", "a.mp4", "--no-effects"], ["render", "a.mp4", "-o", "b.mp4", "--crf", "99", "--no-effects"], ["frobnicate"],
+                          ["render", "a.mp4", "-o", "b.mp4", "--codec", "vp8", "--no-effects"]] {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
         }
@@ -109,7 +109,7 @@ final class BadInputTests: XCTestCase {
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", input])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Tool.velvet)
-        process.arguments = ["render", input, "-o", output, "--preset", "ultrafast", "--quiet"]
+        process.arguments = ["render", input, "-o", output, "--preset-x264", "ultrafast", "--quiet", "--no-effects"]
         process.standardError = Pipe()
         try process.run()
         // Wait until the render is writing (its partial file exists), then interrupt.

@@ -119,12 +119,12 @@ final class ColorConversionTests: GPUTestCase {
         var jpeg = try Data(contentsOf: URL(fileURLWithPath: plain))
         jpeg.insert(contentsOf: Self.exifSegment(orientation: 6), at: 2) // right after SOI
         try jpeg.write(to: URL(fileURLWithPath: tagged))
-        let result = try Tool.run(Tool.velvet, ["render", tagged, "-o", output])
+        let result = try Tool.run(Tool.velvet, ["render", tagged, "-o", output, "--no-effects"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Tool.probe(output, "stream=width,height"), "64,96", "orientation 6 turns the picture a quarter")
         // The upright output equals Velvet's render of the untagged JPEG, turned clockwise.
         let straight = scratch.path("straight.png"), turned = scratch.path("turned.png")
-        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", plain, "-o", straight]).status, 0)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", plain, "-o", straight, "--no-effects"]).status, 0)
         try Tool.ffmpeg(["-i", straight, "-vf", "transpose=clock", turned])
         XCTAssertEqual(try Tool.pixels(output, "rgb24"), try Tool.pixels(turned, "rgb24"))
     }

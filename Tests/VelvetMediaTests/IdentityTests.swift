@@ -10,7 +10,7 @@ final class IdentityTests: XCTestCase {
         for (name, format) in [("rgb.png", "rgb24"), ("alpha.png", "rgba")] {
             let input = scratch.path(name), output = scratch.path("out-" + name)
             try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=203x151", "-frames:v", "1", "-pix_fmt", format, input])
-            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output], environment: ["VELVET_VALIDATION": "1"])
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"], environment: ["VELVET_VALIDATION": "1"])
             XCTAssertEqual(result.status, 0, result.stderr)
             XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt"), format)
             XCTAssertEqual(try Tool.pixels(input, "rgba"), try Tool.pixels(output, "rgba"), name)
@@ -22,7 +22,7 @@ final class IdentityTests: XCTestCase {
         let input = scratch.path("in.mp4"), output = scratch.path("out.mp4"), reference = scratch.path("ref.mp4")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
                          "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", input])
-        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--crf", "20", "--preset", "fast"],
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--crf", "20", "--preset-x264", "fast", "--no-effects"],
                                   environment: ["VELVET_VALIDATION": "1"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.isEmpty, "nothing on stdout unless asked: \(result.stdout)")
@@ -37,7 +37,7 @@ final class IdentityTests: XCTestCase {
         let input = scratch.path("pcm.mkv"), output = scratch.path("out.mp4")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
                          "-t", "1", "-c:v", "libx264", "-c:a", "pcm_s16le", "-shortest", input])
-        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset", "ultrafast"])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset-x264", "ultrafast", "--no-effects"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Tool.probe(output, "stream=codec_name,sample_rate", stream: "a:0"), "aac,44100")
         let duration = Double(try Tool.probe(output, "stream=duration", stream: "a:0")) ?? 0
@@ -48,7 +48,7 @@ final class IdentityTests: XCTestCase {
         let scratch = try Scratch()
         let input = scratch.path("in.mkv"), output = scratch.path("out.mkv"), reference = scratch.path("ref.mkv")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=256x144:rate=10", "-t", "1", "-c:v", "libx264", input])
-        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--codec", "hevc", "--crf", "24", "--preset", "ultrafast"])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--codec", "hevc", "--crf", "24", "--preset-x264", "ultrafast", "--no-effects"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Tool.probe(output, "stream=codec_name"), "hevc")
         try Tool.ffmpeg(["-i", input, "-c:v", "libx265", "-crf", "24", "-preset", "ultrafast", "-x265-params", "log-level=error", reference])
@@ -70,7 +70,7 @@ final class IdentityTests: XCTestCase {
             let input = scratch.path(item.file), output = scratch.path("out-\(item.file).mkv"), reference = scratch.path("ref-\(item.file).mkv")
             try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=10", "-t", "0.5", "-pix_fmt", item.format] + item.codec + [input])
             XCTAssertEqual(try Tool.probe(input, "stream=pix_fmt"), item.format, "the test input itself")
-            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset", "ultrafast"], environment: ["VELVET_VALIDATION": "1"])
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset-x264", "ultrafast", "--no-effects"], environment: ["VELVET_VALIDATION": "1"])
             XCTAssertEqual(result.status, 0, "\(item.format): \(result.stderr)")
             // x264 takes nv12 and gray as they are; FFmpeg's plain transcode picks the same formats.
             let encoded = try Tool.probe(output, "stream=pix_fmt")

@@ -13,7 +13,7 @@ final class TimingAndOrientationTests: XCTestCase {
                          "-fps_mode", "passthrough", "-c:v", "libx264", input])
         let inputTimes = try Tool.probe(input, "frame=pts_time")
         XCTAssertGreaterThan(Set(gaps(inputTimes)).count, 2, "the test clip must really be VFR: \(inputTimes)")
-        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset", "ultrafast"])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset-x264", "ultrafast", "--no-effects"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Tool.probe(output, "frame=pts_time"), inputTimes)
     }
@@ -26,7 +26,7 @@ final class TimingAndOrientationTests: XCTestCase {
         try Tool.ffmpeg(["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90", input])
         let rotation = try Tool.probe(input, "stream_side_data=rotation")
         XCTAssertFalse(rotation.isEmpty, "the test clip must carry a display matrix")
-        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset", "ultrafast"])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset-x264", "ultrafast", "--no-effects"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Tool.probe(output, "stream_side_data=rotation"), rotation)
         XCTAssertEqual(try Tool.probe(output, "stream=width,height"), "192,108")
@@ -38,7 +38,7 @@ final class TimingAndOrientationTests: XCTestCase {
         let scratch = try Scratch()
         let input = scratch.path("in.mp4"), output = scratch.path("frame.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-t", "1", "-c:v", "libx264", "-crf", "0", input])
-        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Tool.probe(output, "stream=width,height"), "160,120")
     }

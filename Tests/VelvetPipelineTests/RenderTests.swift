@@ -60,7 +60,7 @@ final class RenderTests: XCTestCase {
         let input = scratch.path("grace.png"), background = scratch.path("flag.png")
         try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), input])
         try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), "-vf", "crop=120:200:0:0", background])
-        _ = try velvet(["render", input, "-o", scratch.path("zero.png"), "--strength", "0", "--spots", "0"])
+        _ = try velvet(["render", input, "-o", scratch.path("zero.png"), "--preset", "none"])
         XCTAssertEqual(try Tool.pixels(input, "rgb24"), try Tool.pixels(scratch.path("zero.png"), "rgb24"), "M9")
         _ = try velvet(["render", background, "-o", scratch.path("flag-out.png")])
         XCTAssertEqual(try Tool.pixels(background, "rgb24"), try Tool.pixels(scratch.path("flag-out.png"), "rgb24"), "M14")
@@ -69,7 +69,7 @@ final class RenderTests: XCTestCase {
     func testRealVideoKeepsEveryFrameAndFindsTheFace() throws {
         let scratch = try Scratch()
         let input = try asset("kphotoalbum-movie.avi"), output = scratch.path("movie.mp4")
-        let result = try velvet(["render", input, "-o", output, "--json", "--preset", "ultrafast", "--quiet"])
+        let result = try velvet(["render", input, "-o", output, "--json", "--preset-x264", "ultrafast", "--quiet"])
         let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.output) as? [String: Any])
         XCTAssertEqual(summary["frames"] as? Int, 68)
         let runs = try XCTUnwrap(summary["faces"] as? [[String: Any]])
@@ -110,5 +110,37 @@ final class DemoTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["after-bilateral.mp4", "after.mp4", "after.png", "before-after.png", "before.mp4"])
         XCTAssertEqual(try Tool.probe(scratch.path("after.mp4"), "stream=nb_frames"), "6")
         XCTAssertTrue(result.stdout.contains("a face in 6"), result.stdout)
+    }
+}
+
+/// `velvet presets` and `--preset`: save, list, show, default, render, delete.
+final class PresetCommandTests: XCTestCase {
+    func testPresetRoundTripAndRendering() throws {
+        let scratch = try Scratch()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let environment = ["XDG_CONFIG_HOME": scratch.path("config"), "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path]
+        func velvet(_ arguments: [String]) throws -> Tool.Result { try Tool.run(Tool.velvet, arguments, environment: environment) }
+
+        XCTAssertEqual(try velvet(["presets", "save", "mine", "--preset", "soft", "--lipstick", "0.8"]).status, 0)
+        XCTAssertTrue(try velvet(["presets", "list"]).stdout.contains("mine"))
+        XCTAssertTrue(try velvet(["presets", "show", "mine"]).stdout.contains("\"strength\" : 0.8"))
+        XCTAssertEqual(try velvet(["presets", "default", "mine"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), "mine")
+        let photo = repository.appendingPathComponent("test-assets/astronaut.png").path
+        for preset in ["none", "natural", "soft", "studio", "glam", "mine"] {
+            let rendered = try velvet(["render", photo, "-o", scratch.path("\(preset).png"), "--preset", preset, "--quiet"])
+            XCTAssertEqual(rendered.status, 0, "\(preset): \(rendered.stderr)")
+        }
+        // No --preset: the default ("mine") applies; a flag still overrides it.
+        XCTAssertEqual(try velvet(["render", photo, "-o", scratch.path("default.png"), "--quiet"]).status, 0)
+        XCTAssertEqual(try Tool.pixels(scratch.path("default.png"), "rgb24"), try Tool.pixels(scratch.path("mine.png"), "rgb24"))
+        XCTAssertEqual(try Tool.pixels(scratch.path("none.png"), "rgb24"), try Tool.pixels(photo, "rgb24"), "none is the identity")
+        XCTAssertEqual(try velvet(["presets", "delete", "mine"]).status, 0)
+        XCTAssertFalse(try velvet(["presets", "list"]).stdout.contains("mine"))
+
+        try FileManager.default.createDirectory(atPath: scratch.path("config/velvet/presets"), withIntermediateDirectories: true)
+        try "{\"skin\": {\"strenght\": 0.5}}".write(toFile: scratch.path("config/velvet/presets/typo.json"), atomically: true, encoding: .utf8)
+        let bad = try velvet(["render", photo, "-o", scratch.path("x.png"), "--preset", "typo"])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("typo.json") && bad.stderr.contains("strenght"), bad.stderr)
     }
 }

@@ -1,0 +1,132 @@
+import VelvetFace
+import VelvetGPU
+
+/// Where lipstick and blush go on each face, rebuilt from every frame's mesh, packed for
+/// `makeup_apply.comp` (layout documented there).
+///
+/// Lips: the outer lip loop minus the inner loop (the mouth opening), edges feathered over
+/// +-feather (a fraction of the inter-ocular distance). Blush: one ellipse per cheek,
+/// centred a sixth of the way from the cheek point (50 / 280) toward the face side at eye
+/// level (234 / 454), its major axis along that direction, semi-axes `size` and 0.65 x
+/// `size` face sizes, so the patch turns and scales with the head.
+public struct MakeupGeometry: Sendable {
+    public struct Patch: Sendable, Equatable {
+        public let centre: SIMD2<Float>
+        /// Unit major and minor axes.
+        public let major: SIMD2<Float>, minor: SIMD2<Float>
+        public let semiMajor: Float, semiMinor: Float
+    }
+
+    public struct FaceShapes: Sendable {
+        public let outerLips: [SIMD2<Float>]
+        public let innerLips: [SIMD2<Float>]
+        public let feather: Float
+        public let cheeks: [Patch]
+    }
+
+    public static let maxFaces = 4
+    static let faceStride = 28
+    static let maxFloats = 1024
+    static let blushMinorRatio: Float = 0.65
+    static let cheekPoints = [(50, 234), (280, 454)]
+
+    public let faces: [FaceShapes]
+    private let lipstick: Bool
+    private let blush: Bool
+
+    public init(faces: [BeautyFace], settings: MakeupSettings) {
+        lipstick = settings.lipstick.strength > 0
+        blush = settings.blush.strength > 0
+        guard lipstick || blush else { self.faces = []; return }
+        self.faces = faces.sorted { $0.faceSize > $1.faceSize }.prefix(Self.maxFaces).map { face in
+            let cheeks = Self.cheekPoints.map { cheek, side -> Patch in
+                let point = face.landmarks[cheek], toSide = face.landmarks[side] - point
+                let distance = (toSide * toSide).sum().squareRoot()
+                let major = distance > 0 ? toSide / distance : SIMD2<Float>(1, 0)
+                let a = settings.blush.size * face.faceSize
+                return Patch(centre: point + toSide / 6, major: major, minor: SIMD2(-major.y, major.x),
+                             semiMajor: a, semiMinor: a * Self.blushMinorRatio)
+            }
+            return FaceShapes(outerLips: face.polygon(.lipsOuter), innerLips: face.polygon(.lipsInner),
+                              feather: max(0.5, settings.lipstick.feather * face.interOcularDistance), cheeks: cheeks)
+        }
+    }
+
+    /// Lipstick coverage at p (CPU reference of the kernel's, 0...1), largest over faces.
+    public func lipCoverage(at p: SIMD2<Float>) -> Float {
+        faces.map { face in
+            let outer = RegionMask.signedDistance(p, face.outerLips)
+            let inner = RegionMask.signedDistance(p, face.innerLips)
+            return (1 - smoothstep(-face.feather, face.feather, outer)) * smoothstep(-face.feather, face.feather, inner)
+        }.max() ?? 0
+    }
+
+    /// Boxes (min, max) of what each face's makeup can touch.
+    private func boxes(_ face: FaceShapes) -> (lips: (SIMD2<Float>, SIMD2<Float>), all: (SIMD2<Float>, SIMD2<Float>)) {
+        let lipLow = face.outerLips.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) } - face.feather
+        let lipHigh = face.outerLips.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) } + face.feather
+        var low = lipstick ? lipLow : SIMD2<Float>(repeating: .infinity)
+        var high = lipstick ? lipHigh : SIMD2<Float>(repeating: -.infinity)
+        if blush {
+            for patch in face.cheeks {
+                // Half-extents of the rotated ellipse's bounding box.
+                let extent = SIMD2(((patch.major.x * patch.semiMajor) * (patch.major.x * patch.semiMajor)
+                                    + (patch.minor.x * patch.semiMinor) * (patch.minor.x * patch.semiMinor)).squareRoot(),
+                                   ((patch.major.y * patch.semiMajor) * (patch.major.y * patch.semiMajor)
+                                    + (patch.minor.y * patch.semiMinor) * (patch.minor.y * patch.semiMinor)).squareRoot())
+                low = pointwiseMin(low, patch.centre - extent)
+                high = pointwiseMax(high, patch.centre + extent)
+            }
+        }
+        return ((lipLow, lipHigh), (low, high))
+    }
+
+    /// The frame pixels makeup may change, clamped to the frame (empty when none).
+    public func region(width: Int, height: Int) -> PixelRegion {
+        var result: PixelRegion? = nil
+        for face in faces {
+            let box = boxes(face).all
+            let x0 = Int(box.0.x.rounded(.down)) - 1, y0 = Int(box.0.y.rounded(.down)) - 1
+            let x1 = Int(box.1.x.rounded(.up)) + 1, y1 = Int(box.1.y.rounded(.up)) + 1
+            guard let clamped = PixelRegion(x: x0, y: y0, width: x1 - x0, height: y1 - y0).clamped(width: width, height: height) else { continue }
+            result = result.map { $0.union(clamped) } ?? clamped
+        }
+        return result ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
+    }
+
+    var packed: [Float] {
+        var headers: [Float] = [], vertices: [Float] = []
+        let vertexStart = faces.count * Self.faceStride
+        for face in faces {
+            var header = [Float](repeating: 0, count: Self.faceStride)
+            let (lips, all) = boxes(face)
+            header[0] = all.0.x; header[1] = all.0.y; header[2] = all.1.x; header[3] = all.1.y
+            if lipstick {
+                header[4] = lips.0.x; header[5] = lips.0.y; header[6] = lips.1.x; header[7] = lips.1.y
+            } else {
+                // An empty lip box: the kernel never evaluates the lips.
+                header[4] = 1; header[5] = 1; header[6] = 0; header[7] = 0
+            }
+            header[8] = face.feather
+            header[9] = Float(vertexStart + vertices.count)
+            header[10] = Float(face.outerLips.count)
+            for point in face.outerLips { vertices += [point.x, point.y] }
+            header[11] = Float(vertexStart + vertices.count)
+            header[12] = Float(face.innerLips.count)
+            for point in face.innerLips { vertices += [point.x, point.y] }
+            for (slot, patch) in face.cheeks.enumerated() {
+                let base = 16 + 6 * slot
+                header[base] = patch.centre.x; header[base + 1] = patch.centre.y
+                header[base + 2] = patch.major.x / patch.semiMajor; header[base + 3] = patch.major.y / patch.semiMajor
+                header[base + 4] = patch.minor.x / patch.semiMinor; header[base + 5] = patch.minor.y / patch.semiMinor
+            }
+            headers += header
+        }
+        return headers + vertices
+    }
+}
+
+private func smoothstep(_ edge0: Float, _ edge1: Float, _ x: Float) -> Float {
+    let t = min(max((x - edge0) / (edge1 - edge0), 0), 1)
+    return t * t * (3 - 2 * t)
+}

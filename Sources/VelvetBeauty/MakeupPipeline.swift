@@ -1,0 +1,58 @@
+import VelvetGPU
+import VelvetKernels
+
+/// Lipstick and blush for one frame (`makeup_apply.comp`, shapes in `MakeupGeometry`),
+/// rebuilt from the frame's mesh so they follow the face. The frame is copied to the
+/// destination, then only the makeup region is recomputed; with no face or both strengths
+/// at 0 nothing is dispatched and the destination is an exact copy.
+public final class MakeupPipeline {
+    public static let section = "makeup"
+
+    public let context: GPUContext
+    private let kernel: ComputeKernel
+
+    public init(context: GPUContext) throws {
+        self.context = context
+        kernel = try ComputeKernel(context: context, source: KernelLibrary.makeupApply)
+    }
+
+    /// Records makeup on `image` into `destination` (same size and format, a different
+    /// image); returns the pixels it may have changed (empty when it only copied).
+    @discardableResult
+    public func record(on recorder: CommandRecorder, image: GPUImage, faces: [BeautyFace], settings: MakeupSettings,
+                       destination: GPUImage) throws -> PixelRegion {
+        let settings = try settings.validated()
+        try checkStageImages(image, destination)
+        try recorder.copy(image, to: destination)
+        let geometry = MakeupGeometry(faces: faces, settings: settings)
+        let region = geometry.region(width: image.width, height: image.height)
+        guard !geometry.faces.isEmpty, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
+        let floats = geometry.packed
+        precondition(floats.count <= MakeupGeometry.maxFloats, "makeup geometry of \(floats.count) floats exceeds the kernel's table")
+        // A buffer per frame (the recorder keeps it alive), so frames in flight never share one.
+        let buffer = try GPUBuffer(context: context, size: floats.count * 4)
+        try floats.withUnsafeBytes { try recorder.upload($0, to: buffer) }
+        recorder.beginSection(Self.section)
+        let lip = settings.lipstick, blush = settings.blush
+        var push = PushConstants()
+        push.ivec2(Int32(region.x), Int32(region.y))
+        push.ivec2(Int32(region.width), Int32(region.height))
+        push.int(Int32(floats.count))
+        push.int(Int32(geometry.faces.count))
+        push.int(Self.blendCode(lip.blend))
+        push.vec4(lip.colour.red, lip.colour.green, lip.colour.blue, lip.strength)
+        push.vec4(blush.colour.red, blush.colour.green, blush.colour.blue, blush.strength)
+        recorder.dispatch(kernel, [.sampledImage(image, .nearest), .buffer(buffer), .storageImage(destination)],
+                          push: push, covering: region.width, region.height)
+        recorder.endSection()
+        return region
+    }
+
+    private static func blendCode(_ blend: MakeupSettings.LipBlend) -> Int32 {
+        switch blend {
+        case .natural: return 0
+        case .multiply: return 1
+        case .softLight: return 2
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// User presets on disk, beside the built-ins.
+///
+/// Layout, under `$XDG_CONFIG_HOME/velvet/` (`~/.config/velvet/` when unset or not absolute):
+/// - `presets/NAME.json`: one user preset each (format in `PresetCoding.swift`);
+/// - `default-preset`: a text file holding one preset name (built-in or user), applied when
+///   rendering without `--preset`. Absent: no default.
+///
+/// Names are 1...64 characters of letters, digits, `-`, `_` and `.`, not starting with `.`;
+/// user presets cannot take a built-in's name.
+public struct PresetStore: Sendable {
+    public struct Listing: Sendable, Equatable {
+        public let name: String
+        public let isBuiltIn: Bool
+        public let isDefault: Bool
+        public init(name: String, isBuiltIn: Bool, isDefault: Bool) { (self.name, self.isBuiltIn, self.isDefault) = (name, isBuiltIn, isDefault) }
+    }
+
+    /// `…/velvet` (holds `presets/` and `default-preset`).
+    public let root: URL
+    public var presetsDirectory: URL { root.appendingPathComponent("presets", isDirectory: true) }
+    public var defaultFile: URL { root.appendingPathComponent("default-preset") }
+
+    public init(root: URL) { self.root = root }
+
+    /// The store the XDG base-directory rules give for `environment`.
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> PresetStore {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            return PresetStore(root: URL(fileURLWithPath: config).appendingPathComponent("velvet", isDirectory: true))
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return PresetStore(root: URL(fileURLWithPath: home).appendingPathComponent(".config/velvet", isDirectory: true))
+    }
+
+    public func fileURL(_ name: String) -> URL { presetsDirectory.appendingPathComponent("\(name).json") }
+
+    /// Built-ins first (in their order), then user presets by name.
+    public func list() throws -> [Listing] {
+        let chosen = try defaultName()
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: presetsDirectory.path)) ?? []
+        let user = files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }
+            .filter { Self.isValidName($0) && BeautyPreset.builtIn($0) == nil }.sorted()
+        return BeautyPreset.builtInNames.map { Listing(name: $0, isBuiltIn: true, isDefault: $0 == chosen) }
+            + user.map { Listing(name: $0, isBuiltIn: false, isDefault: $0 == chosen) }
+    }
+
+    /// The preset called `name`: a built-in, else `presets/NAME.json`.
+    public func load(_ name: String) throws -> BeautyPreset {
+        if let preset = BeautyPreset.builtIn(name) { return preset }
+        try Self.checkName(name)
+        let url = fileURL(name)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw PresetError(file: name, reason: "no such preset (built-in: \(BeautyPreset.builtInNames.joined(separator: ", ")); user presets live in \(presetsDirectory.path))")
+        }
+        return try BeautyPreset.decode(data, file: url.path)
+    }
+
+    /// Writes `presets/NAME.json` (replacing an older one of that name) atomically.
+    public func save(_ preset: BeautyPreset, as name: String) throws {
+        try Self.checkName(name)
+        guard BeautyPreset.builtIn(name) == nil else {
+            throw PresetError(file: name, reason: "is a built-in preset; save under another name")
+        }
+        let url = fileURL(name)
+        try preset.validate(file: url.path)
+        do {
+            try FileManager.default.createDirectory(at: presetsDirectory, withIntermediateDirectories: true)
+            try preset.encoded().write(to: url, options: .atomic)
+        } catch {
+            throw PresetError(file: url.path, reason: "cannot write (\(error.localizedDescription))")
+        }
+    }
+
+    /// Removes a user preset; clears the default setting when it named this preset.
+    public func delete(_ name: String) throws {
+        guard BeautyPreset.builtIn(name) == nil else { throw PresetError(file: name, reason: "is a built-in preset and cannot be deleted") }
+        try Self.checkName(name)
+        let url = fileURL(name)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw PresetError(file: name, reason: "no such user preset in \(presetsDirectory.path)") }
+        do { try FileManager.default.removeItem(at: url) } catch {
+            throw PresetError(file: url.path, reason: "cannot delete (\(error.localizedDescription))")
+        }
+        if try defaultName() == name { try setDefault(nil) }
+    }
+
+    /// The name in `default-preset`, or nil when there is none.
+    public func defaultName() throws -> String? {
+        guard let data = FileManager.default.contents(atPath: defaultFile.path) else { return nil }
+        let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { return nil }
+        guard Self.isValidName(name) else { throw PresetError(file: defaultFile.path, reason: "'\(name)' is not a preset name") }
+        return name
+    }
+
+    /// Sets (or with nil clears) the default; the preset must exist and load.
+    public func setDefault(_ name: String?) throws {
+        do {
+            guard let name else {
+                if FileManager.default.fileExists(atPath: defaultFile.path) { try FileManager.default.removeItem(at: defaultFile) }
+                return
+            }
+            _ = try load(name)
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try Data((name + "\n").utf8).write(to: defaultFile, options: .atomic)
+        } catch let error as PresetError {
+            throw error
+        } catch {
+            throw PresetError(file: defaultFile.path, reason: "cannot write (\(error.localizedDescription))")
+        }
+    }
+
+    /// The default preset and its name, or nil when none is set.
+    public func defaultPreset() throws -> (name: String, preset: BeautyPreset)? {
+        guard let name = try defaultName() else { return nil }
+        return (name, try load(name))
+    }
+
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.count) && !name.hasPrefix(".")
+            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
+    }
+
+    static func checkName(_ name: String) throws {
+        guard isValidName(name) else {
+            throw PresetError(file: name, reason: "not a valid preset name (1-64 letters, digits, '-', '_', '.'; not starting with '.')")
+        }
+    }
+}

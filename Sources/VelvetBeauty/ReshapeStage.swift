@@ -1,0 +1,58 @@
+import VelvetGPU
+import VelvetKernels
+
+/// Eye enlargement and face slimming for one frame, as one backward warp with bilinear
+/// sampling (`reshape_warp.comp`, field in `ReshapeField`). The frame is copied to the
+/// destination, then only the reshape region is warped; with no face or both strengths at
+/// 0 nothing is dispatched and the destination is an exact copy.
+public final class ReshapeStage {
+    public static let section = "reshape"
+
+    public let context: GPUContext
+    private let kernel: ComputeKernel
+    private static let maxFloats = 512
+
+    public init(context: GPUContext) throws {
+        self.context = context
+        kernel = try ComputeKernel(context: context, source: KernelLibrary.reshapeWarp)
+    }
+
+    /// Records the warp of `image` into `destination` (same size and format, a different
+    /// image) and returns the pixels it may have changed (empty when it only copied).
+    @discardableResult
+    public func record(on recorder: CommandRecorder, image: GPUImage, faces: [BeautyFace], settings: ReshapeSettings,
+                       destination: GPUImage) throws -> PixelRegion {
+        let settings = try settings.validated()
+        try checkStageImages(image, destination)
+        try recorder.copy(image, to: destination)
+        let field = ReshapeField(faces: faces, settings: settings)
+        let region = field.region(width: image.width, height: image.height)
+        guard !field.isIdentity, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
+        let floats = field.packed
+        precondition(floats.count <= Self.maxFloats, "reshape geometry of \(floats.count) floats exceeds the kernel's table")
+        // A buffer per frame (the recorder keeps it alive), so frames in flight never share one.
+        let geometry = try GPUBuffer(context: context, size: floats.count * 4)
+        try floats.withUnsafeBytes { try recorder.upload($0, to: geometry) }
+        recorder.beginSection(Self.section)
+        var push = PushConstants()
+        push.ivec2(Int32(region.x), Int32(region.y))
+        push.ivec2(Int32(region.width), Int32(region.height))
+        let inverse = image.inverseSize
+        push.vec2(inverse.0, inverse.1)
+        push.int(Int32(floats.count))
+        push.int(Int32(field.faces.count))
+        recorder.dispatch(kernel, [.sampledImage(image, .linear), .buffer(geometry), .storageImage(destination)],
+                          push: push, covering: region.width, region.height)
+        recorder.endSection()
+        return region
+    }
+}
+
+/// The makeup and reshape stages read neighbours of the pixel they write, so they need a
+/// separate destination of the input's size and format.
+func checkStageImages(_ image: GPUImage, _ destination: GPUImage) throws {
+    guard image !== destination else { throw BeautyError.invalidImage("the destination must be a different image from the input") }
+    guard destination.width == image.width, destination.height == image.height, destination.format == image.format else {
+        throw BeautyError.invalidImage("destination must match the input's size and format")
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import VelvetBeauty
+
+/// `velvet presets list | show NAME | save NAME [--preset BASE] [beauty flags] | delete NAME
+///  | default [NAME | --clear]`: the built-in and saved presets (JSON files in
+/// $XDG_CONFIG_HOME/velvet/presets/). The default preset applies to every render that
+/// does not name one.
+enum PresetsCommand {
+    static func run(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
+        let store = PresetStore.standard()
+        switch arguments.takePositional() {
+        case "list":
+            try arguments.finish()
+            for entry in try store.list() {
+                print(entry.name + (entry.isBuiltIn ? "  (built-in)" : "") + (entry.isDefault ? "  (default)" : ""))
+            }
+        case "show":
+            guard let name = arguments.takePositional() else { throw UsageError("presets show needs a NAME") }
+            try arguments.finish()
+            let preset = try BeautyPreset.builtIn(name) ?? store.load(name)
+            print(String(decoding: try preset.encoded(), as: UTF8.self))
+        case "save":
+            guard let name = arguments.takePositional() else { throw UsageError("presets save needs a NAME") }
+            var preset = try BeautyArguments.basePreset(&arguments, store: store)
+            try BeautyArguments.apply(&arguments, to: &preset)
+            try arguments.finish()
+            try preset.validate(file: "command line")
+            try store.save(preset, as: name)
+            print("saved \(store.fileURL(name).path)")
+        case "delete":
+            guard let name = arguments.takePositional() else { throw UsageError("presets delete needs a NAME") }
+            try arguments.finish()
+            try store.delete(name)
+        case "default":
+            let clear = arguments.flag("--clear")
+            let name = arguments.takePositional()
+            try arguments.finish()
+            if clear || name != nil {
+                if let name, BeautyPreset.builtIn(name) == nil { _ = try store.load(name) }
+                try store.setDefault(clear ? nil : name)
+            }
+            print(try store.defaultName() ?? "natural (built-in; no default set)")
+        default:
+            throw UsageError("presets takes list, show NAME, save NAME [flags], delete NAME or default [NAME|--clear]")
+        }
+    }
+}
