@@ -25,6 +25,7 @@ enum VelvetCommand {
           --detector short|full|auto, --max-faces N
       presets list | show NAME | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
                               beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/)
+      luts list | export DIR  the built-in colour grades, as .cube files
       devices                 list Vulkan devices and the one Velvet would use
       bench blur|media|nn|tracker|skin [options]
                               benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md)
@@ -44,6 +45,7 @@ enum VelvetCommand {
             case "render": try RenderCommand.run(try ArgumentParser(rest))
             case "demo": try DemoCommand.run(try ArgumentParser(rest))
             case "presets": try PresetsCommand.run(try ArgumentParser(rest))
+            case "luts": try LUTsCommand.run(try ArgumentParser(rest))
             case "analyze": try AnalyzeCommand.run(try ArgumentParser(rest))
             case "devices": try DevicesCommand.run(try ArgumentParser(rest))
             case "bench": try BenchCommand.run(try ArgumentParser(rest))

@@ -144,3 +144,36 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("typo.json") && bad.stderr.contains("strenght"), bad.stderr)
     }
 }
+
+/// Colour LUT files through the CLI: the shipped grades export as .cube files that load
+/// back, and an identity table changes nothing.
+final class LUTCommandTests: XCTestCase {
+    func testExportedGradesLoadAndIdentityIsIdentity() throws {
+        let scratch = try Scratch()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let environment = ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path, "VELVET_VALIDATION": "1"]
+        let exported = try Tool.run(Tool.velvet, ["luts", "export", scratch.path("luts")])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertEqual(exported.stdout.split(separator: "\n").count, 4)
+        let photo = repository.appendingPathComponent("test-assets/astronaut.png").path
+        let warm = try Tool.run(Tool.velvet, ["render", photo, "-o", scratch.path("warm.png"), "--preset", "none",
+                                             "--lut", scratch.path("luts/warm.cube"), "--lut-on", "frame"], environment: environment)
+        XCTAssertEqual(warm.status, 0, warm.stderr)
+        XCTAssertNotEqual(try Tool.pixels(scratch.path("warm.png"), "rgb24"), try Tool.pixels(photo, "rgb24"))
+
+        var identity = "LUT_3D_SIZE 17\n"
+        for b in 0..<17 { for g in 0..<17 { for r in 0..<17 { identity += "\(Double(r) / 16) \(Double(g) / 16) \(Double(b) / 16)\n" } } }
+        try identity.write(toFile: scratch.path("identity.cube"), atomically: true, encoding: .utf8)
+        let same = try Tool.run(Tool.velvet, ["render", photo, "-o", scratch.path("same.png"), "--preset", "none",
+                                             "--lut", scratch.path("identity.cube"), "--lut-on", "frame"], environment: environment)
+        XCTAssertEqual(same.status, 0, same.stderr)
+        XCTAssertEqual(try Tool.pixels(scratch.path("same.png"), "rgb24"), try Tool.pixels(photo, "rgb24"), "identity .cube is the identity")
+
+        try "LUT_3D_SIZE 2\n0 0 0\n".write(toFile: scratch.path("short.cube"), atomically: true, encoding: .utf8)
+        let bad = try Tool.run(Tool.velvet, ["render", photo, "-o", scratch.path("bad.png"), "--lut", scratch.path("short.cube")],
+                               environment: environment)
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("short.cube") && bad.stderr.contains("expected 8"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("bad.png")))
+    }
+}
