@@ -18,12 +18,25 @@ public struct FaceModelFiles: Sendable, Equatable {
         self.directory = directory
     }
 
-    /// $VELVET_MODELS_DIR, else ./models.
+    /// $VELVET_MODELS_DIR; else ./models; else the `models` folder of the checkout the
+    /// running binary was built in (`<repo>/.build/<config>/velvet`), so the tool works from
+    /// any directory after `Tools/setup.sh`.
     public static var standard: FaceModelFiles {
         if let dir = ProcessInfo.processInfo.environment["VELVET_MODELS_DIR"], !dir.isEmpty {
             return FaceModelFiles(directory: URL(fileURLWithPath: dir, isDirectory: true))
         }
-        return FaceModelFiles(directory: URL(fileURLWithPath: "models", isDirectory: true))
+        let local = URL(fileURLWithPath: "models", isDirectory: true)
+        let marker = FaceModelName.mesh.rawValue + ".tflite"
+        if FileManager.default.fileExists(atPath: local.appendingPathComponent(marker).path) { return FaceModelFiles(directory: local) }
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("models", isDirectory: true)
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent(marker).path) {
+                return FaceModelFiles(directory: candidate)
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        return FaceModelFiles(directory: local)
     }
 
     /// The file of `model`; throws when it is missing.
