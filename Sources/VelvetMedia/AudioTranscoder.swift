@@ -93,12 +93,7 @@ final class AudioTranscoder: @unchecked Sendable {
                 started = true
             }
             let capacity = swr_get_out_samples(resampler, decoded.pointer.pointee.nb_samples)
-            let converted = try MediaFrame()
-            converted.pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-            converted.pointer.pointee.nb_samples = capacity
-            converted.pointer.pointee.sample_rate = encoder!.pointee.sample_rate
-            try Self.check(av_channel_layout_copy(&converted.pointer.pointee.ch_layout, &encoder!.pointee.ch_layout))
-            try Self.check(av_frame_get_buffer(converted.pointer, 0))
+            let converted = try encoderFrame(samples: capacity)
             let count = swr_convert(resampler, velvet_frame_mutable_data(converted.pointer), capacity,
                                     velvet_frame_const_data(decoded.pointer), decoded.pointer.pointee.nb_samples)
             try Self.check(count)
@@ -114,12 +109,7 @@ final class AudioTranscoder: @unchecked Sendable {
         let frameSize = Int32(encoder!.pointee.frame_size)
         while av_audio_fifo_size(fifo) >= frameSize || (flushing && av_audio_fifo_size(fifo) > 0) {
             let count = min(frameSize, av_audio_fifo_size(fifo))
-            let frame = try MediaFrame()
-            frame.pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-            frame.pointer.pointee.nb_samples = count
-            frame.pointer.pointee.sample_rate = encoder!.pointee.sample_rate
-            try Self.check(av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &encoder!.pointee.ch_layout))
-            try Self.check(av_frame_get_buffer(frame.pointer, 0))
+            let frame = try encoderFrame(samples: count)
             guard av_audio_fifo_read(fifo, velvet_frame_data_pointers(frame.pointer), count) == count else {
                 throw MediaError.encode("audio buffer underflow")
             }
@@ -128,6 +118,17 @@ final class AudioTranscoder: @unchecked Sendable {
             try Self.check(avcodec_send_frame(encoder, frame.pointer))
             try drainEncoder(write: write)
         }
+    }
+
+    /// An empty planar-float frame of `samples` in the encoder's layout and rate.
+    private func encoderFrame(samples: Int32) throws -> MediaFrame {
+        let frame = try MediaFrame()
+        frame.pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        frame.pointer.pointee.nb_samples = samples
+        frame.pointer.pointee.sample_rate = encoder!.pointee.sample_rate
+        try Self.check(av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &encoder!.pointee.ch_layout))
+        try Self.check(av_frame_get_buffer(frame.pointer, 0))
+        return frame
     }
 
     private func drainEncoder(write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
