@@ -5,17 +5,20 @@
 #   Tools/setup.sh --python   also a Python venv (.venv) with the benchmark anchors (OpenCV, LiteRT, numpy)
 #   Tools/setup.sh --models   also MediaPipe's face models (Tools/fetch-models.sh)
 #   Tools/setup.sh --assets   also the test photos and video (Tools/fetch-test-assets.sh, fetch-test-video.sh)
+#   Tools/setup.sh --browser  also headless Chromium (the A/B report test opens the report in it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_python=0
 want_models=0
 want_assets=0
+want_browser=0
 for argument in "$@"; do
     case "$argument" in
         --python) want_python=1 ;;
         --models) want_models=1 ;;
         --assets) want_assets=1 ;;
+        --browser) want_browser=1 ;;
         *) echo "setup: unknown option $argument" >&2; exit 2 ;;
     esac
 done
@@ -26,6 +29,7 @@ packages=(
     libavcodec-dev libavformat-dev libswscale-dev libswresample-dev libavutil-dev ffmpeg
     python3 python3-venv python3-pip unzip
 )
+[ "$want_browser" -eq 1 ] && packages+=(chromium)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

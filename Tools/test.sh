@@ -3,7 +3,7 @@
 # the current Vulkan device (lavapipe on a machine without a GPU) with validation on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Tools/setup.sh --models --assets
+Tools/setup.sh --models --assets --browser
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 export VELVET_VALIDATION=1
 swift build --build-tests

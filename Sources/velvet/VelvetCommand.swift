@@ -18,6 +18,8 @@ enum VelvetCommand {
           --quiet             no progress line
           --json              print a summary as JSON on stdout (frames, faces, GPU ms per stage, fps)
     \(BeautyArguments.help)
+      compare INPUT [--a bilateral] [--b freqsep] -o AB.mp4 [--report AB.html] [--metrics AB.json]
+                              A/B video (A left, B right), metrics M4-M8 and an HTML report
       batch FILES... | --list FILE  --output-dir DIR [--shard I/N] [--devices 0,1] [render options]
                               render many files; finished outputs are skipped, so a rerun resumes
       analyze INPUT           faces (score, box, 468 landmarks) per frame
@@ -48,6 +50,7 @@ enum VelvetCommand {
             case "demo": try DemoCommand.run(try ArgumentParser(rest))
             case "presets": try PresetsCommand.run(try ArgumentParser(rest))
             case "batch": try BatchCommand.run(try ArgumentParser(rest))
+            case "compare": try CompareCommand.run(try ArgumentParser(rest))
             case "luts": try LUTsCommand.run(try ArgumentParser(rest))
             case "analyze": try AnalyzeCommand.run(try ArgumentParser(rest))
             case "devices": try DevicesCommand.run(try ArgumentParser(rest))

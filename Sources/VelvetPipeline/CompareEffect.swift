@@ -1,0 +1,114 @@
+import VelvetBeauty
+import VelvetFace
+import VelvetGPU
+import VelvetKernels
+import VelvetMedia
+
+/// The A/B render: each frame is tracked once, then the skin stages run twice (A's
+/// settings, B's settings, each on a submission of its own so their GPU time is known)
+/// and the output shows A on the left half and B on the right, labelled. The first frame
+/// with a face is kept (input, A, B, blend weights, person mask) for the report.
+public final class CompareEffect: FrameEffect, @unchecked Sendable {
+    /// What the report is made from, in 0...1 RGB.
+    public struct Capture: Sendable {
+        public let frameIndex: Int
+        public let input: RGBImage
+        public let a: RGBImage
+        public let b: RGBImage
+        public let weightsA: PlaneImage
+        public let weightsB: PlaneImage
+        public let personMask: PlaneImage
+        public let faces: [BeautyFace]
+    }
+
+    public let context: GPUContext
+    public let a: BeautySettings
+    public let b: BeautySettings
+    /// GPU milliseconds per stage for each side, summed over frames (tracker under "tracker").
+    public private(set) var timingsA: [String: Double] = [:]
+    public private(set) var timingsB: [String: Double] = [:]
+    public private(set) var frames = 0
+
+    private var tracker: FaceTracker?
+    private let skinA: SkinPipeline
+    private let skinB: SkinPipeline
+    private let split: ComputeKernel
+    private var sides: (GPUImage, GPUImage)?
+    private var pending: (index: Int, downloads: [GPUReadback], sizes: [(Int, Int)], faces: [BeautyFace])?
+
+    public init(context: GPUContext, a: BeautySettings, b: BeautySettings) throws {
+        self.context = context
+        self.a = try a.validated()
+        self.b = try b.validated()
+        skinA = try SkinPipeline(context: context)
+        skinB = try SkinPipeline(context: context)
+        skinA.capturesWeights = true
+        skinB.capturesWeights = true
+        split = try ComputeKernel(context: context, source: KernelLibrary.compareSplit)
+    }
+
+    public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
+        if tracker == nil { tracker = try FaceTracker(context: context, options: frame.isStillImage ? .still : .video) }
+        let tracked = try tracker!.process(frame.input, time: frame.isStillImage ? nil : frame.time)
+        tracker!.lastTimings.sections.forEach { timingsA["tracker", default: 0] += $0.milliseconds; timingsB["tracker", default: 0] += $0.milliseconds }
+        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points) }
+        let (imageA, imageB) = try sideImages(like: frame.input)
+
+        var results: [SkinFrame] = []
+        for (skin, settings, image, isA) in [(skinA, a, imageA, true), (skinB, b, imageB, false)] {
+            let side = try CommandRecorder(context: context)
+            results.append(try skin.record(on: side, image: frame.input, faces: faces, personMask: tracked.personMask,
+                                           settings: settings, destination: image))
+            for section in try side.submit().wait().sections {
+                if isA { timingsA[section.label, default: 0] += section.milliseconds } else { timingsB[section.label, default: 0] += section.milliseconds }
+            }
+        }
+        frames += 1
+
+        var push = PushConstants()
+        push.ivec2(Int32(frame.output.width), Int32(frame.output.height))
+        push.int(Int32(frame.output.width / 2))
+        push.int(Int32(max(2, frame.output.height / 90)))
+        recorder.dispatch(split, [.sampledImage(imageA, .nearest), .sampledImage(imageB, .nearest), .storageImage(frame.output)],
+                          push: push, covering: frame.output.width, frame.output.height)
+
+        if pending == nil, !faces.isEmpty, let weightsA = results[0].weights, let weightsB = results[1].weights,
+           let mask = tracked.lowResolutionPersonMask ?? tracked.personMask {
+            let images = [frame.input, imageA, imageB, weightsA, weightsB, mask]
+            pending = (frame.index, try images.map { try recorder.download($0) }, images.map { ($0.width, $0.height) }, faces)
+        }
+        return .whole
+    }
+
+    /// The kept frame, once the render that made it has finished.
+    public private(set) lazy var capture: Capture? = {
+        guard let pending else { return nil }
+        func rgb(_ index: Int) -> RGBImage {
+            let halves = pending.downloads[index].raw.bindMemory(to: UInt16.self)
+            let (width, height) = pending.sizes[index]
+            return RGBImage(width: width, height: height, pixels: (0..<(width * height)).map { pixel in
+                SIMD3((0..<3).map { Float(Float16(bitPattern: halves[pixel * 4 + $0])) }.map { min(max($0, 0), 1) })
+            })
+        }
+        func plane(_ index: Int) -> PlaneImage {
+            let (width, height) = pending.sizes[index]
+            let raw = pending.downloads[index].raw
+            let count = width * height
+            let bytesPerValue = raw.count / count
+            let values: [Float] = bytesPerValue == 4
+                ? Array(raw.bindMemory(to: Float.self).prefix(count))
+                : raw.bindMemory(to: UInt16.self).prefix(count).map { Float(Float16(bitPattern: $0)) }
+            return PlaneImage(width: width, height: height, values: values)
+        }
+        return Capture(frameIndex: pending.index, input: rgb(0), a: rgb(1), b: rgb(2), weightsA: plane(3), weightsB: plane(4),
+                       personMask: plane(5), faces: pending.faces)
+    }()
+
+    private func sideImages(like image: GPUImage) throws -> (GPUImage, GPUImage) {
+        if let sides, sides.0.width == image.width, sides.0.height == image.height { return sides }
+        let made = (try GPUImage(context: context, width: image.width, height: image.height, format: image.format),
+                    try GPUImage(context: context, width: image.width, height: image.height, format: image.format))
+        sides = made
+        return made
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import VelvetBeauty
+import VelvetGPU
+import VelvetMedia
+import VelvetPipeline
+
+/// `velvet compare INPUT [--a bilateral] [--b freqsep] -o ab.mp4 [--report ab.html]
+/// [--metrics ab.json]`: the A/B tool. A split video (A left, B right, labelled), the
+/// quality metrics M4-M8 and per-stage GPU time of each method, and a self-contained HTML
+/// report (both results with synchronized zoomed crops, difference heat maps, masks, the
+/// metrics table and timing bars) built from the first frame with a face.
+enum CompareCommand {
+    static func run(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
+        guard let input = arguments.takePositional() else { throw UsageError("compare needs an INPUT file") }
+        guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("compare needs -o OUTPUT") }
+        let methodA = try method(arguments.value("--a") ?? "bilateral", "--a")
+        let methodB = try method(arguments.value("--b") ?? "freqsep", "--b")
+        let report = arguments.value("--report") ?? (URL(fileURLWithPath: output).deletingPathExtension().path + ".html")
+        let metricsPath = arguments.value("--metrics") ?? (URL(fileURLWithPath: report).deletingPathExtension().path + ".json")
+        let settings = try RenderCommand.encoderSettings(&arguments)
+        let quiet = arguments.flag("--quiet")
+        let request = arguments.value("--device")
+        var preset = try BeautyArguments.basePreset(&arguments, store: .standard())
+        try BeautyArguments.apply(&arguments, to: &preset)
+        try arguments.finish()
+
+        var a = preset.skinSettings(), b = preset.skinSettings()
+        a.smoothing = methodA
+        b.smoothing = methodB
+        let context = try GPUContext(request: request)
+        let effect = try CompareEffect(context: context, a: a, b: b)
+        let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings, effect: effect,
+                                                                 progress: ProgressReporter(quiet: quiet))
+        guard let capture = effect.capture, let face = capture.faces.first else {
+            throw MediaError.decode(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
+        }
+        let names = (methodA.rawValue, methodB.rawValue)
+        let metrics = [("A", names.0, capture.a), ("B", names.1, capture.b)].map { side, name, image in
+            (side, name, [
+                "M4_features_ssim": QualityMetrics.featureSSIM(input: capture.input, output: image, face: face),
+                "M5_mid_band_ratio": QualityMetrics.midBandRatio(input: capture.input, output: image, face: face),
+                "M6_fine_band_ratio": QualityMetrics.fineBandRatio(input: capture.input, output: image, face: face),
+                "M7_halo_p99": QualityMetrics.halo(input: capture.input, output: image, face: face, personMask: capture.personMask)?.value,
+                "M8_colour_shift_de2000": QualityMetrics.colourShift(input: capture.input, output: image, face: face),
+            ] as [String: Double?])
+        }
+        let frames = Double(max(effect.frames, 1))
+        let timings = [effect.timingsA, effect.timingsB].map { $0.mapValues { $0 / frames } }
+
+        var json: [String: Any] = ["input": input, "output": output, "frames": summary.frames, "captured_frame": capture.frameIndex,
+                                   "device": context.device.name]
+        for (index, (side, name, values)) in metrics.enumerated() {
+            json[side] = ["method": name, "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() }, "gpu_ms_per_frame": timings[index]]
+        }
+        try writeAtomically(try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]), to: metricsPath)
+        let html = try CompareReport(context: context, capture: capture, face: face, names: names, metrics: metrics.map(\.2),
+                                     timings: timings, input: input, frames: summary.frames).html()
+        try writeAtomically(Data(html.utf8), to: report)
+        try ValidationReport.check(context)
+        print("A/B video: \(output)\nreport: \(report)\nmetrics: \(metricsPath)")
+    }
+
+    static func method(_ name: String, _ flag: String) throws -> BeautySettings.Smoothing {
+        switch name {
+        case "bilateral": return .bilateral
+        case "freqsep", "frequency-separation": return .frequencySeparation
+        default: throw UsageError("\(flag) takes bilateral or freqsep")
+        }
+    }
+
+    static func writeAtomically(_ data: Data, to path: String) throws {
+        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw MediaError.output(path: path, reason: error.localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import VelvetTestSupport
+import XCTest
+
+/// `velvet compare`: the A/B video, the metrics JSON and the HTML report, which a real
+/// browser (headless Chromium) must render with its images and no console errors.
+final class CompareTests: XCTestCase {
+    private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func testCompareWritesVideoMetricsAndAReportThatRenders() throws {
+        let scratch = try Scratch()
+        let environment = ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path, "VELVET_VALIDATION": "1"]
+        // A short clip with a face: the demo's, shortened.
+        let demo = try Tool.run(Tool.velvet, ["demo", "--output-dir", scratch.path("demo"), "--frames", "4", "--size", "320x180",
+                                              "--assets", repository.appendingPathComponent("test-assets").path, "--quiet"], environment: environment)
+        XCTAssertEqual(demo.status, 0, demo.stderr)
+        let result = try Tool.run(Tool.velvet, ["compare", scratch.path("demo/before.mp4"), "--a", "bilateral", "--b", "freqsep",
+                                                "-o", scratch.path("ab.mp4"), "--report", scratch.path("ab.html"), "--quiet"],
+                                  environment: environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(scratch.path("ab.mp4"), "stream=width,height,nb_frames"), "320,180,4")
+
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("ab.json")))) as? [String: Any])
+        for side in ["A", "B"] {
+            let entry = try XCTUnwrap(json[side] as? [String: Any])
+            let metrics = try XCTUnwrap(entry["metrics"] as? [String: Any])
+            for key in ["M4_features_ssim", "M5_mid_band_ratio", "M6_fine_band_ratio", "M7_halo_p99", "M8_colour_shift_de2000"] {
+                XCTAssertNotNil(metrics[key] as? Double, "\(side) \(key)")
+            }
+            XCTAssertNotNil((entry["gpu_ms_per_frame"] as? [String: Double])?["skin.smoothing"])
+        }
+        XCTAssertEqual((json["A"] as? [String: Any])?["method"] as? String, "bilateral")
+
+        let html = try String(contentsOfFile: scratch.path("ab.html"), encoding: .utf8)
+        XCTAssertFalse(html.contains("http://") || html.contains("https://") || html.contains("<script"), "self-contained, no scripts")
+        XCTAssertEqual(html.components(separatedBy: "data:image/png;base64,").count - 1, 19, "3 results x (1 + 4 crops) + 2 heat maps + 2 masks")
+
+        // Open it in headless Chromium: it must draw the images, and log no console errors.
+        let chromium = "/usr/bin/chromium"
+        guard FileManager.default.isExecutableFile(atPath: chromium) else { return XCTFail("chromium is missing: run Tools/setup.sh --browser") }
+        let shot = scratch.path("report.png")
+        let browser = try Tool.run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1200,1600",
+                                              "--screenshot=\(shot)", "--enable-logging=stderr", "--v=0", "file://" + scratch.path("ab.html")])
+        XCTAssertEqual(browser.status, 0, browser.stderr)
+        XCTAssertFalse(browser.stderr.contains("CONSOLE"), "console messages: \(browser.stderr)")
+        // Not blank: the screenshot has many distinct colours (a blank page has one or two).
+        let pixels = try Tool.pixels(shot, "rgb24")
+        var colours = Set<UInt32>()
+        for index in stride(from: 0, to: pixels.count - 2, by: 3 * 7) {
+            colours.insert(UInt32(pixels[index]) << 16 | UInt32(pixels[index + 1]) << 8 | UInt32(pixels[index + 2]))
+        }
+        XCTAssertGreaterThan(colours.count, 1000, "the report's images must render")
+    }
+}
