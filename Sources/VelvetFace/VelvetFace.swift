@@ -5,6 +5,6 @@
 /// (`FaceDetector`), face mesh (`FaceMeshModel`) and selfie segmentation (`PersonSegmenter`)
 /// on the GPU through VelvetNN, with MediaPipe's pre/post-processing reproduced exactly
 /// (OpenCV's pixel convention in the crops included), and returns `Face`s plus the person
-/// mask per frame. `FaceOverlay` draws the results; `DelayedFrameTap` feeds a
+/// mask per frame. `FaceOverlay` draws the results; `TrackingPass` feeds a
 /// `VideoRenderer`'s frames to the tracker.
 public enum VelvetFace {}

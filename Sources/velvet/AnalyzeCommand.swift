@@ -53,7 +53,7 @@ enum AnalyzeCommand {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("velvet-analyze-\(getpid()).\(still ? "png" : "mkv")").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let tap = DelayedFrameTap { image, index, time in
+        let tap = TrackingPass { image, index, time in
             size = (image.width, image.height)
             let result = try tracker.process(image, time: time)
             frames.append((index, time, result.faces))
@@ -63,7 +63,6 @@ enum AnalyzeCommand {
         let renderer = try VideoRenderer(context: context)
         _ = try renderer.render(input: input, output: scratch, settings: fast, effect: tap,
                                 progress: ProgressReporter(quiet: quiet || json))
-        try tap.finish()
 
         if json {
             print(jsonReport(input: input, size: size, frames: frames))

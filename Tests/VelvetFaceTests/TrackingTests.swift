@@ -156,7 +156,7 @@ final class TrackingTests: GPUTestCase {
         let tracker = try FaceTracker(context: context, options: .video, files: FaceTestSupport.models)
         var facesPerFrame: [Int: Int] = [:]
         var detections = 0
-        let tap = DelayedFrameTap { image, index, time in
+        let tap = TrackingPass { image, index, time in
             let result = try tracker.process(image, time: time)
             facesPerFrame[index] = result.faces.count
             detections += result.ranDetection ? 1 : 0
@@ -164,7 +164,6 @@ final class TrackingTests: GPUTestCase {
         var settings = EncoderSettings()
         settings.preset = "ultrafast"
         let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings, effect: tap)
-        try tap.finish()
         let missing = (0..<summary.frames).filter { (facesPerFrame[$0] ?? 0) == 0 }
         print("kphotoalbum: \(summary.frames) frames, \(summary.frames - missing.count) with a face, detector on \(detections)")
         XCTAssertGreaterThanOrEqual(summary.frames, 60)
