@@ -99,6 +99,9 @@ public final class GPUContext: @unchecked Sendable {
     /// VkDeviceMemory blocks held by the sub-allocator (stays small however many images exist).
     public var memoryBlockCount: Int { allocator.blockCount }
 
+    /// Bytes of VkDeviceMemory held by the sub-allocator (the soak watches it).
+    public var memoryBlockBytes: UInt64 { allocator.blockBytes }
+
     /// Every Vulkan device the loader can see, without opening one.
     public static func availableDevices() throws -> [GPUDeviceInfo] {
         let instance = try createInstance(validationLog: nil)

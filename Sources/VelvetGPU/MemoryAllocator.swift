@@ -49,6 +49,8 @@ final class MemoryAllocator: @unchecked Sendable {
     /// Number of VkDeviceMemory blocks currently held (tests check that images share them).
     var blockCount: Int { lock.withLock { blocks.count } }
 
+    var blockBytes: UInt64 { lock.withLock { blocks.values.map(\.size).reduce(0, +) } }
+
     func allocate(_ requirements: VkMemoryRequirements, residency: Residency, kind: ResourceKind) throws -> Allocation {
         let typeIndex = try memoryType(bits: requirements.memoryTypeBits, residency: residency)
         return try lock.withLock {

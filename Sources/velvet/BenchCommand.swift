@@ -13,7 +13,8 @@ enum BenchCommand {
         case "nn": try BenchNNCommand.run(arguments)
         case "tracker": try BenchTrackerCommand.run(arguments)
         case "skin": try BenchSkinCommand.run(arguments)
-        default: throw UsageError("bench takes: blur, media, nn, tracker, skin")
+        case "soak": try SoakCommand.run(arguments)
+        default: throw UsageError("bench takes: blur, media, nn, tracker, skin, soak")
         }
     }
 

@@ -1,0 +1,90 @@
+import Foundation
+import VelvetBeauty
+import VelvetGPU
+import VelvetMedia
+import VelvetPipeline
+
+/// `velvet bench soak`: renders a long synthetic clip (a face photo with slow motion) with
+/// the default preset and samples resident memory and GPU memory every `--every` frames.
+/// Prints a table and the growth after warm-up; fails if the output's frame count differs
+/// or validation (when on) reported anything.
+enum SoakCommand {
+    static func run(_ arguments: ArgumentParser) throws {
+        var arguments = arguments
+        let frames = try arguments.int("--frames", default: 10_000, range: 10...1_000_000)
+        let every = try arguments.int("--every", default: 500, range: 1...100_000)
+        let size = try MediaBenchmark.parseSize(arguments.value("--size") ?? "1280x720")
+        let photo = arguments.value("--photo") ?? "test-assets/grace_hopper.jpg"
+        let directory = arguments.value("--work-dir") ?? NSTemporaryDirectory()
+        let request = arguments.value("--device")
+        try arguments.finish()
+
+        let context = try GPUContext(request: request)
+        let clip = directory + "/velvet-soak-\(size.width)x\(size.height)-\(frames).mp4"
+        if !FileManager.default.fileExists(atPath: clip) {
+            let image = try ImageLoader.load(photo, context: context)
+            let fill = max(Double(size.width) / Double(image.width), Double(size.height) / Double(image.height)) * 1.25
+            var settings = EncoderSettings()
+            settings.preset = "ultrafast"
+            try ClipSynthesizer(context: context).write(photo: image, to: clip, width: size.width, height: size.height, frames: frames,
+                                                        noiseSigma: 1 / 255, settings: settings) { index in
+                let t = Double(index) / 250
+                return SimilarityTransform(scale: fill * (1 + 0.05 * sin(t)), rotation: 0.1 * sin(0.7 * t),
+                                           translation: (x: 30 * sin(0.5 * t), y: Double(size.height) * 0.3))
+            }
+        }
+        let sampler = MemorySampler(context: context, every: every,
+                                    effect: try BeautyEffect(context: context, options: BeautyArguments.defaultOptions(smoothing: .frequencySeparation, context: context)))
+        var settings = EncoderSettings()
+        settings.preset = "ultrafast"
+        let output = directory + "/velvet-soak-out.mp4"
+        let summary = try VideoRenderer(context: context).render(input: clip, output: output, settings: settings, effect: sampler)
+
+        print("Soak: \(summary.frames) frames of \(size.width)x\(size.height), default preset, \(context.device.name), "
+              + String(format: "%.1f fps", summary.framesPerSecond) + "\n")
+        print("| frame | RSS MiB | GPU memory blocks MiB |")
+        print("|---:|---:|---:|")
+        for sample in sampler.samples {
+            print("| \(sample.frame) | \(String(format: "%.1f", sample.rss)) | \(String(format: "%.1f", sample.gpu)) |")
+        }
+        // Warm-up: the first two samples (pools, caches and encoder lookahead fill up).
+        let settled = sampler.samples.dropFirst(2)
+        if let first = settled.first, let last = settled.last {
+            let growth = (last.rss - first.rss) / first.rss * 100
+            print(String(format: "\nRSS growth after warm-up: %.2f %% (frame %d -> %d); GPU memory %.1f -> %.1f MiB",
+                         growth, first.frame, last.frame, first.gpu, last.gpu))
+        }
+        guard summary.frames == frames else {
+            throw MediaError.encode("soak rendered \(summary.frames) of \(frames) frames")
+        }
+        try ValidationReport.check(context)
+    }
+}
+
+/// Wraps the beauty effect and records memory every `every` frames.
+private final class MemorySampler: FrameEffect, @unchecked Sendable {
+    struct Sample { let frame: Int; let rss: Double; let gpu: Double }
+    private let context: GPUContext
+    private let every: Int
+    private let effect: FrameEffect
+    private(set) var samples: [Sample] = []
+
+    init(context: GPUContext, every: Int, effect: FrameEffect) {
+        (self.context, self.every, self.effect) = (context, every, effect)
+    }
+
+    func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
+        if frame.index % every == 0 {
+            samples.append(Sample(frame: frame.index, rss: Self.residentMiB(), gpu: Double(context.memoryBlockBytes) / 1_048_576))
+        }
+        return try effect.record(frame, on: recorder)
+    }
+
+    /// Resident set size from /proc/self/statm (pages).
+    static func residentMiB() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Double(fields[1]) else { return 0 }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+    }
+}
