@@ -73,7 +73,7 @@ final class FrequencySeparation {
         push.vec2(inverse.0, inverse.1)
         recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(sums)],
                           push: push, covering: lw, lh)
-        try blurs.blur(sigma: lowSigma / Float(scale)).record(on: recorder, source: sums, destination: blurred, scratch: scratch)
+        try blurs.record(on: recorder, source: sums, destination: blurred, scratch: scratch, sigma: lowSigma / Float(scale))
 
         var combinePush = PushConstants()
         combinePush.ivec2(Int32(region.x), Int32(region.y))

@@ -33,20 +33,17 @@ final class ImagePool {
     }
 }
 
-/// Gaussian blurs by sigma, so a per-frame sigma does not build a pipeline per frame.
+/// The one Gaussian blur the stages share. Sigma follows the face size, so it is passed
+/// per call (a blur object per sigma grew without bound over a long video).
 final class BlurCache {
-    private let context: GPUContext
-    private var blurs: [Int: GaussianBlur] = [:]
+    private let blur: GaussianBlur
 
-    init(context: GPUContext) { self.context = context }
+    init(context: GPUContext) throws { blur = try GaussianBlur(context: context) }
 
-    /// A blur with sigma rounded to 1/100 px.
-    func blur(sigma: Float) throws -> GaussianBlur {
-        let key = Int((min(sigma, GaussianBlur.maxSigma) * 100).rounded())
-        if let blur = blurs[key] { return blur }
-        let blur = try GaussianBlur(context: context, sigma: Float(key) / 100)
-        blurs[key] = blur
-        return blur
+    /// Records a blur with sigma clamped to the kernel's range.
+    func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, scratch: GPUImage, sigma: Float) throws {
+        try blur.record(on: recorder, source: source, destination: destination, scratch: scratch,
+                        sigma: min(max(sigma, 0), GaussianBlur.maxSigma))
     }
 }
 

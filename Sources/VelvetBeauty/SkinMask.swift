@@ -54,8 +54,8 @@ final class SkinMask {
         var push = PushConstants()
         push.ivec2(Int32(pw), Int32(ph))
         recorder.dispatch(resample, [.sampledImage(person, .linear), .storageImage(resampled)], push: push, covering: pw, ph)
-        try blurs.blur(sigma: sigma * Float(pw) / Float(frameWidth))
-            .record(on: recorder, source: resampled, destination: blurred, scratch: scratch)
+        try blurs.record(on: recorder, source: resampled, destination: blurred, scratch: scratch,
+                         sigma: sigma * Float(pw) / Float(frameWidth))
 
         // Mask, zones and spot permission from the polygons.
         let factor = Self.maskFactor(largestFaceSize: geometry.largestFaceSize)

@@ -51,7 +51,7 @@ public final class SkinPipeline {
     public init(context: GPUContext) throws {
         self.context = context
         pool = ImagePool(context: context)
-        let blurs = BlurCache(context: context)
+        let blurs = try BlurCache(context: context)
         skinMask = try SkinMask(context: context, pool: pool, blurs: blurs)
         spots = try SpotRemoval(context: context)
         bilateral = try BilateralSmoothing(context: context, pool: pool)

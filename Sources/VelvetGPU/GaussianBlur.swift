@@ -4,18 +4,25 @@ import VelvetKernels
 /// Separable Gaussian blur: a horizontal then a vertical pass of `gaussian_blur.comp`
 /// through a float intermediate, so rounding happens once, at the end.
 /// Borders are replicated; weights are exp(-i^2 / 2 sigma^2) for |i| <= radius, normalised.
+/// Sigma only changes push constants, so one blur object serves every sigma (a stage whose
+/// sigma follows the face size must not build a pipeline per value).
 public final class GaussianBlur: @unchecked Sendable {
     public static let maxSigma: Float = 32
 
+    /// The sigma `record(on:source:destination:scratch:)` uses.
     public let sigma: Float
     private let kernel: ComputeKernel
 
-    public init(context: GPUContext, sigma: Float) throws {
+    public init(context: GPUContext, sigma: Float = 1) throws {
+        try Self.check(sigma)
+        self.sigma = sigma
+        kernel = try ComputeKernel(context: context, source: KernelLibrary.gaussianBlur)
+    }
+
+    private static func check(_ sigma: Float) throws {
         guard sigma >= 0, sigma <= Self.maxSigma else {
             throw GPUError.invalidArgument("blur sigma \(sigma) outside 0...\(Self.maxSigma)")
         }
-        self.sigma = sigma
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.gaussianBlur)
     }
 
     /// ceil(3 sigma); below sigma 0.25 a neighbour's weight is under 1e-3 of the centre's
@@ -45,6 +52,13 @@ public final class GaussianBlur: @unchecked Sendable {
     /// Records the blur of `source` into `destination` (same size), using `scratch`
     /// (same size, rgba16f or rgba32f) between the passes.
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, scratch: GPUImage) throws {
+        try record(on: recorder, source: source, destination: destination, scratch: scratch, sigma: sigma)
+    }
+
+    /// The same with any sigma in 0...maxSigma.
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, scratch: GPUImage,
+                       sigma: Float) throws {
+        try Self.check(sigma)
         guard source.width == destination.width, source.height == destination.height,
               scratch.width == source.width, scratch.height == source.height else {
             throw GPUError.invalidArgument("blur images differ in size")
