@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import XCTest
 
@@ -24,14 +25,19 @@ public enum Tool {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // Read both pipes concurrently so a chatty process cannot block on a full pipe.
-        nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
+        // Read both pipes concurrently so a chatty process cannot block on a full pipe; the
+        // semaphore orders the reader's write before our read (ThreadSanitizer checks this).
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errBox = Box()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
-        return Result(status: process.terminationStatus, output: outData, stderr: String(decoding: errData, as: UTF8.self))
+        done.wait()
+        return Result(status: process.terminationStatus, output: outData, stderr: String(decoding: errBox.data, as: UTF8.self))
     }
 
     /// ffmpeg that must succeed.
