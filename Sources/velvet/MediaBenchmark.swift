@@ -22,20 +22,15 @@ enum MediaBenchmark {
 
         let context = try GPUContext(request: request)
         let clip = directory + "/velvet-bench-\(URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent)-\(size.width)x\(size.height)-\(frames).mp4"
-        if !FileManager.default.fileExists(atPath: clip) {
-            let image = try ImageLoader.load(photo, context: context)
-            // A slow pan and zoom with sensor-like noise, so the encoder has real work; the
-            // face stays in the upper middle of the frame.
-            let fill = max(Double(size.width) / Double(image.width), Double(size.height) / Double(image.height)) * 1.25
-            var clipSettings = EncoderSettings()
-            clipSettings.crf = 16
-            clipSettings.preset = "veryfast"
-            try ClipSynthesizer(context: context).write(photo: image, to: clip, width: size.width, height: size.height,
-                                                        frames: frames, noiseSigma: 2 / 255, settings: clipSettings) { index in
-                let t = Double(index) / Double(max(frames - 1, 1))
-                return SimilarityTransform(scale: fill * (1 + 0.05 * t), rotation: 0,
-                                           translation: (x: 20 * t, y: Double(size.height) * 0.3 - 10 * t))
-            }
+        // A slow pan and zoom with noise, so the encoder has real work.
+        var clipSettings = EncoderSettings()
+        clipSettings.crf = 16
+        clipSettings.preset = "veryfast"
+        try FaceClip.make(clip, photo: photo, size: size, frames: frames, noise: 2 / 255, settings: clipSettings,
+                          context: context) { index, fill in
+            let t = Double(index) / Double(max(frames - 1, 1))
+            return SimilarityTransform(scale: fill * (1 + 0.05 * t), rotation: 0,
+                                       translation: (x: 20 * t, y: Double(size.height) * 0.3 - 10 * t))
         }
         let renderer = try VideoRenderer(context: context)
         var rows: [(String, Double)] = []

@@ -21,17 +21,13 @@ enum SoakCommand {
 
         let context = try GPUContext(request: request)
         let clip = directory + "/velvet-soak-\(size.width)x\(size.height)-\(frames).mp4"
-        if !FileManager.default.fileExists(atPath: clip) {
-            let image = try ImageLoader.load(photo, context: context)
-            let fill = max(Double(size.width) / Double(image.width), Double(size.height) / Double(image.height)) * 1.25
-            var settings = EncoderSettings()
-            settings.preset = "ultrafast"
-            try ClipSynthesizer(context: context).write(photo: image, to: clip, width: size.width, height: size.height, frames: frames,
-                                                        noiseSigma: 1 / 255, settings: settings) { index in
-                let t = Double(index) / 250
-                return SimilarityTransform(scale: fill * (1 + 0.05 * sin(t)), rotation: 0.1 * sin(0.7 * t),
-                                           translation: (x: 30 * sin(0.5 * t), y: Double(size.height) * 0.3))
-            }
+        var clipSettings = EncoderSettings()
+        clipSettings.preset = "ultrafast"
+        try FaceClip.make(clip, photo: photo, size: size, frames: frames, noise: 1 / 255, settings: clipSettings,
+                          context: context) { index, fill in
+            let t = Double(index) / 250
+            return SimilarityTransform(scale: fill * (1 + 0.05 * sin(t)), rotation: 0.1 * sin(0.7 * t),
+                                       translation: (x: 30 * sin(0.5 * t), y: Double(size.height) * 0.3))
         }
         let sampler = MemorySampler(context: context, every: every,
                                     effect: try BeautyEffect(context: context, options: BeautyArguments.defaultOptions(smoothing: .frequencySeparation, context: context)))

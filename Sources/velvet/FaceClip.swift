@@ -1,0 +1,18 @@
+import Foundation
+import VelvetGPU
+import VelvetMedia
+
+/// The synthetic clips the benchmarks render: a face photo filling the frame (face in the
+/// upper middle) under a motion, with sensor-like noise. Made once and kept at `path`.
+enum FaceClip {
+    /// `motion(t, scale)` gives frame `t`'s transform from the scale that fills the frame.
+    static func make(_ path: String, photo: String, size: (width: Int, height: Int), frames: Int, noise: Float,
+                     settings: EncoderSettings, context: GPUContext,
+                     motion: (Int, Double) -> SimilarityTransform) throws {
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        let image = try ImageLoader.load(photo, context: context)
+        let fill = max(Double(size.width) / Double(image.width), Double(size.height) / Double(image.height)) * 1.25
+        try ClipSynthesizer(context: context).write(photo: image, to: path, width: size.width, height: size.height,
+                                                    frames: frames, noiseSigma: noise, settings: settings) { motion($0, fill) }
+    }
+}
