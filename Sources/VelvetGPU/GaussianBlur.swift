@@ -29,15 +29,6 @@ public final class GaussianBlur: @unchecked Sendable {
     /// (and the recurrence would underflow), so such a blur is a copy.
     public static func radius(forSigma sigma: Double) -> Int { sigma < 0.25 ? 0 : Int((3 * sigma).rounded(.up)) }
 
-    /// Weights for offsets 0...radius, normalised so the full symmetric kernel sums to 1.
-    public static func weights(sigma: Double) -> [Double] {
-        let radius = radius(forSigma: sigma)
-        guard radius > 0 else { return [1] }
-        let raw = (0...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
-        let total = raw[0] + 2 * raw.dropFirst().reduce(0, +)
-        return raw.map { $0 / total }
-    }
-
     /// The kernel's weight recurrence: start value, first ratio, ratio step, normaliser.
     static func recurrence(sigma: Double) -> (firstWeight: Double, firstRatio: Double, q: Double, normaliser: Double) {
         let radius = Double(radius(forSigma: sigma))

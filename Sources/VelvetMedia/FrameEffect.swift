@@ -10,7 +10,8 @@ public struct EffectFrame {
     public let isStillImage: Bool
     /// The upright working image as decoded (rgba16f, R'G'B' full range). Do not write it.
     public let input: GPUImage
-    /// Where the effects write their result (same size and format).
+    /// Where the effects write their result (same size and format): all of it, whenever
+    /// they report a change (pixels outside a changed region are read too, as neighbours).
     public let output: GPUImage
 }
 
@@ -18,7 +19,7 @@ public struct EffectFrame {
 /// decoded planes go to the encoder as they are (bit-exact, and no GPU work).
 public enum FrameChange: Sendable, Equatable {
     case none
-    /// Only this region of `output` differs from the input (the rest of `output` is undefined).
+    /// Only this region of `output` differs from the input (the rest of `output` equals it).
     case region(PixelRegion)
     case whole
 }

@@ -66,7 +66,6 @@ final class FrameProcessor: @unchecked Sendable {
             // Effects start from a finished working image (a tracker reads results back to
             // the CPU between its passes), on a recorder of their own.
             recorder.endSection()
-            try recorder.copy(working, to: processed) // outside the changed region, output = input
             earlier = try recorder.submit().wait()
             recorder = try CommandRecorder(context: context)
             change = try effect.record(EffectFrame(index: index, time: time, isStillImage: isStillImage, input: working,

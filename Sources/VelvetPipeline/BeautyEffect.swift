@@ -55,7 +55,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             overlay?.recordMask(on: recorder, mask: weights, output: frame.output)
             return .whole
         }
-        var changed: PixelRegion? = result.region.isEmpty ? nil : result.region
+        let wholeFrame = PixelRegion(x: 0, y: 0, width: frame.output.width, height: frame.output.height)
+        // The global sharpen touches every pixel, not just the skin region.
+        var changed: PixelRegion? = options.skin.sharpen > 0 ? wholeFrame : (result.region.isEmpty ? nil : result.region)
         if let grade = options.grade, let grading, grade.strength > 0, changed != nil || !grade.throughSkinMask {
             let source = try gradeSourceImage(like: frame.output)
             recorder.beginSection("grade")
@@ -63,7 +65,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             try grading.record(on: recorder, source: source, destination: frame.output,
                                mask: grade.throughSkinMask ? result.weights : nil, strength: grade.strength)
             recorder.endSection()
-            if !grade.throughSkinMask { changed = PixelRegion(x: 0, y: 0, width: frame.output.width, height: frame.output.height) }
+            if !grade.throughSkinMask { changed = wholeFrame }
         }
         // Makeup, then reshape last (it moves what the earlier stages painted), as in the
         // seed pipeline. Each reads the previous result and writes the other image.

@@ -25,7 +25,7 @@ enum BatchCommand {
         }
         let shard = try parseShard(arguments.value("--shard") ?? "0/1")
         let devices = (arguments.value("--devices") ?? ProcessInfo.processInfo.environment["VELVET_DEVICE"] ?? "")
-            .split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let quiet = arguments.flag("--quiet")
         let settings = try RenderCommand.encoderSettings(&arguments)
         // The render options are parsed once per worker (each has its own GPU); validate them now.
@@ -122,8 +122,4 @@ private final class BatchReport: @unchecked Sendable {
             if !quiet || failed { printError("velvet batch: \(line)") }
         }
     }
-}
-
-extension String {
-    func trimmingWhitespace() -> String { trimmingCharacters(in: .whitespaces) }
 }

@@ -26,6 +26,7 @@ final class ChangedRegionTests: GPUTestCase {
             // Outside the box the output must stay the input: paint onto a copy of it.
             let painted = try GPUImage(context: frame.input.context, width: width, height: height, format: .rgba16f)
             try halves.withUnsafeBytes { try recorder.upload($0, to: painted) }
+            try recorder.copy(frame.input, to: frame.output)
             try recorder.copyRegion(from: painted, to: frame.output, x: box.x, y: box.y, width: box.width, height: box.height)
             return reportWhole ? .whole : .region(box)
         }

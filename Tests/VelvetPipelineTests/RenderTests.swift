@@ -88,6 +88,10 @@ final class RenderTests: XCTestCase {
         try Tool.ffmpeg(["-i", try asset("astronaut.png"), input])
         _ = try velvet(["render", input, "-o", scratch.path("warm.png"), "--lut", "warm", "--lut-on", "frame"])
         XCTAssertNotEqual(try Tool.pixels(input, "rgb24"), try Tool.pixels(scratch.path("warm.png"), "rgb24"))
+        // The global sharpen reaches the background too (it is not limited to the skin region).
+        _ = try velvet(["render", input, "-o", scratch.path("sharp.png"), "--preset", "none", "--sharpen", "0.8"])
+        let before = try Tool.pixels(input, "rgb24"), after = try Tool.pixels(scratch.path("sharp.png"), "rgb24")
+        XCTAssertNotEqual(before.prefix(512 * 3 * 40), after.prefix(512 * 3 * 40), "the top rows (background) are sharpened")
         for view in ["mask", "landmarks"] {
             _ = try velvet(["render", input, "-o", scratch.path("\(view).png"), "--debug-view", view])
             XCTAssertEqual(try Tool.probe(scratch.path("\(view).png"), "stream=width,height"), "512,512")
