@@ -93,6 +93,9 @@ float spotScore(vec2 centre, float radius, vec3 own, out vec3 lift) {
         // enclosed: brighter all round (all but the darkest ring sample), which a wrinkle
         // or a shadow edge crossing the ring is not
         * smoothstep(0.5 * parameters.threshold, parameters.threshold, sorted[1] - beautyLuma(disc))
+        // and even the darkest ring sample a little brighter: the end of a dark line (a
+        // wrinkle, a glasses rim) crosses the ring once, as dark as the blob
+        * smoothstep(0.0, 0.5 * parameters.threshold, sorted[0] - beautyLuma(disc))
         // the pixel itself must be in the dark part, not on the skin beside the blob
         * smoothstep(0.25 * parameters.threshold, 0.75 * parameters.threshold, ringLuma - ownLuma);
     lift = ring - own;

@@ -97,6 +97,9 @@ public struct BeautySettings: Sendable, Equatable {
     /// A spot counts only while its ring's mean absolute luma deviation stays below this
     /// share of its contrast (an uneven ring means an edge, a wrinkle or a feature), 0.05...2.
     public var spotRingSpread: Float = 0.5
+    /// Most spots filled per face, 0...1000; when more are found, the darkest against their
+    /// surroundings are kept (a cap so that a freckled or textured face is not repainted).
+    public var spotMaxCount: Int = 40
     /// Per-zone intensities.
     public var zones = ZoneStrengths()
     /// Mask shape.
@@ -140,6 +143,9 @@ public struct BeautySettings: Sendable, Equatable {
         try check("spotContrastCap", spotContrastCap, 0.01...1)
         try check("spotMaxLift", spotMaxLift, 0...1)
         try check("spotRingSpread", spotRingSpread, 0.05...2)
+        guard (0...1000).contains(spotMaxCount) else {
+            throw BeautyError.invalidSettings("spotMaxCount = \(spotMaxCount), allowed 0...1000")
+        }
         try check("sharpen", sharpen, 0...2)
         for (name, value) in zones.all { try check("zones.\(name)", value, 0...1) }
         try check("mask.innerRadius", mask.innerRadius, 0...1)

@@ -99,8 +99,8 @@ public final class SkinPipeline {
 
             recorder.beginSection(Section.spots)
             let spotFixed = try pool.image("skin.spotFixed", width: width, height: height, format: .rgba16f)
-            spots.record(on: recorder, source: image, mask: maskImage, destination: spotFixed, region: region,
-                         faceSize: faceSize, settings: settings)
+            try spots.record(on: recorder, source: image, mask: maskImage, destination: spotFixed, region: region,
+                             faceSize: faceSize, faceCount: geometry.faceCount, settings: settings)
 
             recorder.beginSection(Section.smoothing)
             var smoothed = spotFixed

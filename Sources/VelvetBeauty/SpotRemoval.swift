@@ -13,29 +13,79 @@ import VelvetKernels
 /// not), the ring is even next to the contrast (`spotRingSpread`) and the contrast stays
 /// below `spotContrastCap` (a mole-dark mark is kept); a fill lifts luma by at most
 /// `spotMaxLift`. Blobs wider than about the coarse radius fail the ring test, which caps
-/// their size. There is no cap on the number of spots (no per-blob count on the GPU).
+/// their size. The number is capped too: at most `spotMaxCount` per face, the darkest
+/// against their surroundings (`beauty_spot_peaks.comp` lists one peak per blob,
+/// `beauty_spot_cap.comp` undoes the fills of the rest).
 final class SpotRemoval {
-    private let kernel: ComputeKernel
+    private let detect: ComputeKernel
+    private let findPeaks: ComputeKernel
+    private let cap: ComputeKernel
+    private let context: GPUContext
+    private var peakList: GPUBuffer?
+
+    /// Entries in the peak list; a frame with more blobs than this keeps only listed ones.
+    static let peakCapacity = 4096
+    /// The peak list's header: count, capacity and two words of padding (vec4 alignment).
+    private static let headerBytes = 16
 
     init(context: GPUContext) throws {
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.beautySpots)
+        self.context = context
+        detect = try ComputeKernel(context: context, source: KernelLibrary.beautySpots)
+        findPeaks = try ComputeKernel(context: context, source: KernelLibrary.beautySpotPeaks)
+        cap = try ComputeKernel(context: context, source: KernelLibrary.beautySpotCap)
     }
 
     func record(on recorder: CommandRecorder, source: GPUImage, mask: GPUImage, destination: GPUImage,
-                region: PixelRegion, faceSize: Float, settings: BeautySettings) {
+                region: PixelRegion, faceSize: Float, faceCount: Int, settings: BeautySettings) throws {
+        let fineRadius = max(1, settings.spotFineRadius * faceSize)
+        let coarseRadius = max(2, settings.spotCoarseRadius * faceSize)
         var push = PushConstants()
         push.ivec2(Int32(region.x), Int32(region.y))
         push.ivec2(Int32(region.width), Int32(region.height))
         let inverse = source.inverseSize
         push.vec2(inverse.0, inverse.1)
-        push.float(max(1, settings.spotFineRadius * faceSize))
-        push.float(max(2, settings.spotCoarseRadius * faceSize))
+        push.float(fineRadius)
+        push.float(coarseRadius)
         push.float(settings.spotThreshold)
         push.float(settings.spotContrastCap)
         push.float(settings.spotRingSpread)
         push.float(settings.spotMaxLift)
         push.float(settings.spotRemoval)
-        recorder.dispatch(kernel, [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination)],
+        recorder.dispatch(detect, [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination)],
                           push: push, covering: region.width, region.height)
+        try recordCap(on: recorder, source: source, destination: destination, region: region,
+                      fineRadius: fineRadius, coarseRadius: coarseRadius, maxCount: settings.spotMaxCount * max(1, faceCount))
+    }
+
+    private func recordCap(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, region: PixelRegion,
+                           fineRadius: Float, coarseRadius: Float, maxCount: Int) throws {
+        let list = try peakListBuffer()
+        try recorder.fill(list, offset: 0, size: 4, value: 0)
+        try recorder.fill(list, offset: 4, size: 4, value: UInt32(Self.peakCapacity))
+        var peaksPush = PushConstants()
+        peaksPush.ivec2(Int32(region.x), Int32(region.y))
+        peaksPush.ivec2(Int32(region.width), Int32(region.height))
+        let inverse = source.inverseSize
+        peaksPush.vec2(inverse.0, inverse.1)
+        peaksPush.float(max(1.5, fineRadius))
+        peaksPush.float(1.0 / 255)
+        peaksPush.float(fineRadius)
+        peaksPush.float(coarseRadius)
+        recorder.dispatch(findPeaks, [.sampledImage(source, .linear), .sampledImage(destination, .nearest), .buffer(list)],
+                          push: peaksPush, covering: region.width, region.height)
+        var capPush = PushConstants()
+        capPush.ivec2(Int32(region.x), Int32(region.y))
+        capPush.ivec2(Int32(region.width), Int32(region.height))
+        capPush.float(2 * coarseRadius)
+        capPush.int(Int32(min(maxCount, Int(Int32.max))))
+        recorder.dispatch(cap, [.sampledImage(source, .nearest), .storageImage(destination), .buffer(list)],
+                          push: capPush, covering: region.width, region.height)
+    }
+
+    private func peakListBuffer() throws -> GPUBuffer {
+        if let peakList { return peakList }
+        let list = try GPUBuffer(context: context, size: Self.headerBytes + Self.peakCapacity * 16)
+        peakList = list
+        return list
     }
 }

@@ -232,6 +232,16 @@ public final class CommandRecorder {
         retained += [staging, buffer] as [AnyObject]
     }
 
+    /// Sets `size` bytes of a buffer from `offset` (both multiples of 4) to a repeated 32-bit `value`.
+    public func fill(_ buffer: GPUBuffer, offset: Int = 0, size: Int, value: UInt32 = 0) throws {
+        guard offset >= 0, size > 0, offset % 4 == 0, size % 4 == 0, offset + size <= buffer.size else {
+            throw GPUError.invalidArgument("fill of \(size) B at \(offset) in a \(buffer.size) B buffer")
+        }
+        synchronize(reads: [], writes: [ObjectIdentifier(buffer)])
+        vkCmdFillBuffer(commandBuffer, buffer.handle, VkDeviceSize(offset), VkDeviceSize(size), value)
+        retained.append(buffer)
+    }
+
     /// Schedules a copy of a buffer to the CPU.
     public func download(_ buffer: GPUBuffer) throws -> GPUReadback {
         let staging = try GPUBuffer(context: context, size: buffer.size, residency: .host)

@@ -127,6 +127,79 @@ final class SkinStageTests: GPUTestCase {
         }
         XCTAssertEqual(QualityMetrics.maxAbsDifference(painted, run.output, weights: run.weights), 0, "M3 for spot removal")
     }
+
+    /// A face painted with many spots, half dark and half faint: with the cap at the number
+    /// of dark ones, at most that many are filled and a faint one is filled only when every
+    /// dark one is; without the cap nearly all are filled.
+    func testSpotCountIsCappedKeepingTheStrongest() throws {
+        let fixture = try FaceFixture.load("grace_hopper")
+        let face = fixture.faces[0]
+        var settings = BeautySettings.off
+        settings.spotRemoval = 1
+        settings.spotMaxCount = 1000
+        let plain = try PipelineRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height,
+                                           faces: fixture.faces, personMask: fixture.personMask, settings: settings)
+        func permitted(_ point: SIMD2<Float>) -> Bool {
+            [SIMD2<Float>(0, 0), SIMD2(7, 0), SIMD2(-7, 0), SIMD2(0, 7), SIMD2(0, -7)].allSatisfy {
+                maskValue(plain, at: point + $0, width: fixture.width, height: fixture.height).z >= 0.99
+            }
+        }
+        let spacing = max(14, face.faceSize * 0.07)
+        var centres: [SIMD2<Float>] = []
+        var y = face.ovalBounds.min.y
+        while y < face.ovalBounds.max.y, centres.count < 16 {
+            var x = face.ovalBounds.min.x
+            while x < face.ovalBounds.max.x, centres.count < 16 {
+                if permitted(SIMD2(x, y)) { centres.append(SIMD2(x, y)) }
+                x += spacing
+            }
+            y += spacing
+        }
+        XCTAssertGreaterThanOrEqual(centres.count, 8, "room for the spots on the face")
+        let radius = max(1.6, face.faceSize * 0.007)
+        var painted = fixture.rgba
+        let spots: [(pixels: [Int], dark: Bool)] = centres.enumerated().map { index, centre in
+            let dark = index % 2 == 0
+            var touched: [Int] = []
+            let reach = Int(radius.rounded(.up)) + 1
+            for py in Int(centre.y) - reach...Int(centre.y) + reach {
+                for px in Int(centre.x) - reach...Int(centre.x) + reach {
+                    let d = SIMD2(Float(px) + 0.5, Float(py) + 0.5) - centre
+                    guard (d * d).sum() <= radius * radius else { continue }
+                    let i = (py * fixture.width + px) * 4
+                    for c in 0..<3 { painted[i + c] = UInt8(Float(painted[i + c]) * (dark ? 0.55 : 0.74)) }
+                    touched.append(py * fixture.width + px)
+                }
+            }
+            return (touched, dark)
+        }
+        func filled(_ output: [UInt8]) -> [Bool] {
+            func luma(_ bytes: [UInt8], _ pixels: [Int]) -> Float {
+                pixels.map { i in 0.2126 * Float(bytes[4 * i]) + 0.7152 * Float(bytes[4 * i + 1]) + 0.0722 * Float(bytes[4 * i + 2]) }
+                    .reduce(0, +) / Float(pixels.count)
+            }
+            return spots.map { luma(output, $0.pixels) - luma(painted, $0.pixels) > 0.4 * (luma(fixture.rgba, $0.pixels) - luma(painted, $0.pixels)) }
+        }
+        let uncapped = try PipelineRunner.run(context: context, rgba: painted, width: fixture.width, height: fixture.height,
+                                              faces: fixture.faces, personMask: fixture.personMask, settings: settings)
+        let darkCount = spots.filter(\.dark).count
+        settings.spotMaxCount = darkCount
+        let capped = try PipelineRunner.run(context: context, rgba: painted, width: fixture.width, height: fixture.height,
+                                            faces: fixture.faces, personMask: fixture.personMask, settings: settings)
+        let all = filled(uncapped.output)
+        let kept = filled(capped.output)
+        for (index, spot) in spots.enumerated() {
+            print("[spots] spot \(index) at \(centres[index]) \(spot.dark ? "dark" : "faint"): filled \(all[index]) uncapped, \(kept[index]) capped")
+        }
+        print("[spots] \(spots.count) painted; filled without cap \(all.filter { $0 }.count), with cap \(darkCount): \(kept.filter { $0 }.count)")
+        XCTAssertGreaterThanOrEqual(all.filter { $0 }.count, spots.count - 2, "without a cap nearly every spot is filled")
+        XCTAssertLessThanOrEqual(kept.filter { $0 }.count, darkCount, "the cap bounds the number filled")
+        XCTAssertGreaterThan(kept.filter { $0 }.count, 0, "the strongest spots are still filled")
+        let faintFilled = zip(spots, kept).contains { !$0.0.dark && $0.1 }
+        let darkMissed = zip(spots, kept).contains { $0.0.dark && !$0.1 }
+        XCTAssertFalse(faintFilled && darkMissed, "a faint spot was filled while a dark one was not")
+        XCTAssertEqual(QualityMetrics.maxAbsDifference(painted, capped.output, weights: capped.weights), 0, "M3 with the cap")
+    }
 }
 
 /// Settings, face geometry and mesh regions: pure CPU checks.
