@@ -18,8 +18,8 @@ public enum GPUBinding {
 public final class CommandRecorder {
     public let context: GPUContext
     let commandBuffer: VkCommandBuffer
-    private let pool: VkCommandPool
-    private let queryPool: VkQueryPool?
+    private let slot: CommandSlot
+    private var queryPool: VkQueryPool? { slot.queryPool }
     private var sectionLabels: [String] = []
     private var openSection = false
     private var retained: [AnyObject] = []
@@ -27,54 +27,32 @@ public final class CommandRecorder {
     private var readSinceBarrier = Set<ObjectIdentifier>()
     private var needsHostBarrier = false
     private var submitted = false
+    /// Set once the submission's fence signalled; only then may the slot be reused.
+    fileprivate var completed = false
 
     static let maxSections = 128
 
     public init(context: GPUContext) throws {
         self.context = context
-        let device = context.handle
-        var poolInfo = VkCommandPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
-        poolInfo.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT.rawValue
-        poolInfo.queueFamilyIndex = context.queueFamilyIndex
-        var pool: VkCommandPool? = nil
-        try vkCheck(vkCreateCommandPool(device, &poolInfo, nil, &pool), "vkCreateCommandPool")
-
-        var allocateInfo = VkCommandBufferAllocateInfo()
-        allocateInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
-        allocateInfo.commandPool = pool
-        allocateInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
-        allocateInfo.commandBufferCount = 1
-        var buffer: VkCommandBuffer? = nil
-        var queryPool: VkQueryPool? = nil
+        let slot = try context.commandSlots.take()
+        var beginInfo = VkCommandBufferBeginInfo()
+        beginInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        beginInfo.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
         do {
-            try vkCheck(vkAllocateCommandBuffers(device, &allocateInfo, &buffer), "vkAllocateCommandBuffers")
-            if context.timestampPeriod != nil {
-                var queryInfo = VkQueryPoolCreateInfo()
-                queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
-                queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
-                queryInfo.queryCount = UInt32(Self.maxSections * 2)
-                try vkCheck(vkCreateQueryPool(device, &queryInfo, nil, &queryPool), "vkCreateQueryPool")
-            }
-            var beginInfo = VkCommandBufferBeginInfo()
-            beginInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
-            beginInfo.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
-            try vkCheck(vkBeginCommandBuffer(buffer, &beginInfo), "vkBeginCommandBuffer")
+            try vkCheck(vkBeginCommandBuffer(slot.commandBuffer, &beginInfo), "vkBeginCommandBuffer")
         } catch {
-            if let queryPool { vkDestroyQueryPool(device, queryPool, nil) }
-            vkDestroyCommandPool(device, pool, nil)
+            context.commandSlots.give(slot)
             throw error
         }
-        self.pool = pool!
-        self.commandBuffer = buffer!
-        self.queryPool = queryPool
-        if let queryPool { vkCmdResetQueryPool(commandBuffer, queryPool, 0, UInt32(Self.maxSections * 2)) }
+        self.slot = slot
+        self.commandBuffer = slot.commandBuffer
+        if let queryPool = slot.queryPool { vkCmdResetQueryPool(commandBuffer, queryPool, 0, UInt32(Self.maxSections * 2)) }
     }
 
     deinit {
-        // Reached only when never submitted, or after the submission's fence signalled.
-        if let queryPool { vkDestroyQueryPool(context.handle, queryPool, nil) }
-        vkDestroyCommandPool(context.handle, pool, nil)
+        // Reached when never submitted, or after the submission's fence was waited for. A
+        // submission whose wait failed (device lost) keeps its slot out of the pool.
+        if !submitted || completed { context.commandSlots.give(slot) }
     }
 
     // MARK: - Dispatch
@@ -163,24 +141,24 @@ public final class CommandRecorder {
               bytes.count >= pitch * (image.height - 1) + tightPitch else {
             throw GPUError.invalidArgument("upload of \(bytes.count) B (row pitch \(pitch)) into a \(image.width)x\(image.height) \(image.format) image")
         }
-        let staging = try GPUBuffer(context: context, size: pitch * image.height, residency: .host)
-        staging.contents.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(min(bytes.count, staging.size))))
+        let staging = try context.staging.take(context: context, size: pitch * image.height)
+        staging.contents.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(min(bytes.count, staging.count))))
         // The layout barriers order the copy after earlier use of the image and make it
         // visible to later commands, so the image needs no tracking here.
         transition(image, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
         var region = Self.copyRegion(for: image)
         region.bufferRowLength = UInt32(pitch / image.format.bytesPerPixel)
-        vkCmdCopyBufferToImage(commandBuffer, staging.handle, image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
+        vkCmdCopyBufferToImage(commandBuffer, staging.buffer.handle, image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
         transition(image, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
         retained += [staging, image] as [AnyObject]
     }
 
     /// Schedules a copy of `image` to the CPU; its bytes are readable once the submission completes.
     public func download(_ image: GPUImage) throws -> GPUReadback {
-        let staging = try GPUBuffer(context: context, size: image.byteCount, residency: .host)
+        let staging = try context.staging.take(context: context, size: image.byteCount)
         transition(image, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
         var region = Self.copyRegion(for: image)
-        vkCmdCopyImageToBuffer(commandBuffer, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.handle, 1, &region)
+        vkCmdCopyImageToBuffer(commandBuffer, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.buffer.handle, 1, &region)
         transition(image, from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
         retained.append(image)
         needsHostBarrier = true
@@ -224,11 +202,11 @@ public final class CommandRecorder {
             throw GPUError.invalidArgument("upload of \(bytes.count) B at \(offset) into a \(buffer.size) B buffer")
         }
         guard !bytes.isEmpty else { return }
-        let staging = try GPUBuffer(context: context, size: bytes.count, residency: .host)
+        let staging = try context.staging.take(context: context, size: bytes.count)
         staging.contents.copyMemory(from: bytes)
         synchronize(reads: [], writes: [ObjectIdentifier(buffer)])
         var region = VkBufferCopy(srcOffset: 0, dstOffset: VkDeviceSize(offset), size: VkDeviceSize(bytes.count))
-        vkCmdCopyBuffer(commandBuffer, staging.handle, buffer.handle, 1, &region)
+        vkCmdCopyBuffer(commandBuffer, staging.buffer.handle, buffer.handle, 1, &region)
         retained += [staging, buffer] as [AnyObject]
     }
 
@@ -244,10 +222,10 @@ public final class CommandRecorder {
 
     /// Schedules a copy of a buffer to the CPU.
     public func download(_ buffer: GPUBuffer) throws -> GPUReadback {
-        let staging = try GPUBuffer(context: context, size: buffer.size, residency: .host)
-        synchronize(reads: [ObjectIdentifier(buffer)], writes: [ObjectIdentifier(staging)])
+        let staging = try context.staging.take(context: context, size: buffer.size)
+        synchronize(reads: [ObjectIdentifier(buffer)], writes: [ObjectIdentifier(staging.buffer)])
         var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(buffer.size))
-        vkCmdCopyBuffer(commandBuffer, buffer.handle, staging.handle, 1, &region)
+        vkCmdCopyBuffer(commandBuffer, buffer.handle, staging.buffer.handle, 1, &region)
         retained.append(buffer)
         needsHostBarrier = true
         return GPUReadback(staging: staging)
@@ -293,18 +271,9 @@ public final class CommandRecorder {
                                  0, 1, &barrier, 0, nil, 0, nil)
         }
         try vkCheck(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
-        var fenceInfo = VkFenceCreateInfo()
-        fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
-        var fence: VkFence? = nil
-        try vkCheck(vkCreateFence(context.handle, &fenceInfo, nil, &fence), "vkCreateFence")
-        do {
-            try context.submit(commandBuffer, fence: fence!)
-        } catch {
-            vkDestroyFence(context.handle, fence, nil)
-            throw error
-        }
+        try context.submit(commandBuffer, fence: slot.fence)
         submitted = true
-        return GPUSubmission(recorder: self, fence: fence!)
+        return GPUSubmission(recorder: self, fence: slot.fence)
     }
 
     func timings() -> GPUTimings {
@@ -366,8 +335,8 @@ public final class CommandRecorder {
 
 /// Bytes copied back from the GPU; valid once the submission that produced them completed.
 public final class GPUReadback: @unchecked Sendable {
-    private let staging: GPUBuffer
-    init(staging: GPUBuffer) { self.staging = staging }
+    private let staging: StagingLease
+    init(staging: StagingLease) { self.staging = staging }
     public var bytes: [UInt8] { Array(staging.contents) }
     public var raw: UnsafeRawBufferPointer { UnsafeRawBufferPointer(staging.contents) }
 }
@@ -396,8 +365,8 @@ public final class GPUSubmission: @unchecked Sendable {
     }
 
     deinit {
-        if !completed { _ = waitForFence() }
-        vkDestroyFence(recorder.context.handle, fence, nil)
+        if !completed, waitForFence() == VK_SUCCESS { completed = true }
+        recorder.completed = completed
     }
 
     /// Blocks until the GPU finished; returns the timed sections.

@@ -7,13 +7,22 @@ public final class GPUBuffer: @unchecked Sendable {
 
     public let size: Int
     public let residency: Residency
-    public let context: GPUContext
+    public var context: GPUContext { unownedContext }
     let handle: VkBuffer
     private let allocation: MemoryAllocator.Allocation
+    /// Nil only for the context's own pooled staging buffers, which it destroys before
+    /// itself (a strong reference there would keep the context alive for ever).
+    private let retainedContext: GPUContext?
+    private unowned(unsafe) let unownedContext: GPUContext
 
-    public init(context: GPUContext, size: Int, residency: Residency = .device) throws {
+    public convenience init(context: GPUContext, size: Int, residency: Residency = .device) throws {
+        try self.init(context: context, size: size, residency: residency, retainsContext: true)
+    }
+
+    init(context: GPUContext, size: Int, residency: Residency, retainsContext: Bool) throws {
         guard size > 0 else { throw GPUError.invalidArgument("buffer size \(size) is empty") }
-        self.context = context
+        self.retainedContext = retainsContext ? context : nil
+        self.unownedContext = context
         self.size = size
         self.residency = residency
         var info = VkBufferCreateInfo()

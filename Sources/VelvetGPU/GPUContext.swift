@@ -25,6 +25,8 @@ public final class GPUContext: @unchecked Sendable {
     private let queueLock = NSLock()
     let allocator: MemoryAllocator
     let samplers: SamplerCache
+    let commandSlots: CommandSlotPool
+    let staging = StagingPool()
 
     /// Opens the device named by `request` (index or name substring), else by
     /// `VELVET_DEVICE`, else the best one. Validation follows `VELVET_VALIDATION`.
@@ -79,6 +81,8 @@ public final class GPUContext: @unchecked Sendable {
             self.cmdPushDescriptorSet = pushDescriptor
             self.allocator = MemoryAllocator(device: deviceHandle!, properties: memory)
             self.samplers = try SamplerCache(device: deviceHandle!)
+            self.commandSlots = CommandSlotPool(device: deviceHandle!, queueFamilyIndex: family.index,
+                                                queryCount: family.hasTimestamps ? UInt32(CommandRecorder.maxSections * 2) : nil)
         } catch {
             if let deviceHandle { vkDestroyDevice(deviceHandle, nil) }
             if let messenger { Self.destroyMessenger(instance: instance, messenger) }
@@ -89,6 +93,8 @@ public final class GPUContext: @unchecked Sendable {
 
     deinit {
         vkDeviceWaitIdle(handle)
+        commandSlots.destroyAll()
+        staging.removeAll()
         samplers.destroyAll()
         allocator.releaseAll()
         vkDestroyDevice(handle, nil)
@@ -101,6 +107,11 @@ public final class GPUContext: @unchecked Sendable {
 
     /// Bytes of VkDeviceMemory held by the sub-allocator (the soak watches it).
     public var memoryBlockBytes: UInt64 { allocator.blockBytes }
+
+    /// Idle command slots and staging buffers kept for reuse (tests check they are reused).
+    public var pooledObjectCounts: (commandSlots: Int, stagingBuffers: Int) {
+        (commandSlots.idleCount, staging.idleBufferCount)
+    }
 
     /// Every Vulkan device the loader can see, without opening one.
     public static func availableDevices() throws -> [GPUDeviceInfo] {

@@ -28,6 +28,31 @@ final class TransferTests: GPUTestCase {
         XCTAssertEqual(readback.bytes, bytes)
     }
 
+    /// Frame after frame reuses the same command slot and staging buffers (per-frame Vulkan
+    /// objects grew memory over long renders), results stay exact, and a context with
+    /// pooled objects is still freed once nothing uses it.
+    func testCommandSlotsAndStagingBuffersAreReused() throws {
+        weak var released: GPUContext?
+        try { () throws -> Void in
+            let context = try GPUContext(request: ProcessInfo.processInfo.environment["VELVET_DEVICE"], validation: true)
+            let image = try GPUImage(context: context, width: 33, height: 17, format: .rgba8)
+            for frame in 0..<20 {
+                let bytes = (0..<image.byteCount).map { UInt8(truncatingIfNeeded: $0 &+ frame) }
+                let recorder = try CommandRecorder(context: context)
+                try bytes.withUnsafeBytes { try recorder.upload($0, to: image) }
+                let readback = try recorder.download(image)
+                try recorder.submit().wait()
+                XCTAssertEqual(readback.bytes, bytes, "frame \(frame)")
+            }
+            let pooled = context.pooledObjectCounts
+            XCTAssertEqual(pooled.commandSlots, 1, "one slot serves every frame")
+            XCTAssertEqual(pooled.stagingBuffers, 2, "the same two staging buffers (upload, download) serve every frame")
+            XCTAssertEqual(try context.validationLog?.drain() ?? [], [])
+            released = context
+        }()
+        XCTAssertNil(released, "the context is freed with pooled objects in it")
+    }
+
     func testUploadOfWrongSizeIsAnError() throws {
         let image = try GPUImage(context: context, width: 4, height: 4, format: .rgba8)
         let recorder = try CommandRecorder(context: context)
