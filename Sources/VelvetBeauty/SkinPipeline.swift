@@ -11,6 +11,9 @@ public struct SkinFrame {
     public let processed: GPUImage?
     /// The final blend weight per frame pixel (r16f), when `SkinPipeline.capturesWeights`.
     public let weights: GPUImage?
+    /// The spot-fixed frame (rgb; a = fill weight, 0 where nothing was filled), when the
+    /// skin stages ran.
+    public let spots: GPUImage?
     /// Frame pixels the skin stages worked on; empty when nothing could change.
     public let region: PixelRegion
 }
@@ -86,6 +89,7 @@ public final class SkinPipeline {
         let active = geometry.faceCount > 0 && (settings.strength > 0 || settings.spotRemoval > 0)
         var mask: GPUImage? = nil
         var processed: GPUImage? = nil
+        var spotImage: GPUImage? = nil
         var region = PixelRegion(x: 0, y: 0, width: 0, height: 0)
         if active {
             let faceSize = geometry.largestFaceSize
@@ -101,6 +105,7 @@ public final class SkinPipeline {
             let spotFixed = try pool.image("skin.spotFixed", width: width, height: height, format: .rgba16f)
             try spots.record(on: recorder, source: image, mask: maskImage, destination: spotFixed, region: region,
                              faceSize: faceSize, faceCount: geometry.faceCount, settings: settings)
+            spotImage = spotFixed
 
             recorder.beginSection(Section.smoothing)
             var smoothed = spotFixed
@@ -136,6 +141,6 @@ public final class SkinPipeline {
             sharpen.record(on: recorder, source: blended, destination: output, amount: settings.sharpen)
         }
         recorder.endSection()
-        return SkinFrame(output: output, mask: mask, processed: processed, weights: weights, region: region)
+        return SkinFrame(output: output, mask: mask, processed: processed, weights: weights, spots: spotImage, region: region)
     }
 }

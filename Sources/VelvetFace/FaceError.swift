@@ -10,7 +10,7 @@ public enum FaceError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String {
         switch self {
         case .missingModel(let path):
-            return "face model \(path) is missing: run Tools/fetch-models.sh or pass --models DIR (VELVET_MODELS_DIR)"
+            return "face model \(path) is missing: run Tools/fetch-models.sh, or point VELVET_MODELS_DIR (or analyze's --models) at the folder that has it"
         case .unexpectedModel(let name, let reason):
             return "face model \(name) is not the MediaPipe 0.10.21 model the tracker expects: \(reason)"
         case .invalidArgument(let message):

@@ -21,6 +21,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// Ping-pong targets for the stages after the skin (each reads one image, writes another).
     private var stageImages: [GPUImage] = []
     private lazy var overlay = try? FaceOverlay(context: context)
+    private lazy var skinDebugView = try? SkinDebugView(context: context)
     /// The skin result the colour grade reads (it writes the frame's output).
     private var gradeSource: GPUImage?
 
@@ -50,10 +51,19 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         }
         let result = try skin.record(on: recorder, image: frame.input, faces: faces, personMask: tracked.personMask,
                                      settings: options.skin, destination: frame.output)
-        if options.debugView == .mask {
+        switch options.debugView {
+        case .mask:
             guard let weights = result.weights else { return .none }
             overlay?.recordMask(on: recorder, mask: weights, output: frame.output)
             return .whole
+        case .zones, .spots:
+            // No face: the frame as it is (the skin stages wrote an exact copy).
+            guard let map = options.debugView == .zones ? result.mask : result.spots else { return .none }
+            skinDebugView?.record(on: recorder, mode: options.debugView == .zones ? .zones : .spots,
+                                  frame: frame.input, map: map, output: frame.output)
+            return .whole
+        case .landmarks, nil:
+            break
         }
         let wholeFrame = PixelRegion(x: 0, y: 0, width: frame.output.width, height: frame.output.height)
         // The global sharpen touches every pixel, not just the skin region.

@@ -10,6 +10,11 @@ public struct BeautyOptions: Sendable {
         case mask
         /// The input with the tracked mesh and the person mask drawn.
         case landmarks
+        /// The zone-intensity map as a colour ramp (blue 0, green 0.5, red 1) over the
+        /// dimmed frame, where the skin mask reaches.
+        case zones
+        /// The spot fills in magenta over the frame.
+        case spots
     }
 
     /// A colour LUT and how it is applied.

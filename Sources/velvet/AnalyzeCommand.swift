@@ -34,7 +34,7 @@ enum AnalyzeCommand {
         guard let segmentation = SegmentationModel(rawValue: segmentationName) else {
             throw UsageError("--segmentation-model must be square, landscape or auto, got '\(segmentationName)'")
         }
-        guard FileManager.default.fileExists(atPath: input) else { throw UsageError("no such file '\(input)'") }
+        guard FileManager.default.fileExists(atPath: input) else { throw MediaError.cannotOpen(path: input, reason: "no such file") }
 
         let still = stillExtensions.contains(URL(fileURLWithPath: input).pathExtension.lowercased())
         var options = still ? FaceTrackerOptions.still : FaceTrackerOptions.video

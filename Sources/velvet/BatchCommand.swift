@@ -34,10 +34,20 @@ enum BatchCommand {
         try arguments.finish()
         guard !inputs.isEmpty else { throw UsageError("batch needs input files (arguments or --list FILE)") }
 
+        let unique = Array(Set(inputs)).sorted()
+        // Checked over every input, not just this shard's, so all shards refuse alike.
+        let byOutput = Dictionary(grouping: unique) { outputPath(for: $0, in: outputDirectory) }
+        if let (output, clash) = byOutput.first(where: { $0.value.count > 1 }) {
+            throw UsageError("\(clash.joined(separator: " and ")) would all be written to \(output): rename one or batch them separately")
+        }
         try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-        let mine = Array(Set(inputs)).sorted().enumerated().filter { $0.offset % shard.count == shard.index }.map(\.element)
+        let mine = unique.enumerated().filter { $0.offset % shard.count == shard.index }.map(\.element)
         let jobs = BatchQueue(mine.map { ($0, outputPath(for: $0, in: outputDirectory)) })
         let report = BatchReport()
+        // Ctrl-C: each worker's render stops and removes its partial file; the rest are not started.
+        let cancellation = CancellationFlag()
+        let interrupt = InterruptHandler(cancellation)
+        defer { interrupt.stop() }
         let workers = (devices.isEmpty ? [nil] : devices.map { Optional($0) }).map { device in
             Thread {
                 do {
@@ -45,7 +55,7 @@ enum BatchCommand {
                     var workerArguments = optionArguments
                     let options = try BeautyArguments.parse(&workerArguments, store: .standard()) { try LUTLoader.load($0, context: context) }
                     let renderer = try VideoRenderer(context: context)
-                    while let (input, output) = jobs.next() {
+                    while !cancellation.isCancelled, let (input, output) = jobs.next() {
                         if FileManager.default.fileExists(atPath: output) {
                             report.add("skipped \(input) (done: \(output))", failed: false, quiet: quiet)
                             continue
@@ -53,8 +63,11 @@ enum BatchCommand {
                         removePartials(of: output)
                         do {
                             let effect = try options.map { try BeautyEffect(context: context, options: $0) }
-                            let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect)
+                            let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect,
+                                                              cancellation: cancellation)
                             report.add("rendered \(input) -> \(output) (\(summary.frames) frames, \(context.device.name))", failed: false, quiet: quiet)
+                        } catch MediaError.interrupted {
+                            break
                         } catch {
                             report.add("failed \(input): \(error)", failed: true, quiet: quiet)
                         }
@@ -66,6 +79,7 @@ enum BatchCommand {
         }
         workers.forEach { $0.stackSize = 8 << 20; $0.start() }
         while workers.contains(where: { !$0.isFinished }) { usleep(20_000) }
+        if cancellation.isCancelled { throw MediaError.interrupted }
         print("batch: \(mine.count) of \(inputs.count) input(s) in shard \(shard.index)/\(shard.count): "
               + "\(report.failures) failed")
         if report.failures > 0 { throw BatchFailure(count: report.failures) }

@@ -12,9 +12,9 @@ enum BeautyArguments {
                               (default: the one set with `velvet presets default`, else natural)
           --smoothing bilateral|freqsep   skin smoothing method
           --strength X        skin smoothing strength, 0-1 (0 turns smoothing off)
-          --detail X          frequency separation: fine texture kept, 0-1
+          --detail X          frequency separation: fine texture kept, 0-2
           --spots X           spot removal strength, 0-1
-          --sharpen X         global sharpen after the composite, 0-1
+          --sharpen X         global sharpen after the composite, 0-2
           --lut NAME|FILE     colour grade: gentle-brighten, warm, cool, soft-matte, or a .cube / 512x512 .png LUT
           --lut-strength X    0-1 (default 1 with --lut)
           --lut-on skin|frame through the skin mask (default) or over the whole frame
@@ -22,8 +22,9 @@ enum BeautyArguments {
           --blush X           blush strength 0-1; --blush-colour #RRGGBB
           --eyes X            eye enlargement 0-1;  --slim X  face slimming 0-1
           --detector short|full|auto   face detector (default auto)
-          --max-faces N       faces per frame, 1-16 (default 4)
-          --debug-view mask|landmarks  render the blend weight or the tracked mesh instead
+          --max-faces N       faces per frame, 1-64 (default 4)
+          --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones
+                              (zone map over the skin), spots (spot fills), landmarks (mesh)
           --no-effects        decode -> encode through the GPU with nothing applied
     """
 
@@ -53,9 +54,9 @@ enum BeautyArguments {
             }
         }
         preset.skin.strength = try arguments.float("--strength", default: preset.skin.strength, range: 0...1)
-        preset.skin.detail = try arguments.float("--detail", default: preset.skin.detail, range: 0...1)
+        preset.skin.detail = try arguments.float("--detail", default: preset.skin.detail, range: 0...2)
         preset.skin.spotRemoval = try arguments.float("--spots", default: preset.skin.spotRemoval, range: 0...1)
-        preset.skin.sharpen = try arguments.float("--sharpen", default: preset.skin.sharpen, range: 0...1)
+        preset.skin.sharpen = try arguments.float("--sharpen", default: preset.skin.sharpen, range: 0...2)
         if let lut = arguments.value("--lut") {
             preset.lut.source = BuiltInLUT(rawValue: lut).map { .builtIn($0) } ?? .file(lut)
             preset.lut.strength = 1
@@ -91,9 +92,9 @@ enum BeautyArguments {
             guard let choice = DetectorChoice(rawValue: detector) else { throw UsageError("--detector takes short, full or auto") }
             options.detector = choice
         }
-        options.maxFaces = try arguments.int("--max-faces", default: options.maxFaces, range: 1...16)
+        options.maxFaces = try arguments.int("--max-faces", default: options.maxFaces, range: 1...64)
         if let view = arguments.value("--debug-view") {
-            guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask or landmarks") }
+            guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots or landmarks") }
             options.debugView = debug
         }
         return options

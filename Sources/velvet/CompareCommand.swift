@@ -30,8 +30,11 @@ enum CompareCommand {
         b.smoothing = methodB
         let context = try GPUContext(request: request)
         let effect = try CompareEffect(context: context, a: a, b: b)
+        let cancellation = CancellationFlag()
+        let interrupt = InterruptHandler(cancellation)
+        defer { interrupt.stop() }
         let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings, effect: effect,
-                                                                 progress: ProgressReporter(quiet: quiet))
+                                                                 progress: ProgressReporter(quiet: quiet), cancellation: cancellation)
         guard let capture = effect.capture, let face = capture.faces.first else {
             throw MediaError.decode(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
         }

@@ -43,12 +43,16 @@ enum DemoCommand {
 
         // 2. The renders: default (frequency separation) and bilateral, for comparison.
         let renderer = try VideoRenderer(context: context)
+        let cancellation = CancellationFlag()
+        let interrupt = InterruptHandler(cancellation)
+        defer { interrupt.stop() }
         var lines: [String] = []
         for (name, smoothing) in [("after", BeautySettings.Smoothing.frequencySeparation), ("after-bilateral", .bilateral)] {
             let effect = try BeautyEffect(context: context, options: try BeautyArguments.defaultOptions(smoothing: smoothing, context: context))
             let output = "\(directory)/\(name).mp4"
             say("rendering \(output) (\(smoothing.rawValue))")
-            let summary = try renderer.render(input: clip, output: output, effect: effect, progress: ProgressReporter(quiet: quiet))
+            let summary = try renderer.render(input: clip, output: output, effect: effect, progress: ProgressReporter(quiet: quiet),
+                                              cancellation: cancellation)
             let withFaces = effect.facesPerFrame.filter { $0 > 0 }.count
             lines.append("\(output): \(summary.frames) frames, a face in \(withFaces), \(String(format: "%.1f", summary.framesPerSecond)) fps")
         }
@@ -56,7 +60,8 @@ enum DemoCommand {
         // 3. The photo itself, and the before | after pair side by side.
         let still = directory + "/after.png"
         let defaults = try BeautyArguments.defaultOptions(smoothing: .frequencySeparation, context: context)
-        _ = try renderer.render(input: photo, output: still, effect: try BeautyEffect(context: context, options: defaults))
+        _ = try renderer.render(input: photo, output: still, effect: try BeautyEffect(context: context, options: defaults),
+                                cancellation: cancellation)
         let after = try ImageLoader.load(still, context: context)
         let pair = try GPUImage(context: context, width: image.width * 2, height: image.height, format: .rgba16f)
         let recorder = try CommandRecorder(context: context)

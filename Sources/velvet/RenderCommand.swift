@@ -31,6 +31,7 @@ enum RenderCommand {
             let report: [String: Any] = [
                 "input": input, "output": output, "frames": summary.frames, "seconds": summary.seconds,
                 "fps": summary.framesPerSecond, "gpu_ms": stages, "device": context.device.name,
+                "gpu_ms_per_frame": stages.mapValues { $0 / Double(max(summary.frames, 1)) },
                 "faces": FaceRuns.describe(effect?.facesPerFrame ?? []),
             ]
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])

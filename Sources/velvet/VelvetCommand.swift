@@ -16,7 +16,8 @@ enum VelvetCommand {
           --preset-x264 NAME  x264/x265 speed preset (default medium)
           --pix-fmt NAME      output pixel format (default: the input's, else yuv420p)
           --quiet             no progress line
-          --json              print a summary as JSON on stdout (frames, faces, GPU ms per stage, fps)
+          --json              print a summary as JSON on stdout (frames, faces, GPU ms per stage
+                              summed and per frame, fps)
     \(BeautyArguments.help)
       compare INPUT [--a bilateral] [--b freqsep] -o AB.mp4 [--report AB.html] [--metrics AB.json]
                               A/B video (A left, B right), metrics M4-M8 and an HTML report
@@ -34,8 +35,8 @@ enum VelvetCommand {
       bench blur|media|nn|tracker|skin [options]
                               benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md)
 
-    options (all commands):
-      --device INDEX|NAME     pick a Vulkan device (also VELVET_DEVICE)
+    options (render, compare, demo, analyze, bench):
+      --device INDEX|NAME     pick a Vulkan device (also VELVET_DEVICE); batch takes --devices 0,1
     """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -60,7 +61,7 @@ enum VelvetCommand {
             }
             return 0
         } catch MediaError.interrupted {
-            printError("velvet: interrupted; nothing was written")
+            printError("velvet: interrupted; the unfinished output was removed")
             return 130
         } catch let error as UsageError {
             printError("velvet: \(error.message)\n\n\(usage)")

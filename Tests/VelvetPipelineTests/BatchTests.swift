@@ -55,4 +55,42 @@ final class BatchTests: XCTestCase {
             XCTAssertEqual(try Tool.probe(output + "/" + name, "stream=nb_frames"), "50", name)
         }
     }
+
+    /// Two inputs that would write the same output name are refused before anything runs;
+    /// Ctrl-C stops a batch with exit 130, leaving finished outputs and no partial files.
+    func testNameClashIsRefusedAndInterruptLeavesNoPartials() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("a"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: scratch.path("b"), withIntermediateDirectories: true)
+        for folder in ["a", "b"] {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", scratch.path("\(folder)/same.png")])
+        }
+        let clash = try Tool.run(Tool.velvet, ["batch", scratch.path("a/same.png"), scratch.path("b/same.png"),
+                                               "--output-dir", scratch.path("out"), "--preset", "none"])
+        XCTAssertEqual(clash.status, 2)
+        XCTAssertTrue(clash.stderr.contains("same.png") && clash.stderr.contains("rename one"), clash.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("out")), "nothing was started")
+
+        let inputs = (1...3).map { scratch.path("clip\($0).mp4") }
+        for input in inputs {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "4", "-c:v", "libx264", "-preset", "ultrafast", input])
+        }
+        let output = scratch.path("videos")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tool.velvet)
+        process.arguments = ["batch"] + inputs + ["--output-dir", output, "--no-effects", "--preset-x264", "ultrafast", "--quiet"]
+        process.standardError = Pipe()
+        try process.run()
+        func files() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? [] }
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, !files().contains(where: { $0.contains("velvet-partial") }) { usleep(10_000) }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertFalse(files().contains { $0.contains("velvet-partial") }, "no partial files: \(files())")
+        XCTAssertLessThan(files().count, 3, "the batch stopped early: \(files())")
+        for name in files() {
+            XCTAssertEqual(try Tool.probe(output + "/" + name, "stream=nb_frames"), "100", "finished outputs are whole: \(name)")
+        }
+    }
 }

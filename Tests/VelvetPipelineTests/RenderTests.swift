@@ -92,10 +92,25 @@ final class RenderTests: XCTestCase {
         _ = try velvet(["render", input, "-o", scratch.path("sharp.png"), "--preset", "none", "--sharpen", "0.8"])
         let before = try Tool.pixels(input, "rgb24"), after = try Tool.pixels(scratch.path("sharp.png"), "rgb24")
         XCTAssertNotEqual(before.prefix(512 * 3 * 40), after.prefix(512 * 3 * 40), "the top rows (background) are sharpened")
-        for view in ["mask", "landmarks"] {
+        for view in ["mask", "landmarks", "zones", "spots"] {
             _ = try velvet(["render", input, "-o", scratch.path("\(view).png"), "--debug-view", view])
             XCTAssertEqual(try Tool.probe(scratch.path("\(view).png"), "stream=width,height"), "512,512")
         }
+        XCTAssertNotEqual(try Tool.pixels(scratch.path("zones.png"), "rgb24"), before, "the zone map is drawn")
+        // Spot fills in magenta: Grace Hopper's face has blemish-like marks the stage fills.
+        let grace = scratch.path("grace.png")
+        try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), grace])
+        _ = try velvet(["render", grace, "-o", scratch.path("grace-spots.png"), "--debug-view", "spots"])
+        let plain = try rgb(grace), marked = try rgb(scratch.path("grace-spots.png"))
+        var magenta = 0, changedOutsideFace = 0
+        for index in stride(from: 0, to: plain.bytes.count, by: 3) where plain.bytes[index..<(index + 3)] != marked.bytes[index..<(index + 3)] {
+            let (x, y) = ((index / 3) % plain.width, (index / 3) / plain.width)
+            if !((150...380).contains(x) && (110...350).contains(y)) { changedOutsideFace += 1 }
+            let (r, g, b) = (Int(marked.bytes[index]), Int(marked.bytes[index + 1]), Int(marked.bytes[index + 2]))
+            if r > g + 60 && b > g + 60 { magenta += 1 }
+        }
+        XCTAssertGreaterThan(magenta, 20, "spot fills are marked")
+        XCTAssertEqual(changedOutsideFace, 0, "nothing marked outside the face")
         let bad = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("x.png"), "--lut", scratch.path("missing.cube")])
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("missing.cube: no such file"), bad.stderr)

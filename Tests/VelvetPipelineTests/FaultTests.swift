@@ -1,0 +1,74 @@
+import Foundation
+import VelvetTestSupport
+import XCTest
+
+/// Renders that meet awkward content: a face that leaves and comes back, and frames with
+/// more faces than the cap. Each must finish, keep every frame and report what it tracked.
+final class FaultTests: XCTestCase {
+    private var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    private func render(_ arguments: [String]) throws -> [String: Any] {
+        let result = try Tool.run(Tool.velvet, ["render"] + arguments + ["--json", "--quiet"],
+                                  environment: ["VELVET_VALIDATION": "1",
+                                                "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines),
+                       "velvet: validation layer on, 0 message(s)", "nothing else on stderr")
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: result.output) as? [String: Any])
+    }
+
+    /// Faces per frame from the summary's runs ([{"frames": "0-11", "faces": 1}, ...]).
+    private func facesPerFrame(_ summary: [String: Any]) throws -> [Int] {
+        let runs = try XCTUnwrap(summary["faces"] as? [[String: Any]])
+        return try runs.flatMap { run -> [Int] in
+            let bounds = try XCTUnwrap(run["frames"] as? String).split(separator: "-").compactMap { Int($0) }
+            let faces = try XCTUnwrap(run["faces"] as? Int)
+            return Array(repeating: faces, count: (bounds.last! - bounds.first!) + 1)
+        }
+    }
+
+    private var photo: String { repository.appendingPathComponent("test-assets/grace_hopper.jpg").path }
+
+    /// 12 frames with the face, 12 of a background crop, 12 with the face again.
+    func testFaceLeavingAndReturning() throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("away-and-back.mp4")
+        try Tool.ffmpeg(["-loop", "1", "-framerate", "24", "-t", "0.5", "-i", photo,
+                         "-loop", "1", "-framerate", "24", "-t", "0.5", "-i", photo,
+                         "-loop", "1", "-framerate", "24", "-t", "0.5", "-i", photo,
+                         "-filter_complex", "[0]scale=256:300,setsar=1[a];[1]crop=120:200:0:0,scale=256:300,setsar=1[b];"
+                            + "[2]scale=256:300,setsar=1[c];[a][b][c]concat=n=3:v=1:a=0,format=yuv420p",
+                         "-c:v", "libx264", "-crf", "10", clip])
+        XCTAssertEqual(try Tool.probe(clip, "stream=nb_frames"), "36")
+        let output = scratch.path("out.mp4")
+        let summary = try render([clip, "-o", output])
+        XCTAssertEqual(summary["frames"] as? Int, 36)
+        XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "36")
+        let faces = try facesPerFrame(summary)
+        XCTAssertEqual(faces.count, 36)
+        XCTAssertEqual(Array(faces[0..<12]), Array(repeating: 1, count: 12), "the face before it leaves: \(faces)")
+        XCTAssertEqual(Array(faces[12..<24]), Array(repeating: 0, count: 12), "no face while it is away: \(faces)")
+        XCTAssertEqual(Array(faces[24..<36]), Array(repeating: 1, count: 12), "found again the frame it returns: \(faces)")
+    }
+
+    /// A 5x4 grid of the same face: the tracker keeps at most `--max-faces` (default 4).
+    func testTwentyFacesRespectTheCap() throws {
+        let scratch = try Scratch()
+        let grid = scratch.path("twenty.mp4")
+        try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf", "scale=320:-2,tile=5x4,format=yuv420p", "-frames:v", "3",
+                         "-r", "24", "-c:v", "libx264", "-crf", "10", grid])
+        let output = scratch.path("out.mp4")
+        let capped = try render([grid, "-o", output])
+        XCTAssertEqual(try facesPerFrame(capped), [4, 4, 4], "the default cap of 4")
+        XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "3")
+
+        let still = scratch.path("twenty.png")
+        try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf", "scale=320:-2,tile=5x4", "-frames:v", "1", still])
+        let wide = try render([still, "-o", scratch.path("out.png"), "--max-faces", "16"])
+        let found = try facesPerFrame(wide).first ?? 0
+        XCTAssertGreaterThan(found, 4, "a higher cap tracks more of them")
+        XCTAssertLessThanOrEqual(found, 16)
+    }
+}
