@@ -8,6 +8,8 @@ replicated) with its MediaPipe face fixture moved along, then times:
     timestamps, median), for bilateral (grid) and frequency separation;
   - cv2.bilateralFilter(d=15, sigmaColor=30, sigmaSpace=7.5) on the whole frame;
   - cv2.ximgproc.guidedFilter(radius=8, eps=(0.1*255)^2) on the whole frame;
+  - FFmpeg's `bilateral` filter (sigmaS=7.5, sigmaR=30/255, all planes) on the same frame,
+    through the ffmpeg CLI: the time with the filter minus the time without, per frame;
 
 and prints a Markdown table (paste into docs/PERFORMANCE.md). OpenCV's time is wall time
 with its default thread count. The table also says whether pixels far from the face came
@@ -16,6 +18,7 @@ back bit-exact.
     Tools/fetch-test-assets.sh
     python3 -m venv /tmp/bench-venv && /tmp/bench-venv/bin/pip install opencv-contrib-python-headless==4.10.0.84 numpy
     /tmp/bench-venv/bin/python Tools/bench-skin.py --velvet .build/release/velvet [--photo grace_hopper] [--size 1920x1080]
+        [--json RESULTS.json]
 """
 import argparse
 import base64
@@ -75,6 +78,35 @@ def median_ms(function, iterations):
     return float(np.median(samples))
 
 
+def ffmpeg_bilateral_ms(frame, directory, repeats):
+    """Per-frame ms of FFmpeg's bilateral filter on `frame`, or None without an ffmpeg CLI.
+
+    The frame is fed `repeats` times as raw video; both runs convert to planar RGB (the
+    filter's format), so the difference is the filter alone. Best of three runs each."""
+    import shutil
+    if shutil.which("ffmpeg") is None:
+        return None
+    height, width = frame.shape[:2]
+    source = os.path.join(directory, "ffmpeg-frame.rgba")
+    frame.tofile(source)
+
+    def seconds(filters):
+        command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgba",
+                   "-s", f"{width}x{height}", "-stream_loop", str(repeats - 1), "-i", source, "-vf", filters,
+                   "-f", "null", "-"]
+        best = None
+        for _ in range(3):
+            start = time.perf_counter()
+            subprocess.run(command, check=True)
+            elapsed = time.perf_counter() - start
+            best = elapsed if best is None else min(best, elapsed)
+        return best
+
+    with_filter = seconds(f"format=gbrp,bilateral=sigmaS=7.5:sigmaR={30 / 255:.4f}:planes=7")
+    without = seconds("format=gbrp")
+    return max(with_filter - without, 0.0) / repeats * 1000
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--velvet", required=True, help="path to the velvet binary (with `bench skin`)")
@@ -83,6 +115,8 @@ def main():
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--device", default=None, help="Velvet device index or name")
+    parser.add_argument("--json", default=None, help="also write the results to this JSON file")
+    parser.add_argument("--skip-ffmpeg", action="store_true", help="leave out FFmpeg's bilateral filter")
     arguments = parser.parse_args()
     width, height = (int(v) for v in arguments.size.lower().split("x"))
 
@@ -113,6 +147,7 @@ def main():
         velvet = json.loads(completed.stdout.strip().splitlines()[-1])
         outputs = {method: np.fromfile(f"{prefix}-{method}.rgba", dtype=np.uint8).reshape(height, width, 4)
                    for method in velvet["methods"]}
+        ffmpeg_bilateral = None if arguments.skip_ffmpeg else ffmpeg_bilateral_ms(frame, directory, arguments.iterations)
 
     # Pixels farther than one face size from the face centre must come back untouched.
     points = np.array(faces["faces"][0]["landmarks"])[:, :2]
@@ -135,6 +170,11 @@ def main():
               f"| {opencv_bilateral / result['median_ms']:.1f}x faster | {sections}; far pixels max diff "
               f"{untouched[method]} |")
     print(f"| cv2.bilateralFilter(d=15, 30, 7.5) | CPU | {opencv_bilateral:.2f} | 1.0x | whole frame |")
+    if ffmpeg_bilateral is None:
+        print("| FFmpeg bilateral filter | CPU | not measured | | no ffmpeg CLI |")
+    else:
+        print(f"| FFmpeg bilateral filter (sigmaS 7.5, sigmaR 30/255) | CPU | {ffmpeg_bilateral:.2f} | "
+              f"{opencv_bilateral / ffmpeg_bilateral:.1f}x | whole frame, gbrp, ffmpeg CLI threads |")
     if opencv_guided is None:
         print("| cv2.ximgproc.guidedFilter r=8 | CPU | not measured | | install opencv-contrib-python-headless |")
     else:
@@ -143,6 +183,13 @@ def main():
     print()
     print(f"(OpenCV {cv2.__version__} with {cv2.getNumThreads()} threads on {os.cpu_count()} CPUs, {cpu}; "
           f"Velvet times are GPU timestamps of the recorded stages)")
+    if arguments.json:
+        with open(arguments.json, "w") as handle:
+            json.dump({"width": width, "height": height, "photo": arguments.photo, "face_px": float(face_size),
+                       "device": velvet["device"], "velvet": velvet["methods"], "far_pixels_max_diff": untouched,
+                       "opencv_bilateral_ms": opencv_bilateral, "opencv_guided_ms": opencv_guided,
+                       "opencv_threads": cv2.getNumThreads(), "ffmpeg_bilateral_ms": ffmpeg_bilateral,
+                       "cpus": os.cpu_count()}, handle, indent=1)
 
 
 if __name__ == "__main__":

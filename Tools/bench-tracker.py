@@ -14,7 +14,7 @@ and prints a Markdown table. The selfie model matches velvet's choice for the fr
 (landscape for 16:9 frames: MediaPipe's model_selection=1).
 
     Tools/bench-tracker.py --velvet .build/release/velvet [--sizes 1280x720,1920x1080]
-        [--frames 100] [--mediapipe-python /tmp/mp-venv/bin/python] [--device D]
+        [--frames 100] [--mediapipe-python /tmp/mp-venv/bin/python] [--device D] [--json RESULTS.json]
 """
 import argparse
 import json
@@ -83,6 +83,7 @@ def main():
     parser.add_argument("--assets", default=os.environ.get("VELVET_TEST_ASSETS", os.path.join(ROOT, "test-assets")))
     parser.add_argument("--mediapipe-python", default="/tmp/mp-venv/bin/python")
     parser.add_argument("--skip-mediapipe", action="store_true")
+    parser.add_argument("--json", default=None, help="also write the results to this JSON file")
     # Internal: the MediaPipe side, run in its venv.
     parser.add_argument("--mediapipe-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--frame", help=argparse.SUPPRESS)
@@ -136,6 +137,11 @@ def main():
                         f"{mp_result['both'] / velvet['wall_ms_median']:.2f}x"]
         print(f"| {width}x{height} | {velvet['wall_ms_median']:.2f} | {velvet['gpu_ms_median']:.2f} | "
               f"{velvet['submissions_per_frame']:.2f} | {velvet['segmentation_model']} | " + " | ".join(mp_cells) + " |")
+    if arguments.json:
+        with open(arguments.json, "w") as handle:
+            json.dump({"device": device, "frames": arguments.frames, "cpus": os.cpu_count(),
+                       "rows": [{"width": w, "height": h, "velvet": v, "mediapipe": m} for w, h, v, m in rows]},
+                      handle, indent=1)
     return 0
 
 

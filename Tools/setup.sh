@@ -2,7 +2,8 @@
 # Installs what Velvet needs on Debian 12. Safe to re-run: it only installs what is missing.
 #
 #   Tools/setup.sh            Debian packages (Vulkan + lavapipe + validation layer, glslang, FFmpeg)
-#   Tools/setup.sh --python   also a Python venv (.venv) with the benchmark anchors (OpenCV, LiteRT, numpy)
+#   Tools/setup.sh --python   also the benchmark anchors: .venv (OpenCV with contrib, LiteRT, numpy) and
+#                             .venv-mediapipe (mediapipe 0.10.21, which needs numpy < 2)
 #   Tools/setup.sh --models   also MediaPipe's face models (Tools/fetch-models.sh)
 #   Tools/setup.sh --assets   also the test photos and video (Tools/fetch-test-assets.sh, fetch-test-video.sh)
 #   Tools/setup.sh --browser  also headless Chromium (the A/B report test opens the report in it)
@@ -52,9 +53,19 @@ if [ "$want_python" -eq 1 ]; then
         echo "setup: creating .venv"
         python3 -m venv .venv
     fi
-    if ! .venv/bin/python -c "import cv2, numpy, ai_edge_litert" 2>/dev/null; then
-        echo "setup: installing Python benchmark anchors (OpenCV, LiteRT) into .venv"
-        .venv/bin/python -m pip install -q --disable-pip-version-check opencv-python-headless==4.10.0.84 numpy ai-edge-litert==2.3.0
+    if ! .venv/bin/python -c "import cv2, numpy, ai_edge_litert; cv2.ximgproc" 2>/dev/null; then
+        echo "setup: installing Python benchmark anchors (OpenCV with contrib, LiteRT) into .venv"
+        .venv/bin/python -m pip uninstall -q -y opencv-python-headless 2>/dev/null || true
+        .venv/bin/python -m pip install -q --disable-pip-version-check opencv-contrib-python-headless==4.10.0.84 numpy \
+            ai-edge-litert==2.3.0
+    fi
+    if [ ! -x .venv-mediapipe/bin/python ]; then
+        echo "setup: creating .venv-mediapipe"
+        python3 -m venv .venv-mediapipe
+    fi
+    if ! .venv-mediapipe/bin/python -c "import mediapipe, cv2" 2>/dev/null; then
+        echo "setup: installing mediapipe 0.10.21 into .venv-mediapipe"
+        .venv-mediapipe/bin/python -m pip install -q --disable-pip-version-check mediapipe==0.10.21
     fi
 fi
 

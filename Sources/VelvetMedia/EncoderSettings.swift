@@ -1,6 +1,10 @@
 /// How the output is encoded. Defaults match what a user of `ffmpeg -c:v libx264` expects.
 public struct EncoderSettings: Sendable, Equatable {
-    public enum Codec: String, Sendable, CaseIterable { case h264, hevc }
+    public enum Codec: String, Sendable, CaseIterable {
+        case h264, hevc
+        /// The FFmpeg encoder that writes it.
+        public var encoderName: String { self == .hevc ? "libx265" : "libx264" }
+    }
 
     public var codec: Codec = .h264
     /// x264/x265 constant rate factor, 0...51 (lower is better quality).

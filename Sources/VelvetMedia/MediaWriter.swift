@@ -271,7 +271,7 @@ final class MediaWriter: @unchecked Sendable {
     static func encoder(for path: String, settings: EncoderSettings) throws -> (UnsafePointer<AVCodec>, still: Bool) {
         guard let format = av_guess_format(nil, path, nil) else { throw unknownFormat(path) }
         let still = String(cString: format.pointee.name) == "image2"
-        let name: String? = still ? nil : (settings.codec == .hevc ? "libx265" : "libx264")
+        let name: String? = still ? nil : settings.codec.encoderName
         // image2 picks its codec by extension (.png -> png, .jpg -> mjpeg).
         let stillCodec = av_guess_codec(format, nil, path, nil, AVMEDIA_TYPE_VIDEO)
         guard let codec = name.map({ avcodec_find_encoder_by_name($0) }) ?? avcodec_find_encoder(stillCodec) else {

@@ -18,6 +18,7 @@ enum MediaBenchmark {
         let directory = arguments.value("--work-dir") ?? NSTemporaryDirectory()
         let request = arguments.value("--device")
         let repeats = try arguments.int("--repeats", default: 1, range: 1...20)
+        let json = arguments.flag("--json")
         try arguments.finish()
 
         let context = try GPUContext(request: request)
@@ -38,7 +39,7 @@ enum MediaBenchmark {
         for _ in 0..<repeats {
             let plain = try renderer.render(input: clip, output: directory + "/velvet-bench-plain.mp4", settings: settings, cpuOnly: true)
             let gpu = try renderer.render(input: clip, output: directory + "/velvet-bench-gpu.mp4", settings: settings)
-            rows.append(("plain transcode (libavcodec + libx264, no GPU)", plain.framesPerSecond))
+            rows.append(("plain transcode (libavcodec + \(settings.codec.encoderName), no GPU)", plain.framesPerSecond))
             rows.append(("Velvet passthrough (decode -> GPU -> encode)", gpu.framesPerSecond))
             if beauty {
                 for smoothing in [BeautySettings.Smoothing.frequencySeparation, .bilateral] {
@@ -58,7 +59,12 @@ enum MediaBenchmark {
             }
         }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, libx264 crf \(settings.crf) preset \(settings.preset), "
+        if json {
+            printJSON(rows: rows, stageTimes: stageTimes, clip: clip, size: size, frames: frames, settings: settings,
+                      device: context.device.name, cores: cores)
+            return
+        }
+        print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, \(settings.codec.encoderName) crf \(settings.crf) preset \(settings.preset), "
               + "\(context.device.name), \(cores) CPU cores\n")
         print("| pipeline | fps |")
         print("|---|---:|")
@@ -78,12 +84,38 @@ enum MediaBenchmark {
         }
     }
 
+    /// One JSON object on stdout: best fps per pipeline over the repeats, and GPU ms per frame
+    /// per stage for each smoothing method (`Tools/bench-table.py` reads it).
+    private static func printJSON(rows: [(String, Double)], stageTimes: [(String, [String: Double], Int)], clip: String,
+                                  size: (width: Int, height: Int), frames: Int, settings: EncoderSettings,
+                                  device: String, cores: Int) {
+        func best(_ prefix: String) -> Double? { rows.filter { $0.0.hasPrefix(prefix) }.map(\.1).max() }
+        var beauty: [String: Any] = [:]
+        for smoothing in Set(stageTimes.map(\.0)) {
+            let runs = stageTimes.filter { $0.0 == smoothing }
+            var sums: [String: Double] = [:]
+            for run in runs { run.1.forEach { sums[$0.key, default: 0] += $0.value } }
+            let frameCount = Double(max(runs.map(\.2).reduce(0, +), 1))
+            beauty[smoothing] = ["fps": best("Velvet beauty, \(smoothing) ") ?? 0,
+                                 "gpu_ms_per_frame": sums.mapValues { $0 / frameCount }]
+        }
+        var report: [String: Any] = [
+            "clip": clip, "width": size.width, "height": size.height, "frames": frames, "device": device, "cores": cores,
+            "encoder": "\(settings.codec.encoderName) crf \(settings.crf) preset \(settings.preset)",
+            "plain_fps": best("plain") ?? 0, "passthrough_fps": best("Velvet passthrough") ?? 0, "beauty": beauty,
+        ]
+        if let cli = best("ffmpeg CLI") { report["ffmpeg_cli_fps"] = cli }
+        if let data = try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]) {
+            print(String(decoding: data, as: UTF8.self))
+        }
+    }
+
     /// Seconds the ffmpeg CLI takes for the same transcode, or nil when it is not installed.
     private static func ffmpegCLI(clip: String, output: String, settings: EncoderSettings) throws -> Double? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", "libx264",
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", settings.codec.encoderName,
                              "-crf", "\(settings.crf)", "-preset", settings.preset, output]
         let start = Date()
         try process.run()
