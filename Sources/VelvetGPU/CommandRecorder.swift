@@ -47,6 +47,16 @@ public final class CommandRecorder {
         self.slot = slot
         self.commandBuffer = slot.commandBuffer
         if let queryPool = slot.queryPool { vkCmdResetQueryPool(commandBuffer, queryPool, 0, UInt32(Self.maxSections * 2)) }
+        // Everything submitted to the queue before this recording is finished and visible
+        // to it: a recorder may read what an earlier, unwaited submission wrote (the frame
+        // upload goes ahead while the tracker records), and may overwrite what one read.
+        var barrier = VkMemoryBarrier()
+        barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue
+            | VK_ACCESS_TRANSFER_READ_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+        let stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue | VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
+        vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 1, &barrier, 0, nil, 0, nil)
     }
 
     deinit {

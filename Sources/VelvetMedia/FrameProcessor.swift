@@ -61,12 +61,14 @@ final class FrameProcessor: @unchecked Sendable {
         converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
                                   orientation: plan.inputOrientation, working: working, on: recorder)
         var change = FrameChange.none
-        var earlier = GPUTimings()
+        var upload: GPUSubmission?
         if let effect {
-            // Effects start from a finished working image (a tracker reads results back to
-            // the CPU between its passes), on a recorder of their own.
+            // Effects record on a recorder of their own (a tracker submits and reads results
+            // back between its passes). The upload is submitted, not waited for: every
+            // recorder starts after the work queued before it, so the effect's first
+            // submission runs behind it and the CPU does not stall here.
             recorder.endSection()
-            earlier = try recorder.submit().wait()
+            upload = try recorder.submit()
             recorder = try CommandRecorder(context: context)
             change = try effect.record(EffectFrame(index: index, time: time, isStillImage: isStillImage, input: working,
                                                    output: processed), on: recorder)
@@ -74,7 +76,8 @@ final class FrameProcessor: @unchecked Sendable {
         if plan.usesDelta, change == .none {
             // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.
             recorder.endSection()
-            lastTimings = GPUTimings(sections: earlier.sections + (try recorder.submit().wait()).sections)
+            let sections = (try recorder.submit().wait()).sections
+            lastTimings = GPUTimings(sections: (try upload?.wait().sections ?? []) + sections)
             frame.pointer.pointee.pts = frame.timestamp
             return frame
         }
@@ -98,7 +101,8 @@ final class FrameProcessor: @unchecked Sendable {
         recorder.beginSection("download")
         let readbacks = try outputPlanes.map { try recorder.download($0) }
         recorder.endSection()
-        lastTimings = GPUTimings(sections: earlier.sections + (try recorder.submit().wait()).sections)
+        let sections = (try recorder.submit().wait()).sections
+        lastTimings = GPUTimings(sections: (try upload?.wait().sections ?? []) + sections)
 
         let output = try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat)
         output.pointer.pointee.pts = frame.timestamp

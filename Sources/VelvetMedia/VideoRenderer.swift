@@ -10,6 +10,20 @@ public struct RenderSummary: Sendable {
     /// Milliseconds of GPU time per section (upload, color_in, effects..., color_out, download), summed over frames.
     public var gpuMilliseconds: [String: Double]
     public var input: MediaInfo
+    /// Seconds each of the three threads spent working (not waiting on its queues): the
+    /// largest is the bottleneck. `gpu` includes the CPU's recording and its waits on the
+    /// GPU; `encode` includes muxing.
+    public var busySeconds: (decode: Double, gpu: Double, encode: Double) = (0, 0, 0)
+}
+
+/// Seconds of work, summed; one per thread, so no lock.
+private final class BusyClock: @unchecked Sendable {
+    private(set) var seconds = 0.0
+    func measure<T>(_ work: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        return try work()
+    }
 }
 
 /// Decode -> GPU -> encode, on three threads linked by bounded queues so the stages
@@ -32,17 +46,20 @@ public final class VideoRenderer: @unchecked Sendable {
         let reader = try MediaReader(path: input)
         let decoded = BoundedQueue<Stage>(capacity: 3)
         let processed = BoundedQueue<Stage>(capacity: 3)
+        let decodeClock = BusyClock(), gpuClock = BusyClock(), encodeClock = BusyClock()
 
         // Decode thread.
         let decodeThread = Thread {
             let inputConverter = InputConverter()
             defer { decoded.close() }
             do {
-                while let item = try reader.next() {
+                while let item = try decodeClock.measure({ try reader.next() }) {
                     if cancellation.isCancelled { return }
                     switch item {
                     case .video(let frame):
-                        let ready = VideoPlaneLayout(frame.pixelFormat) == nil ? try inputConverter.toRGBA(frame) : frame
+                        let ready = try decodeClock.measure {
+                            VideoPlaneLayout(frame.pixelFormat) == nil ? try inputConverter.toRGBA(frame) : frame
+                        }
                         guard decoded.push(.frame(ready)) else { return }
                     case .packet(let packet, let index):
                         guard decoded.push(.packet(packet, index)) else { return }
@@ -88,8 +105,10 @@ public final class VideoRenderer: @unchecked Sendable {
                                                            color: plan.outputColor, settings: settings))
                         }
                         let time = Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base)
-                        let result = try processor!.process(frame, index: index, time: time, isStillImage: reader.info.isStillImage,
-                                                            effect: effect)
+                        let result = try gpuClock.measure {
+                            try processor!.process(frame, index: index, time: time, isStillImage: reader.info.isStillImage,
+                                                   effect: effect)
+                        }
                         writerBox.add(processor!.lastTimings)
                         index += 1
                         guard processed.push(.frame(result)) else { return }
@@ -122,7 +141,7 @@ public final class VideoRenderer: @unchecked Sendable {
                 switch stage {
                 case .frame(let frame):
                     let writer = writerBox.writer!
-                    try writer.encode(frame)
+                    try encodeClock.measure { try writer.encode(frame) }
                     frames += 1
                     progress?.update(frames: frames, total: reader.info.announcedFrameCount)
                     if writer.isStillImage {
@@ -136,7 +155,7 @@ public final class VideoRenderer: @unchecked Sendable {
                     else { writerBox.early.append((packet, index)) }
                 case .end:
                     guard let writer = writerBox.writer else { throw MediaError.decode(path: input, reason: "no video frame") }
-                    try writer.finish()
+                    try encodeClock.measure { try writer.finish() }
                     break loop
                 case .failure(let error):
                     throw error
@@ -164,7 +183,8 @@ public final class VideoRenderer: @unchecked Sendable {
             throw failure
         }
         return RenderSummary(frames: frames, seconds: Date().timeIntervalSince(started),
-                             gpuMilliseconds: writerBox.timings, input: reader.info)
+                             gpuMilliseconds: writerBox.timings, input: reader.info,
+                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds))
     }
 
     /// Chooses output layout, colour and orientation for the first frame.

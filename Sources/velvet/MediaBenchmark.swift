@@ -35,12 +35,21 @@ enum MediaBenchmark {
         }
         let renderer = try VideoRenderer(context: context)
         var rows: [(String, Double)] = []
+        /// Per pipeline: ms per frame each render thread was busy (the last repeat's).
+        var busy: [String: [String: Double]] = [:]
+        func note(_ key: String, _ summary: RenderSummary) {
+            let frames = Double(max(summary.frames, 1))
+            busy[key] = ["decode": summary.busySeconds.decode * 1000 / frames, "gpu": summary.busySeconds.gpu * 1000 / frames,
+                         "encode": summary.busySeconds.encode * 1000 / frames]
+        }
         var stageTimes: [(String, [String: Double], Int)] = []
         for _ in 0..<repeats {
             let plain = try renderer.render(input: clip, output: directory + "/velvet-bench-plain.mp4", settings: settings, cpuOnly: true)
             let gpu = try renderer.render(input: clip, output: directory + "/velvet-bench-gpu.mp4", settings: settings)
             rows.append(("plain transcode (libavcodec + \(settings.codec.encoderName), no GPU)", plain.framesPerSecond))
             rows.append(("Velvet passthrough (decode -> GPU -> encode)", gpu.framesPerSecond))
+            note("plain", plain)
+            note("passthrough", gpu)
             if beauty {
                 for smoothing in [BeautySettings.Smoothing.frequencySeparation, .bilateral] {
                     let options = try BeautyArguments.defaultOptions(smoothing: smoothing, context: context)
@@ -48,6 +57,7 @@ enum MediaBenchmark {
                     let rendered = try renderer.render(input: clip, output: directory + "/velvet-bench-beauty.mp4",
                                                        settings: settings, effect: effect)
                     let faces = effect.facesPerFrame.filter { $0 > 0 }.count
+                    note(smoothing.rawValue, rendered)
                     rows.append(("Velvet beauty, \(smoothing.rawValue) (faces in \(faces)/\(rendered.frames) frames)",
                                  rendered.framesPerSecond))
                     stageTimes.append((smoothing.rawValue, rendered.gpuMilliseconds.merging(effect.stageMilliseconds, uniquingKeysWith: +),
@@ -60,8 +70,8 @@ enum MediaBenchmark {
         }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         if json {
-            printJSON(rows: rows, stageTimes: stageTimes, clip: clip, size: size, frames: frames, settings: settings,
-                      device: context.device.name, cores: cores)
+            printJSON(rows: rows, stageTimes: stageTimes, busy: busy, clip: clip, size: size, frames: frames,
+                      settings: settings, device: context.device.name, cores: cores)
             return
         }
         print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, \(settings.codec.encoderName) crf \(settings.crf) preset \(settings.preset), "
@@ -81,12 +91,17 @@ enum MediaBenchmark {
             for run in runs { run.1.forEach { sums[$0.key, default: 0] += $0.value } }
             let stages = sums.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.3f", $0.value / Double(frames)))" }
             print("  GPU ms per frame (\(smoothing)): " + stages.joined(separator: ", "))
+            if let threads = busy[smoothing] {
+                print("  thread busy ms per frame (\(smoothing)): " + threads.sorted { $0.key < $1.key }
+                    .map { "\($0.key) \(String(format: "%.2f", $0.value))" }.joined(separator: ", "))
+            }
         }
     }
 
     /// One JSON object on stdout: best fps per pipeline over the repeats, and GPU ms per frame
     /// per stage for each smoothing method (`Tools/bench-table.py` reads it).
-    private static func printJSON(rows: [(String, Double)], stageTimes: [(String, [String: Double], Int)], clip: String,
+    private static func printJSON(rows: [(String, Double)], stageTimes: [(String, [String: Double], Int)],
+                                  busy: [String: [String: Double]], clip: String,
                                   size: (width: Int, height: Int), frames: Int, settings: EncoderSettings,
                                   device: String, cores: Int) {
         func best(_ prefix: String) -> Double? { rows.filter { $0.0.hasPrefix(prefix) }.map(\.1).max() }
@@ -97,12 +112,14 @@ enum MediaBenchmark {
             for run in runs { run.1.forEach { sums[$0.key, default: 0] += $0.value } }
             let frameCount = Double(max(runs.map(\.2).reduce(0, +), 1))
             beauty[smoothing] = ["fps": best("Velvet beauty, \(smoothing) ") ?? 0,
-                                 "gpu_ms_per_frame": sums.mapValues { $0 / frameCount }]
+                                 "gpu_ms_per_frame": sums.mapValues { $0 / frameCount },
+                                 "busy_ms_per_frame": busy[smoothing] ?? [:]]
         }
         var report: [String: Any] = [
             "clip": clip, "width": size.width, "height": size.height, "frames": frames, "device": device, "cores": cores,
             "encoder": "\(settings.codec.encoderName) crf \(settings.crf) preset \(settings.preset)",
             "plain_fps": best("plain") ?? 0, "passthrough_fps": best("Velvet passthrough") ?? 0, "beauty": beauty,
+            "plain_busy_ms_per_frame": busy["plain"] ?? [:], "passthrough_busy_ms_per_frame": busy["passthrough"] ?? [:],
         ]
         if let cli = best("ffmpeg CLI") { report["ffmpeg_cli_fps"] = cli }
         if let data = try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]) {
