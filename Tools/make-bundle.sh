@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a self-contained Velvet for another Linux machine (a GPU render node without the
 # Swift toolchain or FFmpeg) as one tarball: the release binary with the Swift runtime
-# linked in and RUNPATH $ORIGIN/lib, the shared libraries it needs (FFmpeg 5.1 and their
+# linked in and an rpath of $ORIGIN/lib, the shared libraries it needs (FFmpeg 5.1 and their
 # dependencies; not glibc, libstdc++ or the Vulkan loader, which the node provides), and
 # MediaPipe's face models (the binary looks for models/ beside itself).
 #
@@ -16,7 +16,10 @@ cd "$(dirname "$0")/.."
 out="${1:?usage: Tools/make-bundle.sh OUTDIR}"
 mkdir -p "$out"
 Tools/setup.sh --models >/dev/null
-swift build -c release --product velvet --static-swift-stdlib -Xlinker -rpath -Xlinker '$ORIGIN/lib'
+# DT_RPATH, not DT_RUNPATH (--disable-new-dtags): RUNPATH covers only the binary's own
+# dependencies, so libavformat would look for its libraries (libgme, ...) outside the bundle.
+swift build -c release --product velvet --static-swift-stdlib -Xlinker -rpath -Xlinker '$ORIGIN/lib' \
+    -Xlinker --disable-new-dtags
 staging="$(mktemp -d)"
 trap 'rm -rf "$staging"' EXIT
 mkdir -p "$staging/velvet/lib" "$staging/velvet/models"
@@ -30,11 +33,19 @@ done
 cp models/*.tflite "$staging/velvet/models/"
 tar -cJf "$out/velvet-bundle.tar.xz" -C "$staging" velvet
 
-# The check: nothing may come from /opt/swift or the build tree.
+# The check: every library but the node's own (glibc, libstdc++, the Vulkan loader) must
+# resolve inside the unpacked bundle, directly or through another library.
 check="$(mktemp -d)"
 tar -xJf "$out/velvet-bundle.tar.xz" -C "$check"
-if ldd "$check/velvet/velvet" | grep -E "not found|/opt/swift|\.build/" ; then
-    echo "make-bundle: the binary still needs something outside the bundle (above)" >&2
+outside=$(env -i PATH=/usr/bin:/bin ldd "$check/velvet/velvet" | awk '/=>/ {print $1, $3}' | while read -r name path; do
+    case "$name" in
+        libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*|libvulkan.so.*|libstdc++.so.*|libgcc_s.so.*) ;;
+        *) case "$path" in "$check"/velvet/lib/*) ;; *) echo "$name => $path" ;; esac ;;
+    esac
+done)
+if [ -n "$outside" ]; then
+    echo "make-bundle: these resolve outside the bundle:" >&2
+    echo "$outside" >&2
     exit 1
 fi
 if command -v unshare >/dev/null && [ -d /opt/swift ] && unshare --mount true 2>/dev/null; then

@@ -29,6 +29,15 @@ static inline uint8_t **velvet_frame_mutable_data(AVFrame *frame) { return frame
 static inline uint8_t *velvet_frame_data(const AVFrame *frame, int plane) { return frame->data[plane]; }
 static inline int velvet_frame_linesize(const AVFrame *frame, int plane) { return frame->linesize[plane]; }
 
+// Makes `buffer` (a reference the frame takes over, e.g. from an AVBufferPool) plane `plane`
+// of `frame`, with `linesize` bytes per row.
+static inline void velvet_frame_set_plane(AVFrame *frame, int plane, AVBufferRef *buffer, int linesize) {
+    frame->buf[plane] = buffer;
+    frame->data[plane] = buffer->data;
+    frame->linesize[plane] = linesize;
+    frame->extended_data = frame->data;
+}
+
 // Display-matrix rotation of a stream in degrees (counter-clockwise, as FFmpeg reports it), 0 when absent.
 static inline double velvet_stream_rotation(const AVStream *stream) {
     size_t size = 0;

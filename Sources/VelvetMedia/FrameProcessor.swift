@@ -37,6 +37,7 @@ final class FrameProcessor: @unchecked Sendable {
     private let working: GPUImage
     private let processed: GPUImage
     private let outputPlanes: [GPUImage]
+    private let outputFrames: OutputFramePool
     private(set) var lastTimings = GPUTimings(sections: [])
 
     init(context: GPUContext, converter: ColorConverter, plan: Plan) throws {
@@ -50,6 +51,7 @@ final class FrameProcessor: @unchecked Sendable {
         processed = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
         let output = plan.outputSize
         outputPlanes = try converter.makePlanes(plan.outputLayout, width: output.width, height: output.height)
+        outputFrames = try OutputFramePool(planes: outputPlanes)
     }
 
     /// Runs one frame through the GPU; returns the output frame (pts copied).
@@ -104,7 +106,8 @@ final class FrameProcessor: @unchecked Sendable {
         let sections = (try recorder.submit().wait()).sections
         lastTimings = GPUTimings(sections: (try upload?.wait().sections ?? []) + sections)
 
-        let output = try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat)
+        let output = try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat,
+                                    pool: outputFrames)
         output.pointer.pointee.pts = frame.timestamp
         return output
     }
