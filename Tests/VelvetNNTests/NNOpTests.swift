@@ -123,6 +123,8 @@ final class NNOpTests: GPUTestCase {
             (7, 7, 4, 6, 3, 3, .valid, .none),
             (20, 24, 8, 32, 1, 1, .valid, .relu), // enough pixels for 4 groups per invocation
             (5, 6, 7, 3, 3, 2, .valid, .none),
+            (6, 5, 70, 37, 1, 1, .valid, .relu),  // few outputs, 18 input groups: split over input channels
+            (3, 4, 128, 9, 1, 2, .same, .none),   // the same with stride 2
         ]
         for (h, w, c, o, k, s, padding, activation) in cases {
             var b = NNGraphBuilder(seed: UInt64(h * 100 + o))

@@ -118,6 +118,49 @@ final class RenderTests: XCTestCase {
 }
 
 /// `velvet demo`, shortened: it must produce every file it announces.
+/// Every built-in preset with each smoothing method, on a video and on a still: each render
+/// succeeds under validation, keeps every frame, tracks the face in each, and (but `none`)
+/// changes the face while `none` changes nothing.
+final class PresetMatrixTests: XCTestCase {
+    private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func testEveryPresetWithBothMethodsOnAVideoAndAStill() throws {
+        let scratch = try Scratch()
+        let photo = repository.appendingPathComponent("test-assets/grace_hopper.jpg").path
+        let clip = scratch.path("clip.mp4"), still = scratch.path("still.png")
+        try Tool.ffmpeg(["-loop", "1", "-framerate", "24", "-t", "0.25", "-i", photo,
+                         "-vf", "scale=256:300,setsar=1,format=yuv420p", "-c:v", "libx264", "-crf", "12", clip])
+        try Tool.ffmpeg(["-i", photo, "-vf", "scale=256:300", still])
+        let environment = ["VELVET_VALIDATION": "1", "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path,
+                           "XDG_CONFIG_HOME": scratch.path("config")]
+        let stillPixels = try Tool.pixels(still, "rgb24")
+        for preset in ["none", "natural", "soft", "studio", "glam"] {
+            for method in ["bilateral", "freqsep"] {
+                let name = "\(preset)-\(method)"
+                let video = try Tool.run(Tool.velvet, ["render", clip, "-o", scratch.path("\(name).mp4"), "--preset", preset,
+                                                       "--smoothing", method, "--json", "--quiet"], environment: environment)
+                XCTAssertEqual(video.status, 0, "\(name): \(video.stderr)")
+                let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: video.output) as? [String: Any], name)
+                XCTAssertEqual(summary["frames"] as? Int, 6, name)
+                let runs = try XCTUnwrap(summary["faces"] as? [[String: Any]], name)
+                XCTAssertEqual(runs.count, 1, "\(name): one face in every frame: \(runs)")
+                XCTAssertEqual(runs.first?["faces"] as? Int, 1, "\(name): \(runs)")
+                XCTAssertEqual(try Tool.probe(scratch.path("\(name).mp4"), "stream=nb_frames"), "6", name)
+
+                let image = try Tool.run(Tool.velvet, ["render", still, "-o", scratch.path("\(name).png"), "--preset", preset,
+                                                       "--smoothing", method, "--quiet"], environment: environment)
+                XCTAssertEqual(image.status, 0, "\(name): \(image.stderr)")
+                let rendered = try Tool.pixels(scratch.path("\(name).png"), "rgb24")
+                if preset == "none" {
+                    XCTAssertEqual(rendered, stillPixels, "\(name) is the identity")
+                } else {
+                    XCTAssertNotEqual(rendered, stillPixels, "\(name) changes the face")
+                }
+            }
+        }
+    }
+}
+
 final class DemoTests: XCTestCase {
     func testDemoWritesItsOutputs() throws {
         let scratch = try Scratch()

@@ -1,3 +1,4 @@
+import Foundation
 import VelvetGPU
 import VelvetKernels
 
@@ -57,6 +58,11 @@ struct LaunchBuilder {
                 if case .depthwise = step {
                     kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d,
                                                 ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
+                } else if Self.splitsInputChannels(kernelH: c.kernelH, kernelW: c.kernelW, outputs: o.pixels * o.groups,
+                                                   inputGroups: a.groups) {
+                    // 8 invocations per output group (nn_conv1x1_split.comp).
+                    invocations = o.pixels * o.groups * 8
+                    kernel = try kernels.kernel(KernelLibrary.nnConv1x1Split)
                 } else {
                     let perInvocation = Self.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
                     invocations = o.pixels * (o.groups / perInvocation)
@@ -150,6 +156,19 @@ struct LaunchBuilder {
 
     /// Output channel groups one conv invocation computes: more reuse of each input
     /// load, while keeping at least ~2k invocations to fill the device.
+    /// A 1x1 convolution with few outputs and a long reduction shares each output among 8
+    /// invocations: below `splitBelow` output groups the GPU is far from full, and each
+    /// invocation of the plain kernel would loop over 8 or more input groups alone.
+    static func splitsInputChannels(kernelH: Int, kernelW: Int, outputs: Int, inputGroups: Int) -> Bool {
+        kernelH == 1 && kernelW == 1 && outputs < splitBelow && inputGroups >= 8
+    }
+
+    /// 8192 output groups, or `VELVET_NN_SPLIT_BELOW` (for tuning on a new GPU with
+    /// `velvet bench nn`; 0 turns the split kernel off).
+    static let splitBelow: Int = {
+        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_BELOW"].flatMap { Int($0) } ?? 8192
+    }()
+
     static func outputGroupsPerInvocation(pixels: Int, groups: Int) -> Int {
         for candidate in [4, 2] where groups % candidate == 0 && pixels * groups / candidate >= 2048 {
             return candidate
