@@ -163,10 +163,11 @@ struct LaunchBuilder {
         kernelH == 1 && kernelW == 1 && outputs < splitBelow && inputGroups >= 8
     }
 
-    /// 8192 output groups, or `VELVET_NN_SPLIT_BELOW` (for tuning on a new GPU with
-    /// `velvet bench nn`; 0 turns the split kernel off).
+    /// 32768 output groups (the fastest of 0, 4096, ..., 32768 on the H200: docs/PERFORMANCE.md),
+    /// or `VELVET_NN_SPLIT_BELOW` (for tuning on another GPU with `velvet bench nn`; 0 turns
+    /// the split kernel off).
     static let splitBelow: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_BELOW"].flatMap { Int($0) } ?? 8192
+        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_BELOW"].flatMap { Int($0) } ?? 32768
     }()
 
     static func outputGroupsPerInvocation(pixels: Int, groups: Int) -> Int {
