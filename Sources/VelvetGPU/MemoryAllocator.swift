@@ -53,6 +53,12 @@ final class MemoryAllocator: @unchecked Sendable {
 
     func allocate(_ requirements: VkMemoryRequirements, residency: Residency, kind: ResourceKind) throws -> Allocation {
         let typeIndex = try memoryType(bits: requirements.memoryTypeBits, residency: residency)
+        // More than the whole heap can never succeed: say so plainly instead of asking the
+        // driver (some drivers abort or overcommit rather than fail such a request).
+        let heapSize = heapSize(of: typeIndex)
+        guard requirements.size <= heapSize else {
+            throw GPUError.outOfMemory("\(requirements.size >> 20) MiB requested, the device's memory heap holds \(heapSize >> 20) MiB")
+        }
         return try lock.withLock {
             // Residency is part of the key: on unified-memory devices (lavapipe) one memory
             // type serves both, but only host-visible blocks are mapped.
@@ -96,6 +102,14 @@ final class MemoryAllocator: @unchecked Sendable {
 
     func releaseAll() {
         lock.withLock { blocks.values.forEach(release) }
+    }
+
+    private func heapSize(of typeIndex: UInt32) -> UInt64 {
+        var properties = self.properties
+        let heapIndex = withUnsafeBytes(of: &properties.memoryTypes) { raw in
+            raw.bindMemory(to: VkMemoryType.self)[Int(typeIndex)].heapIndex
+        }
+        return withUnsafeBytes(of: &properties.memoryHeaps) { raw in raw.bindMemory(to: VkMemoryHeap.self)[Int(heapIndex)].size }
     }
 
     // MARK: - Internals (called with the lock held)

@@ -53,6 +53,14 @@ final class TransferTests: GPUTestCase {
         XCTAssertNil(released, "the context is freed with pooled objects in it")
     }
 
+    /// A request larger than the device's memory heap is a clear out-of-memory error, not a
+    /// crash or a driver abort (an absurd frame size within the per-side limit ends here).
+    func testMoreThanTheHeapIsAClearOutOfMemoryError() throws {
+        XCTAssertThrowsError(try GPUBuffer(context: context, size: 1 << 46)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("out of GPU memory"), "\(error)")
+        }
+    }
+
     func testUploadOfWrongSizeIsAnError() throws {
         let image = try GPUImage(context: context, width: 4, height: 4, format: .rgba8)
         let recorder = try CommandRecorder(context: context)
