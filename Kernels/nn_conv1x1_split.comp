@@ -23,9 +23,33 @@ layout(push_constant) uniform Parameters {
     int strideY, strideX, padTop, padLeft;
     int residualOffset, residualC4; // residualC4 < 0: no residual
     int act1, alpha1Offset, act2, alpha2Offset;
+    int residualPool, residualH, residualW; // residualPool > 0: the residual is the max over a
+                                            // residualPool-square window of this [H, W] tensor
 } p;
 
 shared vec4 partial[OUTPUTS * SLICES];
+
+// The residual's channel group `c4` for output `pixel`: read as is, or the max over the
+// fused skip-path pool's window (cells past the pooled tensor's edge are left out, as a
+// SAME max-pool pads them).
+vec4 residualAt(int pixel, int c4) {
+    if (p.residualPool == 0) {
+        return residualData[p.residualOffset + pixel * p.residualC4 + c4];
+    }
+    int oy = pixel / p.outW;
+    int ox = pixel - oy * p.outW;
+    vec4 best = vec4(-3.402823e38);
+    for (int dy = 0; dy < p.residualPool; ++dy) {
+        int iy = oy * p.residualPool + dy;
+        for (int dx = 0; dx < p.residualPool; ++dx) {
+            int ix = ox * p.residualPool + dx;
+            if (iy < p.residualH && ix < p.residualW) {
+                best = max(best, residualData[p.residualOffset + (iy * p.residualW + ix) * p.residualC4 + c4]);
+            }
+        }
+    }
+    return best;
+}
 
 void main() {
     int slice = int(gl_LocalInvocationID.x) % SLICES;
@@ -67,7 +91,7 @@ void main() {
     }
     if (p.residualC4 >= 0) {
         if (c4 < p.residualC4) {
-            v += residualData[p.residualOffset + pixel * p.residualC4 + c4];
+            v += residualAt(pixel, c4);
         }
         v = activate(v, p.act2, p.act2 == ACT_PRELU ? constants[p.alpha2Offset + c4] : vec4(0.0));
     }

@@ -171,7 +171,27 @@ final class NNOpTests: GPUTestCase {
         let graph = b.graph(inputs: [x], outputs: [out])
         try check(graph, "BlazeBlock")
         let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
-        XCTAssertEqual(plan.launchNames, ["depthwise3x3", "max_pool", "conv1x1", "depthwise3x3", "conv1x1", "unpack"])
+        // The skip path's max-pool runs inside the conv's residual read.
+        XCTAssertEqual(plan.launchNames, ["depthwise3x3", "conv1x1", "depthwise3x3", "conv1x1", "unpack"])
+    }
+
+    /// The same block deep in a model: 40 channels on a 7x7 input, so the 1x1 conv shares
+    /// its input channels over invocations, and a SAME 2x2 pool whose last window is cut by
+    /// the edge; fused and unfused must agree with the reference.
+    func testPooledResidualInTheSplitConvolution() throws {
+        var b = NNGraphBuilder(seed: 11)
+        let x = b.tensor([1, 7, 7, 40])
+        let d = b.op(.builtin(.depthwiseConv2D), NNGraphBuilder.depthwise(.same, 2),
+                     [x, b.randomConstant([1, 3, 3, 40]), b.randomConstant([40])], [1, 4, 4, 40])
+        let c = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.valid, 1), [d, b.randomConstant([48, 1, 1, 40]), b.randomConstant([48])], [1, 4, 4, 48])
+        let m = b.op(.builtin(.maxPool2D), NNGraphBuilder.pool(.same, 2, 2), [x], [1, 4, 4, 40])
+        let p = b.op(.builtin(.pad), [m, b.ints([4, 2], [0, 0, 0, 0, 0, 0, 0, 8])], [1, 4, 4, 48])
+        let a = b.op(.builtin(.add), .add(activation: .none), [c, p], [1, 4, 4, 48])
+        let out = b.op(.builtin(.prelu), [a, b.randomConstant([1, 1, 48])], [1, 4, 4, 48])
+        let graph = b.graph(inputs: [x], outputs: [out])
+        try check(graph, "pooled residual, split conv")
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+        XCTAssertEqual(plan.launchNames, ["depthwise3x3", "conv1x1", "unpack"])
     }
 
     func testSpatialPadFoldsIntoTheFollowingConvolution() throws {

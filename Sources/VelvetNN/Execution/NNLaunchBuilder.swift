@@ -55,6 +55,11 @@ struct LaunchBuilder {
                 push.int(c.epilogue.act1.alphaOffset)
                 push.int(c.epilogue.act2.code)
                 push.int(c.epilogue.act2.alphaOffset)
+                if case .conv = step {
+                    // A fused skip-path max-pool: its window and the size of the tensor it pools.
+                    let source = c.epilogue.residual.map(geometry)
+                    ints(c.epilogue.residualPool, source?.height ?? 0, source?.width ?? 0)
+                }
                 if case .depthwise = step {
                     kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d,
                                                 ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])

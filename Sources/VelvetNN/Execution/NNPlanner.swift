@@ -275,7 +275,8 @@ struct NNPlanner {
     /// Follows the chain of sole consumers of a convolution's output, absorbing
     /// activations and at most one residual ADD. Returns the tensor the fused step writes.
     private mutating func absorbFollowers(output: Int, epilogue: inout NNEpilogue,
-                                          allowResidual: Bool) throws -> Int {
+                                          allowResidual: Bool, allowPooledResidual: Bool = false) throws -> Int {
+        let start = position
         var current = output
         // 0: nothing after bias, 1: act1 set, 2: residual added, 3: act2 set.
         var stage = epilogue.act1 == .none ? 0 : 1
@@ -295,6 +296,11 @@ struct NNPlanner {
                       shape.channels <= target.channels,
                       geometry(nextNode.outputs[0]) == target else { break }
                 epilogue.residual = residual
+                if allowPooledResidual, let pool = try fusablePool(producing: residual, after: start, before: next) {
+                    epilogue.residual = pool.source
+                    epilogue.residualPool = pool.window
+                    skipped.insert(pool.node)
+                }
                 epilogue.act2 = try fusedActivation(next)
                 stage = epilogue.act2 == .none ? 2 : 3
             } else {
@@ -305,6 +311,23 @@ struct NNPlanner {
             current = nextNode.outputs[0]
         }
         return current
+    }
+
+    /// The MAX_POOL producing `tensor`, when a convolution's epilogue can compute it while
+    /// reading its input instead: a k x k window with stride k and no padding before, no
+    /// activation, `tensor` read by nothing else, the pool planned after the convolution
+    /// (so not yet run) and its input ready before the fused ADD.
+    private func fusablePool(producing tensor: Int, after start: Int, before add: Int) throws -> (node: Int, source: Int, window: Int)? {
+        guard let node = producer[tensor], node > start, node < add, graph.nodes[node].builtin == .maxPool2D,
+              !graphOutputs.contains(tensor), consumers[tensor]?.count == 1,
+              case .pool2D(let o) = graph.nodes[node].options, o.filterH == o.filterW, o.strideH == o.filterH,
+              o.strideW == o.filterW, o.filterH >= 2, try fusedActivation(node) == .none,
+              let source = graph.nodes[node].inputs.first, source >= 0, graph.constants[source] == nil,
+              available(source, before: add) else { return nil }
+        let shape = geometry(source)
+        guard Self.padding(o.padding, input: shape.height, kernel: o.filterH, stride: o.strideH).before == 0,
+              Self.padding(o.padding, input: shape.width, kernel: o.filterW, stride: o.strideW).before == 0 else { return nil }
+        return (node, source, o.filterH)
     }
 
     // MARK: - Operators
@@ -399,7 +422,8 @@ struct NNPlanner {
                                         kernelH: kh, kernelW: kw, strideY: strideY, strideX: strideX,
                                         padTop: vertical.before + extraTop, padLeft: horizontal.before + extraLeft)
         convolution.epilogue.act1 = try fusedActivation(index)
-        convolution.output = try absorbFollowers(output: out, epilogue: &convolution.epilogue, allowResidual: true)
+        convolution.output = try absorbFollowers(output: out, epilogue: &convolution.epilogue, allowResidual: true,
+                                                 allowPooledResidual: !depthwise)
         steps.append(depthwise ? .depthwise(convolution) : .conv(convolution))
     }
 

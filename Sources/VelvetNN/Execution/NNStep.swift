@@ -28,6 +28,9 @@ struct NNEpilogue: Equatable {
     var act1: NNActivation = .none
     /// A fused ADD's other operand (it may have fewer channels: a fused channel PAD).
     var residual: Int?
+    /// Not 0: `residual` is the input of a fused k x k, stride k MAX_POOL (the skip path of a
+    /// downsampling block), whose output the epilogue computes as it reads.
+    var residualPool = 0
     var act2: NNActivation = .none
 }
 
