@@ -50,13 +50,7 @@ public final class CommandRecorder {
         // Everything submitted to the queue before this recording is finished and visible
         // to it: a recorder may read what an earlier, unwaited submission wrote (the frame
         // upload goes ahead while the tracker records), and may overwrite what one read.
-        var barrier = VkMemoryBarrier()
-        barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
-        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
-        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue
-            | VK_ACCESS_TRANSFER_READ_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
-        let stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue | VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
-        vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 1, &barrier, 0, nil, 0, nil)
+        recordMemoryBarrier()
     }
 
     deinit {
@@ -322,19 +316,24 @@ public final class CommandRecorder {
         vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 0, nil, 0, nil, 1, &barrier)
     }
 
+    /// Every earlier compute/transfer write made visible to every later compute/transfer access.
+    private func recordMemoryBarrier() {
+        var barrier = VkMemoryBarrier()
+        barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue
+            | VK_ACCESS_TRANSFER_READ_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+        let stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue | VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
+        vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 1, &barrier, 0, nil, 0, nil)
+    }
+
     /// Inserts a compute/transfer memory barrier when this command touches what an
     /// earlier one wrote (read- or write-after-write) or writes what one read.
     private func synchronize(reads: [ObjectIdentifier], writes: [ObjectIdentifier]) {
         let hazard = reads.contains(where: writtenSinceBarrier.contains)
             || writes.contains(where: { writtenSinceBarrier.contains($0) || readSinceBarrier.contains($0) })
         if hazard {
-            var barrier = VkMemoryBarrier()
-            barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
-            barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
-            barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue
-                | VK_ACCESS_TRANSFER_READ_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
-            let stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue | VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
-            vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 1, &barrier, 0, nil, 0, nil)
+            recordMemoryBarrier()
             writtenSinceBarrier.removeAll()
             readSinceBarrier.removeAll()
         }
