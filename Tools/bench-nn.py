@@ -6,7 +6,7 @@ timestamp span of one recorded inference (`velvet bench nn`, median after warm-u
 LiteRT's is the wall time of Interpreter.invoke() with the default XNNPACK delegate and
 num_threads=1 (median after warm-up). Both run the same .tflite files.
 
-    /tmp/litert-venv/bin/python Tools/bench-nn.py --velvet .build/release/velvet [--models models] [--iterations 50]
+    .venv/bin/python Tools/bench-nn.py --velvet .build/release/velvet [--models models] [--iterations 50]
 """
 import argparse
 import json

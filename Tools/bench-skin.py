@@ -16,8 +16,8 @@ with its default thread count. The table also says whether pixels far from the f
 back bit-exact.
 
     Tools/fetch-test-assets.sh
-    python3 -m venv /tmp/bench-venv && /tmp/bench-venv/bin/pip install opencv-contrib-python-headless==4.10.0.84 numpy
-    /tmp/bench-venv/bin/python Tools/bench-skin.py --velvet .build/release/velvet [--photo grace_hopper] [--size 1920x1080]
+    Tools/setup.sh --python                # makes .venv (OpenCV with contrib)
+    .venv/bin/python Tools/bench-skin.py --velvet .build/release/velvet [--photo grace_hopper] [--size 1920x1080]
         [--json RESULTS.json]
 """
 import argparse
@@ -33,13 +33,7 @@ import time
 import cv2
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def load_photo(assets, name):
-    with open(os.path.join(assets, name + ".size")) as handle:
-        width, height = (int(v) for v in handle.read().strip().split("x"))
-    return np.fromfile(os.path.join(assets, name + ".rgba"), dtype=np.uint8).reshape(height, width, 4)
+from fixture_photos import DEFAULT_ASSETS, ROOT, load_rgba
 
 
 def build_frame(photo, fixture, width, height):
@@ -111,7 +105,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--velvet", required=True, help="path to the velvet binary (with `bench skin`)")
     parser.add_argument("--photo", default="grace_hopper", choices=["grace_hopper", "astronaut"])
-    parser.add_argument("--assets", default=os.environ.get("VELVET_TEST_ASSETS", os.path.join(ROOT, "test-assets")))
+    parser.add_argument("--assets", default=DEFAULT_ASSETS)
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--device", default=None, help="Velvet device index or name")
@@ -122,7 +116,7 @@ def main():
 
     with open(os.path.join(ROOT, "Tests", "Fixtures", arguments.photo + ".face.json")) as handle:
         fixture = json.load(handle)
-    frame, faces = build_frame(load_photo(arguments.assets, arguments.photo), fixture, width, height)
+    frame, faces = build_frame(load_rgba(arguments.assets, arguments.photo), fixture, width, height)
     bgr = np.ascontiguousarray(frame[:, :, 2::-1])
 
     opencv_bilateral = median_ms(lambda: cv2.bilateralFilter(bgr, 15, 30, 7.5), arguments.iterations)

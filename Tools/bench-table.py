@@ -29,6 +29,7 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,7 +51,6 @@ def run_json(command, label, log):
 
 
 def python_can(python, statement):
-    import shutil
     if not python or not (os.path.exists(python) or shutil.which(python)):
         return False
     return subprocess.run([python, "-c", statement], capture_output=True).returncode == 0

@@ -14,7 +14,7 @@ and prints a Markdown table. The selfie model matches velvet's choice for the fr
 (landscape for 16:9 frames: MediaPipe's model_selection=1).
 
     Tools/bench-tracker.py --velvet .build/release/velvet [--sizes 1280x720,1920x1080]
-        [--frames 100] [--mediapipe-python /tmp/mp-venv/bin/python] [--device D] [--json RESULTS.json]
+        [--frames 100] [--mediapipe-python .venv-mediapipe/bin/python] [--device D] [--json RESULTS.json]
 """
 import argparse
 import json
@@ -81,7 +81,7 @@ def main():
     parser.add_argument("--device", default=None)
     parser.add_argument("--models", default=os.path.join(ROOT, "models"))
     parser.add_argument("--assets", default=os.environ.get("VELVET_TEST_ASSETS", os.path.join(ROOT, "test-assets")))
-    parser.add_argument("--mediapipe-python", default="/tmp/mp-venv/bin/python")
+    parser.add_argument("--mediapipe-python", default=os.path.join(ROOT, ".venv-mediapipe", "bin", "python"))
     parser.add_argument("--skip-mediapipe", action="store_true")
     parser.add_argument("--json", default=None, help="also write the results to this JSON file")
     # Internal: the MediaPipe side, run in its venv.

@@ -16,8 +16,8 @@ Tests/Fixtures/<name>.face.json:
 The photos come from Tools/fetch-test-assets.sh (raw RGBA next to the originals). MediaPipe
 runs in its own venv, never in the project's:
 
-    python3 -m venv /tmp/mp-venv && /tmp/mp-venv/bin/pip install mediapipe==0.10.21
-    /tmp/mp-venv/bin/python Tools/make-face-fixtures.py [--assets DIR] [--out Tests/Fixtures]
+    Tools/setup.sh --python --assets      # makes .venv-mediapipe (mediapipe 0.10.21)
+    .venv-mediapipe/bin/python Tools/make-face-fixtures.py [--assets DIR] [--out Tests/Fixtures]
 """
 import argparse
 import base64
@@ -27,15 +27,8 @@ import sys
 
 import numpy as np
 
-PHOTOS = ["astronaut", "grace_hopper"]
+from fixture_photos import DEFAULT_ASSETS, PHOTOS, ROOT, load_rgba, require_mediapipe
 MASK_SIZE = 128
-
-
-def load_rgba(assets, name):
-    with open(os.path.join(assets, name + ".size")) as handle:
-        width, height = (int(v) for v in handle.read().strip().split("x"))
-    rgba = np.fromfile(os.path.join(assets, name + ".rgba"), dtype=np.uint8)
-    return rgba.reshape(height, width, 4)
 
 
 def resize_bilinear(mask, width, height):
@@ -56,14 +49,12 @@ def resize_bilinear(mask, width, height):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    parser.add_argument("--assets", default=os.environ.get("VELVET_TEST_ASSETS", os.path.join(root, "test-assets")))
-    parser.add_argument("--out", default=os.path.join(root, "Tests", "Fixtures"))
+    parser.add_argument("--assets", default=DEFAULT_ASSETS)
+    parser.add_argument("--out", default=os.path.join(ROOT, "Tests", "Fixtures"))
     arguments = parser.parse_args()
 
-    import mediapipe as mp  # imported late so --help works without it
-    if mp.__version__ != "0.10.21":
-        print(f"make-face-fixtures: needs mediapipe 0.10.21, found {mp.__version__}", file=sys.stderr)
+    mp = require_mediapipe("make-face-fixtures")
+    if mp is None:
         return 1
 
     os.makedirs(arguments.out, exist_ok=True)

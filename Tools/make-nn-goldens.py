@@ -7,8 +7,8 @@ The inputs are the ones NNTestInputs (Tests/VelvetNNTests/NNReferenceTests.swift
 builds, reproduced bit for bit here: a photo-like 8-bit pattern and hashed uniform
 noise, both in the model's input range ([-1, 1] for the detectors, [0, 1] otherwise).
 
-    python3 -m venv /tmp/litert-venv && /tmp/litert-venv/bin/pip install ai-edge-litert numpy
-    /tmp/litert-venv/bin/python Tools/make-nn-goldens.py [--models models]
+    Tools/setup.sh --python                # makes .venv (LiteRT)
+    .venv/bin/python Tools/make-nn-goldens.py [--models models]
 
 LiteRT runs the detectors and the mesh with its builtin kernels; the selfie models'
 custom Convolution2DTransposeBias only runs through the XNNPACK delegate, so those use it.

@@ -15,8 +15,8 @@ the photo's own size) on each test photo and writes Tests/Fixtures/<name>.tracke
 The landmarks for M1 are in <name>.face.json (Tools/make-face-fixtures.py). MediaPipe runs
 in its own venv, never in the project's:
 
-    python3 -m venv /tmp/mp-venv && /tmp/mp-venv/bin/pip install mediapipe==0.10.21
-    /tmp/mp-venv/bin/python Tools/make-tracker-fixtures.py [--assets DIR] [--out Tests/Fixtures]
+    Tools/setup.sh --python --assets      # makes .venv-mediapipe (mediapipe 0.10.21)
+    .venv-mediapipe/bin/python Tools/make-tracker-fixtures.py [--assets DIR] [--out Tests/Fixtures]
 """
 import argparse
 import json
@@ -25,14 +25,7 @@ import sys
 
 import numpy as np
 
-PHOTOS = ["astronaut", "grace_hopper"]
-
-
-def load_rgba(assets, name):
-    with open(os.path.join(assets, name + ".size")) as handle:
-        width, height = (int(v) for v in handle.read().strip().split("x"))
-    rgba = np.fromfile(os.path.join(assets, name + ".rgba"), dtype=np.uint8)
-    return rgba.reshape(height, width, 4)
+from fixture_photos import DEFAULT_ASSETS, PHOTOS, ROOT, load_rgba, require_mediapipe
 
 
 def detections(mp, rgb, model_selection):
@@ -65,14 +58,12 @@ def row_runs(mask):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    parser.add_argument("--assets", default=os.environ.get("VELVET_TEST_ASSETS", os.path.join(root, "test-assets")))
-    parser.add_argument("--out", default=os.path.join(root, "Tests", "Fixtures"))
+    parser.add_argument("--assets", default=DEFAULT_ASSETS)
+    parser.add_argument("--out", default=os.path.join(ROOT, "Tests", "Fixtures"))
     arguments = parser.parse_args()
 
-    import mediapipe as mp  # imported late so --help works without it
-    if mp.__version__ != "0.10.21":
-        print(f"make-tracker-fixtures: needs mediapipe 0.10.21, found {mp.__version__}", file=sys.stderr)
+    mp = require_mediapipe("make-tracker-fixtures")
+    if mp is None:
         return 1
 
     os.makedirs(arguments.out, exist_ok=True)
