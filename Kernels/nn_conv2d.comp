@@ -37,20 +37,19 @@ void main() {
     }
     int groupStride = KH * KW * p.inC4 * 4;
     int weightBase = p.weightOffset + firstGroup * groupStride;
+    // Taps outside the image are loaded clamped and zeroed rather than skipped, so no load
+    // waits on a branch (small layers are bound by load latency).
     for (int ky = 0; ky < KH; ++ky) {
         int iy = oy * p.strideY - p.padTop + ky;
-        if (iy < 0 || iy >= p.inH) {
-            continue;
-        }
+        bool rowInside = iy >= 0 && iy < p.inH;
         for (int kx = 0; kx < KW; ++kx) {
             int ix = ox * p.strideX - p.padLeft + kx;
-            if (ix < 0 || ix >= p.inW) {
-                continue;
-            }
-            int inBase = p.inOffset + (iy * p.inW + ix) * p.inC4;
+            bool inside = rowInside && ix >= 0 && ix < p.inW;
+            int inBase = p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.inC4;
             int tap = weightBase + (ky * KW + kx) * p.inC4 * 4;
             for (int ic = 0; ic < p.inC4; ++ic) {
                 vec4 v = inData[inBase + ic];
+                v = inside ? v : vec4(0.0);
                 int w = tap + ic * 4;
                 for (int g = 0; g < OCB; ++g) {
                     int wg = w + g * groupStride;

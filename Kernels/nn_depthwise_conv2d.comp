@@ -1,8 +1,8 @@
 #version 450
 // DEPTHWISE_CONV_2D (depth multiplier 1) on channel-packed NHWC4 tensors, with the
 // same fused epilogue as nn_conv2d: out = act2(act1(dwconv(in) + bias) + residual).
-// Weights: [channel group][ky][kx] vec4s. Neighbouring invocations take neighbouring
-// pixels of one channel group, so weight loads are uniform across them.
+// Weights: [ky][kx][channel group] vec4s. Neighbouring invocations take neighbouring
+// channel groups of one pixel, so their loads (input, weights, output) are contiguous.
 #include "nn_common.glsl"
 
 layout(local_size_x = 64) in;
@@ -29,24 +29,23 @@ void main() {
     if (index >= pixels * p.outC4) {
         return;
     }
-    int pixel = index % pixels;
-    int c4 = index / pixels;
+    int pixel = index / p.outC4;
+    int c4 = index - pixel * p.outC4;
     int oy = pixel / p.outW;
     int ox = pixel - oy * p.outW;
 
+    // Every tap is loaded (clamped, then zeroed outside the image) so the loads need not
+    // wait for one another: a layer this small is bound by their latency.
     vec4 acc = vec4(0.0);
-    int weightBase = p.weightOffset + c4 * KH * KW;
+    int weightBase = p.weightOffset + c4;
     for (int ky = 0; ky < KH; ++ky) {
         int iy = oy * p.strideY - p.padTop + ky;
-        if (iy < 0 || iy >= p.inH) {
-            continue;
-        }
+        bool rowInside = iy >= 0 && iy < p.inH;
         for (int kx = 0; kx < KW; ++kx) {
             int ix = ox * p.strideX - p.padLeft + kx;
-            if (ix < 0 || ix >= p.inW) {
-                continue;
-            }
-            acc += inData[p.inOffset + (iy * p.inW + ix) * p.inC4 + c4] * constants[weightBase + ky * KW + kx];
+            bool inside = rowInside && ix >= 0 && ix < p.inW;
+            vec4 v = inData[p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.inC4 + c4];
+            acc += (inside ? v : vec4(0.0)) * constants[weightBase + (ky * KW + kx) * p.outC4];
         }
     }
     vec4 v = acc + constants[p.biasOffset + c4];

@@ -6,10 +6,11 @@ import VelvetNN
 /// (median of `--iterations` after `--warmup` runs), on a fixed photo-like input.
 /// Prints one JSON line so Tools/bench-nn.py can set it beside LiteRT on the CPU.
 ///
-///     velvet bench nn [--models DIR] [--model NAME] [--iterations 50] [--warmup 5] [--device D] [--profile 1]
+///     velvet bench nn [--models DIR] [--model NAME] [--iterations 50] [--warmup 5] [--device D] [--profile 1|2]
 ///
 /// `--profile 1` adds, per model, the GPU time of each kernel launch (one extra
-/// inference, each launch timed alone) summed by launch name.
+/// inference, each launch timed alone) summed by launch name; `--profile 2` also lists
+/// every launch with its shapes, and what an empty launch costs (`launch_us`).
 enum BenchNNCommand {
     static let modelNames = [
         "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark",
@@ -24,7 +25,8 @@ enum BenchNNCommand {
         let iterations = try arguments.int("--iterations", default: 50, range: 1...10000)
         let warmup = try arguments.int("--warmup", default: 5, range: 0...1000)
         let request = arguments.value("--device")
-        let profile = try arguments.int("--profile", default: 0, range: 0...1) == 1
+        let profileLevel = try arguments.int("--profile", default: 0, range: 0...2)
+        let profile = profileLevel > 0
         try arguments.finish()
         if let only, !modelNames.contains(only) {
             throw UsageError("--model must be one of \(modelNames.joined(separator: ", ")), got '\(only)'")
@@ -68,10 +70,20 @@ enum BenchNNCommand {
                     byKind[String(label.split(separator: ":").last ?? ""), default: 0] += milliseconds
                 }
                 result["profile_ms"] = byKind
+                if profileLevel == 2 {
+                    result["launches_ms"] = timings.sections.map { section in
+                        let index = Int(section.label.split(separator: ":").first ?? "") ?? 0
+                        return "\(String(format: "%.4f", section.milliseconds)) \(plan.launchDetails[index])"
+                    }
+                }
             }
             results.append(result)
         }
-        let report: [String: Any] = ["device": context.device.name, "kind": context.device.kind.rawValue, "models": results]
+        var report: [String: Any] = ["device": context.device.name, "kind": context.device.kind.rawValue, "models": results]
+        if profileLevel == 2 {
+            let overhead = try NNLaunchOverhead.measure(kernels: kernels)
+            report["launch_us"] = ["dependent": overhead.dependentMicroseconds, "independent": overhead.independentMicroseconds]
+        }
         let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))
         try ValidationReport.check(context)

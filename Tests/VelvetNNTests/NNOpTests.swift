@@ -95,8 +95,11 @@ final class NNOpTests: GPUTestCase {
             (0..<graph.tensors[index].shape.reduce(1, *)).map { _ in Float.random(in: -2...2, using: &random) }
         }
         let reference = try NNReference(graph: graph).run(inputs)
-        for fuse in [true, false] {
-            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(fuse: fuse))
+        let configurations: [NNModelPlan.Options] = [.init(fuse: true, fuseDepthwisePointwise: true),
+                                                     .init(fuse: true, fuseDepthwisePointwise: false), .init(fuse: false)]
+        for options in configurations {
+            let fuse = "\(options.fuse)\(options.fuse && !options.fuseDepthwisePointwise ? " without depthwise+1x1" : "")"
+            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: options)
             let outputs = try plan.run(inputs)
             for (index, (ours, expected)) in zip(outputs, reference).enumerated() {
                 XCTAssertEqual(ours.count, expected.count, "\(label) output \(index)", file: file, line: line)
@@ -125,6 +128,8 @@ final class NNOpTests: GPUTestCase {
             (5, 6, 7, 3, 3, 2, .valid, .none),
             (6, 5, 70, 37, 1, 1, .valid, .relu),  // few outputs, 18 input groups: split over input channels
             (3, 4, 128, 9, 1, 2, .same, .none),   // the same with stride 2
+            (3, 3, 32, 21, 3, 1, .valid, .none),  // the mesh's heads: a 3x3 sum split over taps and groups
+            (5, 4, 40, 12, 3, 2, .same, .relu),   // the same, with taps past the edge
         ]
         for (h, w, c, o, k, s, padding, activation) in cases {
             var b = NNGraphBuilder(seed: UInt64(h * 100 + o))
@@ -153,6 +158,85 @@ final class NNOpTests: GPUTestCase {
         }
     }
 
+    /// A depthwise convolution and the 1x1 reading it run as one launch; the cases cover
+    /// every tiling branch: sums shared by 1-8 invocations, tiles cut short by shared
+    /// memory (300 middle channels) or by the image's end, output groups spread over
+    /// workgroups, an activation between the two, and a residual with PRELU after.
+    func testDepthwiseThenPointwiseInOneLaunch() throws {
+        // (H, W, middle C, output C, kernel, stride, depthwise activation, residual)
+        let cases: [(Int, Int, Int, Int, Int, Int, TFLiteActivation, Bool)] = [
+            (9, 7, 6, 10, 3, 1, .none, false),
+            (20, 21, 30, 12, 5, 2, .relu, false),
+            (5, 5, 300, 44, 3, 1, .none, false),
+            (33, 33, 16, 16, 3, 1, .relu6, true),
+            (3, 3, 128, 128, 3, 1, .none, true),
+            (6, 6, 160, 16, 3, 1, .none, false),
+            (120, 100, 8, 32, 3, 1, .none, false),
+        ]
+        for (h, w, c, o, k, s, activation, residual) in cases {
+            var b = NNGraphBuilder(seed: UInt64(h * 17 + c + o))
+            let x = b.tensor([1, h, w, c])
+            let outH = (h + s - 1) / s, outW = (w + s - 1) / s
+            let d = b.op(.builtin(.depthwiseConv2D), NNGraphBuilder.depthwise(.same, s, activation),
+                         [x, b.randomConstant([1, k, k, c]), b.randomConstant([c])], [1, outH, outW, c])
+            var y = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.valid, 1),
+                         [d, b.randomConstant([o, 1, 1, c], scale: 0.3), b.randomConstant([o])], [1, outH, outW, o])
+            if residual {
+                let a = b.op(.builtin(.add), .add(activation: .none), [y, x], [1, outH, outW, o])
+                y = b.op(.builtin(.prelu), [a, b.randomConstant([1, 1, o])], [1, outH, outW, o])
+            }
+            let graph = b.graph(inputs: [x], outputs: [y])
+            let label = "depthwise \(k)x\(k) s\(s) \(h)x\(w)x\(c) -> 1x1 -> \(o)"
+            try check(graph, label)
+            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+            XCTAssertEqual(plan.launchNames, ["depthwise\(k)x\(k)+conv1x1", "unpack"], label)
+        }
+        // The tilings those cases take, so each branch above is known to run.
+        let tilings = cases.map { h, w, c, o, _, s, _, _ in
+            LaunchBuilder.depthwisePointwiseTiling(pixels: ((h + s - 1) / s) * ((w + s - 1) / s),
+                                                   middleGroups: (c + 3) / 4, outputGroups: (o + 3) / 4)
+        }
+        XCTAssertEqual(Set(tilings.map(\.slices)), [1, 2, 4, 8, 16])
+        XCTAssertTrue(tilings.contains { $0.pixels == 16 }, "a tile cut by shared memory: \(tilings)")
+        XCTAssertTrue(tilings.contains { $0.groupsPerTile > 1 }, "a workgroup with several output groups: \(tilings)")
+    }
+
+    /// MobileNetV3's squeeze-and-excite: a global mean, two dense layers (1x1 convolutions
+    /// of the 1x1 result) and the MUL that scales the input by them. Fused, the mean and
+    /// the dense layers are one launch summed in bands by several workgroups (and the
+    /// selfie decoder's ADD before the mean is summed there too); the second inference
+    /// checks that the launch leaves its finish count ready for the next.
+    func testSqueezeExciteInOneLaunch() throws {
+        // (H, W, C, hidden C, AVERAGE_POOL_2D rather than MEAN, the mean's input an ADD)
+        let cases: [(Int, Int, Int, Int, Bool, Bool)] = [
+            (40, 40, 20, 8, true, false), (5, 7, 300, 24, false, false), (64, 64, 16, 16, true, true),
+        ]
+        for (h, w, c, hidden, pooled, summed) in cases {
+            var b = NNGraphBuilder(seed: UInt64(h + c))
+            let x = b.tensor([1, h, w, c]), other = b.tensor([1, h, w, c])
+            let squeezed0 = summed ? b.op(.builtin(.add), .add(activation: .none), [x, other], [1, h, w, c]) : x
+            let mean = pooled
+                ? b.op(.builtin(.averagePool2D), .pool2D(.init(padding: .valid, strideW: w, strideH: h, filterW: w, filterH: h,
+                                                                activation: .none)), [squeezed0], [1, 1, 1, c])
+                : b.op(.builtin(.mean), .reducer(keepDims: true), [squeezed0, b.ints([2], [1, 2])], [1, 1, 1, c])
+            let squeezed = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.valid, 1, .relu),
+                                [mean, b.randomConstant([hidden, 1, 1, c]), b.randomConstant([hidden])], [1, 1, 1, hidden])
+            let excited = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.valid, 1),
+                               [squeezed, b.randomConstant([c, 1, 1, hidden]), b.randomConstant([c])], [1, 1, 1, c])
+            let gate = b.op(.builtin(.logistic), [excited], [1, 1, 1, c])
+            let y = b.op(.builtin(.mul), .mul(activation: .none), [x, gate], [1, h, w, c])
+            let graph = b.graph(inputs: summed ? [x, other] : [x], outputs: [y])
+            let label = "squeeze-excite \(h)x\(w)x\(c)\(summed ? " of a sum" : "")"
+            try check(graph, label)
+            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+            XCTAssertEqual(plan.launchNames, [summed ? "add+mean+dense2" : "mean+dense2", "mul", "unpack"], label)
+            let inputs = graph.inputs.indices.map { NNTestInputs.random(count: h * w * c, seed: 4 + UInt32($0), range: -1...1) }
+            XCTAssertEqual(try plan.run(inputs), try plan.run(inputs), label)
+        }
+        let bands = cases.map { h, w, c, _, _, _ in LaunchBuilder.squeezeExciteBands(pixels: h * w, groups: (c + 3) / 4).workgroups }
+        XCTAssertTrue(bands.contains { $0 > 1 }, "several workgroups share a mean: \(bands)")
+    }
+
     func testBlazeBlockFusesResidualChannelPadAndActivations() throws {
         // dw 3x3 s2 -> conv 1x1 -> ADD(maxpool -> channel PAD) -> RELU, then dw -> conv -> ADD -> PRELU.
         var b = NNGraphBuilder(seed: 5)
@@ -170,9 +254,12 @@ final class NNOpTests: GPUTestCase {
         let out = b.op(.builtin(.prelu), [a2, b.randomConstant([1, 1, 10])], [1, 4, 4, 10])
         let graph = b.graph(inputs: [x], outputs: [out])
         try check(graph, "BlazeBlock")
+        // The skip path's max-pool runs inside the conv's residual read, and each depthwise
+        // in one launch with its 1x1.
         let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
-        // The skip path's max-pool runs inside the conv's residual read.
-        XCTAssertEqual(plan.launchNames, ["depthwise3x3", "conv1x1", "depthwise3x3", "conv1x1", "unpack"])
+        XCTAssertEqual(plan.launchNames, ["depthwise3x3+conv1x1", "depthwise3x3+conv1x1", "unpack"])
+        let apart = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(fuseDepthwisePointwise: false))
+        XCTAssertEqual(apart.launchNames, ["depthwise3x3", "conv1x1", "depthwise3x3", "conv1x1", "unpack"])
     }
 
     /// The same block deep in a model: 40 channels on a 7x7 input, so the 1x1 conv shares
@@ -190,7 +277,7 @@ final class NNOpTests: GPUTestCase {
         let out = b.op(.builtin(.prelu), [a, b.randomConstant([1, 1, 48])], [1, 4, 4, 48])
         let graph = b.graph(inputs: [x], outputs: [out])
         try check(graph, "pooled residual, split conv")
-        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(fuseDepthwisePointwise: false))
         XCTAssertEqual(plan.launchNames, ["depthwise3x3", "conv1x1", "unpack"])
     }
 

@@ -15,9 +15,12 @@ final class NNPlanTests: GPUTestCase {
         XCTAssertLessThan(fused.launchCount, unfused.launchCount * 2 / 3, "fusion should remove PADs, ADDs and activations")
         let input = NNTestInputs.random(count: 192 * 192 * 3, seed: 3, range: -1...1)
         let a = try fused.run([input]), b = try unfused.run([input])
+        // Fused kernels may add a convolution's terms in another order (a split sum), so
+        // the outputs agree to float32 rounding of their magnitude.
         for (x, y) in zip(a, b) {
             let difference = zip(x, y).map { abs($0 - $1) }.max() ?? 0
-            XCTAssertLessThanOrEqual(difference, 1e-5)
+            let magnitude = max(y.map(abs).max() ?? 0, 1)
+            XCTAssertLessThanOrEqual(difference, 1e-6 * magnitude, "largest output \(magnitude)")
         }
     }
 

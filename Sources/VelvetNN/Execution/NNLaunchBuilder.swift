@@ -9,6 +9,8 @@ struct LaunchBuilder {
     let kernels: NNKernels
     let arena: GPUBuffer
     let constants: GPUBuffer
+    /// Partial sums and the finish count of the squeeze-and-excite kernel (zeroed once).
+    let scratch: GPUBuffer
     /// Buffer and vec4 offset of a tensor's packed data.
     let location: (Int) -> (GPUBuffer, Int32)
     let outputs: [NNTensor]
@@ -56,18 +58,15 @@ struct LaunchBuilder {
                 push.int(c.epilogue.act2.code)
                 push.int(c.epilogue.act2.alphaOffset)
                 if case .conv = step {
-                    // A fused skip-path max-pool: its window and the size of the tensor it pools.
-                    let source = c.epilogue.residual.map(geometry)
-                    ints(c.epilogue.residualPool, source?.height ?? 0, source?.width ?? 0)
+                    pushResidualSource(c.epilogue, into: &push)
                 }
                 if case .depthwise = step {
                     kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d,
                                                 ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
-                } else if Self.splitsInputChannels(kernelH: c.kernelH, kernelW: c.kernelW, outputs: o.pixels * o.groups,
-                                                   inputGroups: a.groups) {
-                    // 8 invocations per output group (nn_conv1x1_split.comp).
+                } else if Self.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
+                    // 8 invocations per output group (nn_conv_split.comp).
                     invocations = o.pixels * o.groups * 8
-                    kernel = try kernels.kernel(KernelLibrary.nnConv1x1Split)
+                    kernel = try kernels.kernel(KernelLibrary.nnConvSplit, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
                 } else {
                     let perInvocation = Self.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
                     invocations = o.pixels * (o.groups / perInvocation)
@@ -76,6 +75,34 @@ struct LaunchBuilder {
                 }
             }
             return .init(kernel: kernel, bindings: bindings, push: push, groups: Self.groups(covering: invocations))
+
+        case .depthwisePointwise(let d, let c):
+            let a = geometry(d.input), m = geometry(d.output), o = geometry(c.output)
+            let tiling = Self.depthwisePointwiseTiling(pixels: o.pixels, middleGroups: m.groups, outputGroups: o.groups)
+            ints(offset(d.input), offset(c.output), d.weightOffset, d.biasOffset, a.height, a.width, m.groups,
+                 o.height, o.width, o.groups, o.channels, d.strideY, d.strideX, d.padTop, d.padLeft)
+            push.int(d.epilogue.act1.code)
+            push.int(d.epilogue.act1.alphaOffset)
+            ints(c.weightOffset, c.biasOffset, tiling.groupsPerTile)
+            var bindings: [GPUBinding] = [buffer(d.input), buffer(c.output), .buffer(constants)]
+            if let residual = c.epilogue.residual {
+                ints(offset(residual), geometry(residual).groups)
+                bindings.append(buffer(residual))
+            } else {
+                ints(0, -1)
+                bindings.append(.buffer(arena))
+            }
+            push.int(c.epilogue.act1.code)
+            push.int(c.epilogue.act1.alphaOffset)
+            push.int(c.epilogue.act2.code)
+            push.int(c.epilogue.act2.alphaOffset)
+            pushResidualSource(c.epilogue, into: &push)
+            let kernel = try kernels.kernel(KernelLibrary.nnDepthwisePointwise,
+                                            ["KH": Int32(d.kernelH), "KW": Int32(d.kernelW),
+                                             "P": Int32(tiling.pixels), "S": Int32(tiling.slices)])
+            let workgroups = tiling.workgroups
+            let x = min(workgroups, 65535)
+            return .init(kernel: kernel, bindings: bindings, push: push, groups: (x, (workgroups + x - 1) / x, 1))
 
         case .elementwise(let input, let output, let op, let operand, let activation):
             let o = geometry(output)
@@ -98,6 +125,26 @@ struct LaunchBuilder {
             return .init(kernel: try kernels.kernel(KernelLibrary.nnElementwise),
                          bindings: [buffer(input), buffer(output), .buffer(constants), operandBinding],
                          push: push, groups: Self.groups(covering: o.pixels * o.groups))
+
+        case .squeezeExcite(let input, let addend, let output, let layers):
+            let a = geometry(input)
+            let bands = Self.squeezeExciteBands(pixels: a.pixels, groups: a.groups)
+            ints(offset(input), offset(output), a.pixels, a.groups, offset(addend ?? input), addend == nil ? 0 : 1,
+                 bands.pixelsPerGroup, layers.count)
+            for index in 0..<2 {
+                if index < layers.count {
+                    let layer = layers[index], o = geometry(layer.output)
+                    ints(layer.weightOffset, layer.biasOffset, o.groups, o.channels)
+                    push.int(layer.epilogue.act1.code)
+                    push.int(layer.epilogue.act1.alphaOffset)
+                } else {
+                    ints(0, 0, 0, 0, 0, 0)
+                }
+            }
+            return .init(kernel: try kernels.kernel(KernelLibrary.nnSqueezeExcite),
+                         bindings: [buffer(input), buffer(output), .buffer(constants), .buffer(scratch),
+                                    buffer(addend ?? input)],
+                         push: push, groups: (bands.workgroups, 1, 1))
 
         case .pool(let input, let output, let filterH, let filterW, let strideY, let strideX, let padTop, let padLeft,
                    let average, let activation):
@@ -141,12 +188,12 @@ struct LaunchBuilder {
             return .init(kernel: try kernels.kernel(KernelLibrary.nnDepthToSpace), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: o.vec4Count))
 
-        case .resizeBilinear(let input, let output, let scaleY, let scaleX, let centreOffset):
+        case .resizeBilinear(let input, let output, let resize):
             let a = geometry(input), o = geometry(output)
             ints(offset(input), offset(output), a.height, a.width, a.groups, o.height, o.width)
-            push.float(scaleY)
-            push.float(scaleX)
-            push.float(centreOffset)
+            push.float(resize.scaleY)
+            push.float(resize.scaleX)
+            push.float(resize.centreOffset)
             return .init(kernel: try kernels.kernel(KernelLibrary.nnResizeBilinear), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: o.vec4Count))
 
@@ -159,13 +206,11 @@ struct LaunchBuilder {
         }
     }
 
-    /// Output channel groups one conv invocation computes: more reuse of each input
-    /// load, while keeping at least ~2k invocations to fill the device.
-    /// A 1x1 convolution with few outputs and a long reduction shares each output among 8
+    /// A convolution with few outputs and a long sum shares each output among 8
     /// invocations: below `splitBelow` output groups the GPU is far from full, and each
-    /// invocation of the plain kernel would loop over 8 or more input groups alone.
-    static func splitsInputChannels(kernelH: Int, kernelW: Int, outputs: Int, inputGroups: Int) -> Bool {
-        kernelH == 1 && kernelW == 1 && outputs < splitBelow && inputGroups >= 8
+    /// invocation of the plain kernel would loop over every tap of 8 or more input groups alone.
+    static func splitsSum(outputs: Int, inputGroups: Int) -> Bool {
+        outputs < splitBelow && inputGroups >= 8
     }
 
     /// 32768 output groups (the fastest of 0, 4096, ..., 32768 on the H200: docs/PERFORMANCE.md),
@@ -175,8 +220,96 @@ struct LaunchBuilder {
         ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_BELOW"].flatMap { Int($0) } ?? 32768
     }()
 
+    /// How nn_depthwise_pointwise.comp splits a layer: tiles of `pixels` output pixels
+    /// (up to 64, fewer when the middle tensor is deep or the image small), each tile's
+    /// output groups spread over workgroups until there are about `targetWorkgroups` (each
+    /// extra one redoes the tile's depthwise part, each fewer stages more weights), and
+    /// `slices` invocations sharing one output's sum when a workgroup has fewer outputs
+    /// than invocations. The tile's depthwise output (rows of `pixels` + 1) and its weights
+    /// share 1792 vec4s.
+    struct DepthwisePointwiseTiling: Equatable {
+        var pixels: Int
+        var groupsPerTile: Int
+        var slices: Int
+        var workgroups: Int
+    }
+
+    static let depthwisePointwiseStore = 1792
+    static let depthwisePointwiseThreads = 256
+
+    /// Whether a one-pixel tile (a row of 2) and one output group's weights fit the shared store.
+    static func depthwisePointwiseFits(middleGroups: Int) -> Bool {
+        6 * middleGroups <= depthwisePointwiseStore
+    }
+
+    static func depthwisePointwiseTiling(pixels: Int, middleGroups: Int, outputGroups: Int) -> DepthwisePointwiseTiling {
+        let store = depthwisePointwiseStore, threads = depthwisePointwiseThreads
+        var tile = 64
+        while tile > 1 && ((tile + 1) * middleGroups + 4 * middleGroups > store || tile / 2 >= pixels) { tile /= 2 }
+        let tiles = (pixels + tile - 1) / tile
+        let chunks = min(max((depthwisePointwiseTarget + tiles - 1) / tiles, 1), outputGroups)
+        let fitting = max((store - (tile + 1) * middleGroups) / (4 * middleGroups), 1)
+        let groupsPerTile = min((outputGroups + chunks - 1) / chunks, fitting)
+        let workgroups = tiles * ((outputGroups + groupsPerTile - 1) / groupsPerTile)
+        var slices = 1
+        while slices < 16 && tile * groupsPerTile * slices * 2 <= threads && slices * 2 <= middleGroups { slices *= 2 }
+        return DepthwisePointwiseTiling(pixels: tile, groupsPerTile: groupsPerTile, slices: slices, workgroups: workgroups)
+    }
+
+    /// 66 (the fastest of 33, 66, ..., 528 on the H200: docs/PERFORMANCE.md), or
+    /// `VELVET_NN_DEPTHWISE_TARGET` (for tuning on another GPU with `velvet bench nn`).
+    static let depthwisePointwiseTarget: Int = {
+        ProcessInfo.processInfo.environment["VELVET_NN_DEPTHWISE_TARGET"].flatMap { Int($0) }.map { max($0, 1) } ?? 66
+    }()
+
+    /// The fields of nn_conv_epilogue.glsl that say how the residual is read: a fused
+    /// skip-path max-pool's window (or -1: a fused bilinear resize), the size of the tensor
+    /// pooled or resized, and the resize's scales.
+    private func pushResidualSource(_ epilogue: NNEpilogue, into push: inout PushConstants) {
+        let source = epilogue.residual.map(geometry)
+        push.int(Int32(epilogue.residualResize == nil ? epilogue.residualPool : -1))
+        push.int(Int32(source?.height ?? 0))
+        push.int(Int32(source?.width ?? 0))
+        let resize = epilogue.residualResize ?? NNResize(scaleY: 0, scaleX: 0, centreOffset: 0)
+        push.float(resize.scaleY)
+        push.float(resize.scaleX)
+        push.float(resize.centreOffset)
+    }
+
+    /// 2048, or `VELVET_NN_CONV_INVOCATIONS` (for tuning with `velvet bench nn`).
+    static let minimumConvInvocations: Int = {
+        ProcessInfo.processInfo.environment["VELVET_NN_CONV_INVOCATIONS"].flatMap { Int($0) }.map { max($0, 1) } ?? 2048
+    }()
+
+    /// Channel groups nn_squeeze_excite.comp takes, in its input and each layer's output.
+    static let squeezeExciteGroupLimit = 256
+
+    /// How nn_squeeze_excite.comp splits the pixels: bands of whole rounds of its 256
+    /// invocations (256 / groups pixels a round), about 8 rounds each, at most 256 bands.
+    static func squeezeExciteBands(pixels: Int, groups: Int) -> (workgroups: Int, pixelsPerGroup: Int) {
+        let lanes = max(256 / groups, 1)
+        var perGroup = lanes * 8
+        if (pixels + perGroup - 1) / perGroup > 256 {
+            perGroup = ((pixels + 255) / 256 + lanes - 1) / lanes * lanes
+        }
+        return ((pixels + perGroup - 1) / perGroup, perGroup)
+    }
+
+    /// vec4s of scratch the plan's squeeze-and-excite launches need: a header holding the
+    /// finish count, then one partial sum per band and channel group (launches take turns).
+    static func scratchVec4s(for steps: [NNStep], geometry: (Int) -> NNTensorGeometry) -> Int {
+        let partials = steps.map { step -> Int in
+            guard case .squeezeExcite(let input, _, _, _) = step else { return 0 }
+            let a = geometry(input)
+            return squeezeExciteBands(pixels: a.pixels, groups: a.groups).workgroups * a.groups
+        }
+        return 1 + (partials.max() ?? 0)
+    }
+
+    /// Output channel groups one conv invocation computes: more reuse of each input
+    /// load, while keeping at least `minimumConvInvocations` to fill the device.
     static func outputGroupsPerInvocation(pixels: Int, groups: Int) -> Int {
-        for candidate in [4, 2] where groups % candidate == 0 && pixels * groups / candidate >= 2048 {
+        for candidate in [4, 2] where groups % candidate == 0 && pixels * groups / candidate >= minimumConvInvocations {
             return candidate
         }
         return 1

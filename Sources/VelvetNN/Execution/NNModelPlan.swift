@@ -16,10 +16,19 @@ public final class NNModelPlan: @unchecked Sendable {
         /// Fuse activations, residual ADDs and zero PADs into the kernels before them.
         /// Off runs one launch per operator (a reference for tests).
         public var fuse: Bool
+        /// With `fuse`, also run each depthwise convolution in one launch with the 1x1
+        /// convolution reading it. The default is on unless `VELVET_NN_FUSE_DEPTHWISE=0`
+        /// (to measure what it saves with `velvet bench nn`).
+        public var fuseDepthwisePointwise: Bool
 
-        public init(fuse: Bool = true) {
+        public init(fuse: Bool = true, fuseDepthwisePointwise: Bool = Options.depthwisePointwiseDefault) {
             self.fuse = fuse
+            self.fuseDepthwisePointwise = fuseDepthwisePointwise
         }
+
+        public static let depthwisePointwiseDefault: Bool = {
+            ProcessInfo.processInfo.environment["VELVET_NN_FUSE_DEPTHWISE"] != "0"
+        }()
     }
 
     public let context: GPUContext
@@ -30,10 +39,13 @@ public final class NNModelPlan: @unchecked Sendable {
     public let constantByteCount: Int
     /// One short name per kernel launch, in order ("conv1x1", "depthwise3x3", ...).
     public let launchNames: [String]
+    /// Per launch, its name with input and output shapes ("conv1x1 64x64x24 -> 64x64x48").
+    public let launchDetails: [String]
 
     private let launches: [Launch]
     private let arena: GPUBuffer
     private let constants: GPUBuffer
+    private let scratch: GPUBuffer
 
     struct Launch {
         let kernel: ComputeKernel
@@ -54,7 +66,7 @@ public final class NNModelPlan: @unchecked Sendable {
             throw NNError.invalidArgument("the NNKernels belong to another GPUContext")
         }
         self.context = context
-        var planner = NNPlanner(graph: graph, fuse: options.fuse)
+        var planner = NNPlanner(graph: graph, fuse: options.fuse, fusesDepthwisePointwise: options.fuseDepthwisePointwise)
         try planner.run()
         let steps = planner.steps
 
@@ -103,6 +115,9 @@ public final class NNModelPlan: @unchecked Sendable {
         let (offsets, arenaVec4s) = NNMemoryPlanner.place(requests)
         let arena = try GPUBuffer(context: context, size: max(arenaVec4s, 1) * 16)
         let constants = try GPUBuffer(context: context, size: planner.constantData.count * 4)
+        let scratch = try GPUBuffer(context: context, size: 16 * LaunchBuilder.scratchVec4s(
+            for: steps, geometry: { NNTensorGeometry(shape: graph.tensors[$0].shape) }))
+        self.scratch = scratch
         self.arena = arena
         self.constants = constants
         arenaByteCount = arena.size
@@ -112,9 +127,10 @@ public final class NNModelPlan: @unchecked Sendable {
 
         let upload = try CommandRecorder(context: context)
         try planner.constantData.withUnsafeBytes { try upload.upload($0, to: constants) }
+        try upload.fill(scratch, size: scratch.size)
         try upload.submit().wait()
 
-        let builder = LaunchBuilder(graph: graph, kernels: kernels, arena: arena, constants: constants,
+        let builder = LaunchBuilder(graph: graph, kernels: kernels, arena: arena, constants: constants, scratch: scratch,
                                     location: { tensor in
                                         let r = root(tensor)
                                         if let buffer = inputBuffers[r] { return (buffer, 0) }
@@ -123,6 +139,14 @@ public final class NNModelPlan: @unchecked Sendable {
                                     outputs: outputs)
         launches = try steps.map { try builder.launch(for: $0) }
         launchNames = steps.map(\.name)
+        launchDetails = steps.map { step in
+            func shape(_ t: Int) -> String {
+                let g = NNTensorGeometry(shape: graph.tensors[t].shape)
+                return "\(g.height)x\(g.width)x\(g.channels)"
+            }
+            let input = step.reads.first.map(shape) ?? "?"
+            return "\(step.name) \(input) -> \(step.write.map(shape) ?? "output")"
+        }
     }
 
     public var launchCount: Int { launches.count }

@@ -2,11 +2,13 @@
 /// constants for the kernels, and (when `fuse` is on) fuses what is cheap to fuse:
 /// bias and activations into convolutions, a residual ADD (with its activation) into
 /// the convolution feeding it, a channel zero-PAD into the ADD reading it, and a
-/// spatial zero-PAD into the convolution reading it. Fusion keeps the arithmetic
-/// (and so the float32 results) of the unfused ops.
+/// spatial zero-PAD into the convolution reading it, and a depthwise convolution into
+/// the 1x1 convolution reading it. Fusion keeps the arithmetic of the unfused ops, up to
+/// the order in which a convolution's terms are added.
 struct NNPlanner {
     let graph: NNGraph
     let fuse: Bool
+    let fusesDepthwisePointwise: Bool
 
     /// Launches in execution order (after `run`).
     private(set) var steps: [NNStep] = []
@@ -25,12 +27,19 @@ struct NNPlanner {
     private var skipped: Set<Int> = []
     /// PAD outputs read in place: the PAD's input and its before-padding (top, left).
     private var spatialPads: [Int: (source: Int, top: Int, left: Int)] = [:]
+    /// ADD outputs read only by a global mean, which sums the ADD's operands itself:
+    /// output -> the operands.
+    private var meanAddends: [Int: (Int, Int)] = [:]
+    /// RESIZE_BILINEAR outputs a convolution's epilogue samples in place: output -> the
+    /// resize's input and parameters.
+    private var residualResizes: [Int: (source: Int, resize: NNResize)] = [:]
     /// Channel-tail PAD outputs read in place by an ADD: output -> the PAD's input.
     private var channelPads: [Int: Int] = [:]
 
-    init(graph: NNGraph, fuse: Bool) {
+    init(graph: NNGraph, fuse: Bool, fusesDepthwisePointwise: Bool = true) {
         self.graph = graph
         self.fuse = fuse
+        self.fusesDepthwisePointwise = fusesDepthwisePointwise
     }
 
     mutating func run() throws {
@@ -42,12 +51,19 @@ struct NNPlanner {
             for output in node.outputs where output >= 0 { producer[output] = index }
         }
         graphOutputs = Set(graph.outputs)
-        if fuse { try findFoldablePads() }
+        if fuse {
+            try findFoldablePads()
+            try findFoldableResizes()
+            findMeanAddends()
+        }
         for index in graph.nodes.indices where !skipped.contains(index) {
             let planned = steps.count
             position = index
             try plan(index)
             positions += [Int](repeating: position, count: steps.count - planned)
+        }
+        guard residualResizes.isEmpty, meanAddends.isEmpty else {
+            throw NNError.invalidGraph("an operator folded into a later one was never planned")
         }
         for (index, output) in graph.outputs.enumerated() {
             guard graph.constants[output] == nil else {
@@ -296,7 +312,10 @@ struct NNPlanner {
                       shape.channels <= target.channels,
                       geometry(nextNode.outputs[0]) == target else { break }
                 epilogue.residual = residual
-                if allowPooledResidual, let pool = try fusablePool(producing: residual, after: start, before: next) {
+                if let folded = residualResizes.removeValue(forKey: residual) {
+                    epilogue.residual = folded.source
+                    epilogue.residualResize = folded.resize
+                } else if allowPooledResidual, let pool = try fusablePool(producing: residual, after: start, before: next) {
                     epilogue.residual = pool.source
                     epilogue.residualPool = pool.window
                     skipped.insert(pool.node)
@@ -359,6 +378,32 @@ struct NNPlanner {
     }
 
     private mutating func planConv(_ index: Int, depthwise: Bool) throws {
+        let convolution = try makeConvolution(index, depthwise: depthwise)
+        if depthwise, let pointwise = try pointwiseAfter(convolution) {
+            steps.append(.depthwisePointwise(depthwise: convolution, pointwise: pointwise))
+        } else {
+            steps.append(depthwise ? .depthwise(convolution) : .conv(convolution))
+        }
+    }
+
+    /// The 1x1 convolution reading a depthwise convolution's output, planned to run in the
+    /// same launch: the depthwise output feeds nothing else, and the depthwise's epilogue is
+    /// an activation at most (the pair runs where the 1x1's fused chain ends).
+    private mutating func pointwiseAfter(_ depthwise: NNConvolution) throws -> NNConvolution? {
+        guard fuse, fusesDepthwisePointwise, depthwise.epilogue.residual == nil, depthwise.epilogue.act2 == .none,
+              let next = soleConsumer(of: depthwise.output), graph.nodes[next].builtin == .conv2D,
+              graph.nodes[next].inputs.first == depthwise.output, spatialPads[depthwise.output] == nil,
+              LaunchBuilder.depthwisePointwiseFits(middleGroups: geometry(depthwise.output).groups),
+              let (_, shape) = try constant(next, 1), shape.count == 4, shape[1] == 1, shape[2] == 1,
+              case .conv2D(let o) = graph.nodes[next].options, o.strideH == 1, o.strideW == 1,
+              o.dilationH == 1, o.dilationW == 1 else { return nil }
+        position = next
+        skipped.insert(next)
+        return try makeConvolution(next, depthwise: false)
+    }
+
+    /// Plans a CONV_2D or DEPTHWISE_CONV_2D with whatever follows it fused in.
+    private mutating func makeConvolution(_ index: Int, depthwise: Bool, allowResidual: Bool = true) throws -> NNConvolution {
         let node = graph.nodes[index]
         var input = try runtimeInput(index, 0)
         let out = try output(index)
@@ -403,14 +448,13 @@ struct NNPlanner {
 
         let weightOffset: Int
         if depthwise {
-            // [1, KH, KW, C] -> per channel group, [ky][kx] vec4s.
+            // [1, KH, KW, C] -> per tap, one vec4 per channel group: neighbouring invocations
+            // (neighbouring groups) read neighbouring weights.
             let groups = (outChannels + 3) / 4
             var packed = [Float](repeating: 0, count: groups * kh * kw * 4)
-            for g in 0..<groups {
-                for tap in 0..<(kh * kw) {
-                    for lane in 0..<4 where g * 4 + lane < outChannels {
-                        packed[(g * kh * kw + tap) * 4 + lane] = weights[tap * outChannels + g * 4 + lane]
-                    }
+            for tap in 0..<(kh * kw) {
+                for c in 0..<outChannels {
+                    packed[tap * groups * 4 + c] = weights[tap * outChannels + c]
                 }
             }
             weightOffset = appendConstants(packed)
@@ -422,9 +466,9 @@ struct NNPlanner {
                                         kernelH: kh, kernelW: kw, strideY: strideY, strideX: strideX,
                                         padTop: vertical.before + extraTop, padLeft: horizontal.before + extraLeft)
         convolution.epilogue.act1 = try fusedActivation(index)
-        convolution.output = try absorbFollowers(output: out, epilogue: &convolution.epilogue, allowResidual: true,
+        convolution.output = try absorbFollowers(output: out, epilogue: &convolution.epilogue, allowResidual: allowResidual,
                                                  allowPooledResidual: !depthwise)
-        steps.append(depthwise ? .depthwise(convolution) : .conv(convolution))
+        return convolution
     }
 
     private mutating func planTransposeConv(_ index: Int) throws {
@@ -524,12 +568,41 @@ struct NNPlanner {
         let global = vertical.output == 1 && horizontal.output == 1 && vertical.before == 0 && horizontal.before == 0
             && o.filterH >= inShape.height && o.filterW >= inShape.width
         if average && global {
-            steps.append(.globalMean(input: input, output: out, activation: activation))
+            try planGlobalMean(input: input, output: out, activation: activation)
         } else {
             steps.append(.pool(input: input, output: out, filterH: o.filterH, filterW: o.filterW, strideY: o.strideH,
                                strideX: o.strideW, padTop: vertical.before, padLeft: horizontal.before,
                                average: average, activation: activation))
         }
+    }
+
+    /// A mean over every pixel. Fused, it runs in the squeeze-and-excite kernel, which
+    /// sums with many workgroups and also runs the one or two dense layers (1x1
+    /// convolutions of the 1x1 result, with their activations) that read it.
+    private mutating func planGlobalMean(input: Int, output: Int, activation: NNActivation) throws {
+        let groupLimit = LaunchBuilder.squeezeExciteGroupLimit
+        guard fuse, activation == .none, geometry(input).groups <= groupLimit else {
+            if let (a, b) = meanAddends.removeValue(forKey: input) {
+                // The ADD was left for this mean to read: run it here after all.
+                steps.append(.elementwise(input: a, output: input, op: 1, operand: .tensor(b), activation: .none))
+            }
+            steps.append(.globalMean(input: input, output: output, activation: activation))
+            return
+        }
+        var layers: [NNConvolution] = []
+        var current = output
+        while layers.count < 2, let next = soleConsumer(of: current), graph.nodes[next].builtin == .conv2D,
+              graph.nodes[next].inputs.first == current, let (_, shape) = try constant(next, 1), shape.count == 4,
+              shape[1] == 1, shape[2] == 1, geometry(graph.nodes[next].outputs.first ?? current).pixels == 1,
+              (shape[0] + 3) / 4 <= groupLimit {
+            position = next
+            skipped.insert(next)
+            let layer = try makeConvolution(next, depthwise: false, allowResidual: false)
+            layers.append(layer)
+            current = layer.output
+        }
+        let addend = meanAddends.removeValue(forKey: input)
+        steps.append(.squeezeExcite(input: addend?.0 ?? input, addend: addend?.1, output: current, layers: layers))
     }
 
     private mutating func planMean(_ index: Int) throws {
@@ -541,7 +614,7 @@ struct NNPlanner {
         }
         let channels = geometry(input).channels
         try expect(index, out, NNTensorGeometry(height: 1, width: 1, channels: channels))
-        steps.append(.globalMean(input: input, output: out, activation: .none))
+        try planGlobalMean(input: input, output: out, activation: .none)
     }
 
     private mutating func planPad(_ index: Int) throws {
@@ -621,6 +694,11 @@ struct NNPlanner {
     }
 
     private mutating func planResize(_ index: Int) throws {
+        let (input, out, resize) = try resizeParameters(index)
+        steps.append(.resizeBilinear(input: input, output: out, resize: resize))
+    }
+
+    private func resizeParameters(_ index: Int) throws -> (input: Int, output: Int, resize: NNResize) {
         let input = try runtimeInput(index, 0), out = try output(index)
         guard case .resizeBilinear(let o) = graph.nodes[index].options, !(o.alignCorners && o.halfPixelCenters) else {
             throw NNError.unsupportedOperator("\(graph.label(index)) RESIZE_BILINEAR with both align_corners and half_pixel_centers")
@@ -630,8 +708,47 @@ struct NNPlanner {
         func scale(_ input: Int, _ output: Int) -> Float {
             o.alignCorners && output > 1 ? Float(input - 1) / Float(output - 1) : Float(input) / Float(output)
         }
-        steps.append(.resizeBilinear(input: input, output: out, scaleY: scale(a.height, b.height),
-                                     scaleX: scale(a.width, b.width), centreOffset: o.halfPixelCenters ? 0.5 : 0))
+        return (input, out, NNResize(scaleY: scale(a.height, b.height), scaleX: scale(a.width, b.width),
+                                     centreOffset: o.halfPixelCenters ? 0.5 : 0))
+    }
+
+    /// ADDs of two same-shape computed tensors, with no activation, whose output only a
+    /// global mean (an AVERAGE_POOL_2D over the whole tensor, or MEAN) reads.
+    private mutating func findMeanAddends() {
+        for (index, node) in graph.nodes.enumerated() where node.builtin == .add {
+            guard case .add(activation: .none) = node.options, node.inputs.count == 2, node.outputs.count == 1,
+                  let sum = node.outputs.first, sum >= 0, let reader = soleConsumer(of: sum),
+                  graph.nodes[reader].builtin == .averagePool2D || graph.nodes[reader].builtin == .mean,
+                  graph.nodes[reader].inputs.first == sum,
+                  graph.nodes[reader].outputs.first.map({ geometry($0).pixels == 1 }) == true,
+                  node.inputs.allSatisfy({ $0 >= 0 && graph.constants[$0] == nil && channelPads[$0] == nil
+                                           && geometry($0) == geometry(sum) }) else { continue }
+            if graph.nodes[reader].builtin == .averagePool2D {
+                guard case .pool2D(let o) = graph.nodes[reader].options, o.activation == .none,
+                      o.filterH == geometry(sum).height, o.filterW == geometry(sum).width else { continue }
+            }
+            meanAddends[sum] = (node.inputs[0], node.inputs[1])
+            skipped.insert(index)
+        }
+    }
+
+    /// RESIZE_BILINEARs whose output is only the residual of an ADD that a convolution
+    /// will absorb (its other operand is a CONV_2D's output read by nothing else): the
+    /// convolution's epilogue samples the resize's input instead, so the resize is skipped.
+    private mutating func findFoldableResizes() throws {
+        for (index, node) in graph.nodes.enumerated() where node.builtin == .resizeBilinear {
+            guard node.outputs.count == 1, node.outputs[0] >= 0, let add = soleConsumer(of: node.outputs[0]),
+                  graph.nodes[add].builtin == .add, graph.nodes[add].inputs.count == 2,
+                  graph.nodes[add].outputs.count == 1, graph.nodes[add].outputs[0] >= 0 else { continue }
+            let resized = node.outputs[0]
+            let other = graph.nodes[add].inputs[0] == resized ? graph.nodes[add].inputs[1] : graph.nodes[add].inputs[0]
+            guard other != resized, other >= 0, let conv = producer[other], graph.nodes[conv].builtin == .conv2D,
+                  soleConsumer(of: other) == add, index < add,
+                  geometry(other) == geometry(resized), geometry(graph.nodes[add].outputs[0]) == geometry(other),
+                  let (input, _, resize) = try? resizeParameters(index) else { continue }
+            residualResizes[resized] = (input, resize)
+            skipped.insert(index)
+        }
     }
 
     private mutating func planDepthToSpace(_ index: Int) throws {

@@ -31,7 +31,17 @@ struct NNEpilogue: Equatable {
     /// Not 0: `residual` is the input of a fused k x k, stride k MAX_POOL (the skip path of a
     /// downsampling block), whose output the epilogue computes as it reads.
     var residualPool = 0
+    /// Not nil: `residual` is the input of a fused RESIZE_BILINEAR (a feature pyramid's
+    /// upsampled path), whose output the epilogue samples as it reads.
+    var residualResize: NNResize?
     var act2: NNActivation = .none
+}
+
+/// RESIZE_BILINEAR's source coordinate: src = (dst + centreOffset) * scale - centreOffset.
+struct NNResize: Equatable {
+    var scaleY: Float
+    var scaleX: Float
+    var centreOffset: Float
 }
 
 struct NNConvolution: Equatable {
@@ -60,17 +70,24 @@ enum NNStep: Equatable {
     case conv(NNConvolution)
     case depthwise(NNConvolution)
     case transposeConv(NNConvolution)
+    /// A depthwise convolution and the 1x1 convolution reading its output, in one launch;
+    /// the pointwise's input is the depthwise's output, which never reaches memory.
+    case depthwisePointwise(depthwise: NNConvolution, pointwise: NNConvolution)
     /// op 0: activation only, 1: ADD, 2: MUL.
     case elementwise(input: Int, output: Int, op: Int32, operand: NNOperand?, activation: NNActivation)
     case pool(input: Int, output: Int, filterH: Int, filterW: Int, strideY: Int, strideX: Int,
               padTop: Int, padLeft: Int, average: Bool, activation: NNActivation)
     case globalMean(input: Int, output: Int, activation: NNActivation)
+    /// The mean over every pixel (of `input` + `addend`, a fused ADD, when there is one),
+    /// then up to two dense layers (1x1 convolutions of a 1x1 tensor, with bias and
+    /// activation) in one launch.
+    case squeezeExcite(input: Int, addend: Int?, output: Int, layers: [NNConvolution])
     case pad(input: Int, output: Int, top: Int, left: Int, front: Int)
     case reshape(input: Int, output: Int)
     /// One input of a concatenation, placed at (y0, x0, c0) of the output.
     case place(input: Int, output: Int, y0: Int, x0: Int, c0: Int)
     case depthToSpace(input: Int, output: Int, block: Int)
-    case resizeBilinear(input: Int, output: Int, scaleY: Float, scaleX: Float, centreOffset: Float)
+    case resizeBilinear(input: Int, output: Int, resize: NNResize)
     /// Copies graph output `index` (tensor `input`) into its dense output buffer.
     case unpack(input: Int, index: Int)
 
@@ -79,14 +96,18 @@ enum NNStep: Equatable {
         switch self {
         case .conv(let c), .depthwise(let c), .transposeConv(let c):
             return [c.input] + (c.epilogue.residual.map { [$0] } ?? [])
+        case .depthwisePointwise(let d, let c):
+            return [d.input] + (c.epilogue.residual.map { [$0] } ?? [])
         case .elementwise(let input, _, _, let operand, _):
             switch operand {
             case .tensor(let t)?, .broadcastTensor(let t)?: return [input, t]
             default: return [input]
             }
+        case .squeezeExcite(let input, let addend, _, _):
+            return [input] + (addend.map { [$0] } ?? [])
         case .pool(let input, _, _, _, _, _, _, _, _, _), .globalMean(let input, _, _), .pad(let input, _, _, _, _),
              .reshape(let input, _), .place(let input, _, _, _, _), .depthToSpace(let input, _, _),
-             .resizeBilinear(let input, _, _, _, _), .unpack(let input, _):
+             .resizeBilinear(let input, _, _), .unpack(let input, _):
             return [input]
         }
     }
@@ -94,10 +115,10 @@ enum NNStep: Equatable {
     /// The arena tensor the step writes (nil for unpack, which writes an output buffer).
     var write: Int? {
         switch self {
-        case .conv(let c), .depthwise(let c), .transposeConv(let c): return c.output
+        case .conv(let c), .depthwise(let c), .transposeConv(let c), .depthwisePointwise(_, let c): return c.output
         case .elementwise(_, let output, _, _, _), .pool(_, let output, _, _, _, _, _, _, _, _),
-             .globalMean(_, let output, _), .pad(_, let output, _, _, _), .reshape(_, let output),
-             .place(_, let output, _, _, _), .depthToSpace(_, let output, _), .resizeBilinear(_, let output, _, _, _):
+             .globalMean(_, let output, _), .squeezeExcite(_, _, let output, _), .pad(_, let output, _, _, _), .reshape(_, let output),
+             .place(_, let output, _, _, _), .depthToSpace(_, let output, _), .resizeBilinear(_, let output, _):
             return output
         case .unpack: return nil
         }
@@ -109,9 +130,12 @@ enum NNStep: Equatable {
         case .conv(let c): return "conv\(c.kernelH)x\(c.kernelW)"
         case .depthwise(let c): return "depthwise\(c.kernelH)x\(c.kernelW)"
         case .transposeConv: return "transpose_conv"
+        case .depthwisePointwise(let d, _): return "depthwise\(d.kernelH)x\(d.kernelW)+conv1x1"
         case .elementwise(_, _, let op, _, _): return ["activation", "add", "mul"][Int(op)]
         case .pool(_, _, _, _, _, _, _, _, let average, _): return average ? "avg_pool" : "max_pool"
         case .globalMean: return "mean"
+        case .squeezeExcite(_, let addend, _, let layers):
+            return (addend == nil ? "" : "add+") + (layers.isEmpty ? "mean" : "mean+dense\(layers.count)")
         case .pad: return "pad"
         case .reshape: return "reshape"
         case .place: return "concat"

@@ -1,0 +1,58 @@
+// A convolution's fused epilogue, out = act2(act1(acc + bias) + residual), where the
+// residual may have fewer channels (a fused channel PAD reads as zeros), be the max-pool
+// of a larger tensor (a fused skip-path pool) or the bilinear resize of a smaller one (a
+// fused RESIZE_BILINEAR, computed as nn_resize_bilinear.comp does). The including kernel declares
+// the Output, Constants and Residual buffers and a push block `p` with the fields used.
+
+// The residual's channel group `c4` for output `pixel`: read as is, or the max over the
+// fused skip-path pool's window (cells past the pooled tensor's edge are left out, as a
+// SAME max-pool pads them).
+vec4 residualAt(int pixel, int c4) {
+    if (p.residualPool == 0) {
+        return residualData[p.residualOffset + pixel * p.residualC4 + c4];
+    }
+    int oy = pixel / p.outW;
+    int ox = pixel - oy * p.outW;
+    if (p.residualPool < 0) {
+        float sy = (float(oy) + p.residualCentre) * p.residualScaleY - p.residualCentre;
+        float sx = (float(ox) + p.residualCentre) * p.residualScaleX - p.residualCentre;
+        int y0 = max(int(floor(sy)), 0);
+        int y1 = min(int(ceil(sy)), p.residualH - 1);
+        int x0 = max(int(floor(sx)), 0);
+        int x1 = min(int(ceil(sx)), p.residualW - 1);
+        float fy = sy - float(y0);
+        float fx = sx - float(x0);
+        int base = p.residualOffset + c4;
+        vec4 a = residualData[base + (y0 * p.residualW + x0) * p.residualC4];
+        vec4 b = residualData[base + (y0 * p.residualW + x1) * p.residualC4];
+        vec4 c = residualData[base + (y1 * p.residualW + x0) * p.residualC4];
+        vec4 d = residualData[base + (y1 * p.residualW + x1) * p.residualC4];
+        return a * (1.0 - fy) * (1.0 - fx) + b * (1.0 - fy) * fx + c * fy * (1.0 - fx) + d * fy * fx;
+    }
+    vec4 best = vec4(-3.402823e38);
+    for (int dy = 0; dy < p.residualPool; ++dy) {
+        int iy = oy * p.residualPool + dy;
+        for (int dx = 0; dx < p.residualPool; ++dx) {
+            int ix = ox * p.residualPool + dx;
+            if (iy < p.residualH && ix < p.residualW) {
+                best = max(best, residualData[p.residualOffset + (iy * p.residualW + ix) * p.residualC4 + c4]);
+            }
+        }
+    }
+    return best;
+}
+
+// Writes output channel group `c4` of `pixel` from its accumulated sum.
+void storeConvOutput(vec4 acc, int pixel, int c4) {
+    vec4 v = acc + constants[p.biasOffset + c4];
+    if (p.act1 != ACT_NONE) {
+        v = activate(v, p.act1, p.act1 == ACT_PRELU ? constants[p.alpha1Offset + c4] : vec4(0.0));
+    }
+    if (p.residualC4 >= 0) {
+        if (c4 < p.residualC4) {
+            v += residualAt(pixel, c4);
+        }
+        v = activate(v, p.act2, p.act2 == ACT_PRELU ? constants[p.alpha2Offset + c4] : vec4(0.0));
+    }
+    outData[p.outOffset + pixel * p.outC4 + c4] = maskChannels(v, c4, p.outC);
+}

@@ -1,0 +1,152 @@
+#version 450
+// A DEPTHWISE_CONV_2D and the 1x1 CONV_2D reading it, in one launch (a BlazeBlock's or an
+// inverted residual's two convolutions), with the 1x1's fused epilogue:
+//   mid = dwAct(dwconv(in) + dwBias)            (kept in shared memory)
+//   out = act2(act1(conv1x1(mid) + bias) + residual)
+// Launching them apart costs a barrier and a launch between them, which on a fast GPU
+// is most of what a small layer costs.
+//
+// A workgroup owns a tile of P consecutive output pixels and `outGroupsPerTile` output
+// channel groups. Its invocations stage those groups' 1x1 weights and compute the
+// tile's depthwise output for every middle channel group into shared memory
+// (neighbouring invocations take neighbouring groups of a pixel, so their loads are
+// contiguous; it is stored [group][pixel], rows P + 1 apart, so the 1x1's neighbouring
+// invocations read neighbouring vec4s and the stores do not collide in banks); then each
+// (pixel, output group) of the tile sums over the middle groups, shared among S
+// invocations (each a slice of the groups) when the tile has few outputs. Workgroups
+// with other output groups of the same tile redo the depthwise part, which is cheap
+// next to the 1x1. Layers this small are bound by memory latency, not arithmetic, so
+// the depthwise taps are loaded unconditionally (clamped, then zeroed outside the
+// image) and the inner loop reads shared memory only.
+#include "nn_common.glsl"
+
+const int THREADS = 256;
+const int UNROLL = 4;
+layout(local_size_x = 256) in;
+layout(constant_id = 0) const int KH = 3;
+layout(constant_id = 1) const int KW = 3;
+layout(constant_id = 2) const int P = 64; // pixels per tile
+layout(constant_id = 3) const int S = 1;  // invocations sharing one output's sum
+// vec4s of shared memory for the tile's depthwise output and the staged 1x1 weights
+// (28 KiB: with `partial`, Vulkan's guaranteed 32 KiB).
+const int STORE = 1792;
+
+layout(binding = 0) readonly buffer Input { vec4 inData[]; };
+layout(binding = 1) writeonly buffer Output { vec4 outData[]; };
+layout(binding = 2) readonly buffer Constants { vec4 constants[]; };
+layout(binding = 3) readonly buffer Residual { vec4 residualData[]; };
+
+layout(push_constant) uniform Parameters {
+    int inOffset, outOffset, dwWeightOffset, dwBiasOffset;
+    int inH, inW, midC4;
+    int outH, outW, outC4, outC;
+    int strideY, strideX, padTop, padLeft;
+    int dwAct, dwAlphaOffset;
+    int weightOffset, biasOffset, outGroupsPerTile;
+    int residualOffset, residualC4; // residualC4 < 0: no residual
+    int act1, alpha1Offset, act2, alpha2Offset;
+    int residualPool, residualH, residualW;
+    float residualScaleY, residualScaleX, residualCentre;
+} p;
+
+#include "nn_conv_epilogue.glsl"
+
+shared vec4 store[STORE]; // [0, (P + 1) * midC4): depthwise output; then the 1x1 weights
+shared vec4 partial[THREADS];
+
+// The depthwise output of middle group `g` at output pixel `pixel`.
+vec4 depthwise(int pixel, int g) {
+    int oy = pixel / p.outW;
+    int ox = pixel - oy * p.outW;
+    int weightBase = p.dwWeightOffset + g;
+    vec4 acc = vec4(0.0);
+    for (int ky = 0; ky < KH; ++ky) {
+        int iy = oy * p.strideY - p.padTop + ky;
+        bool rowInside = iy >= 0 && iy < p.inH;
+        for (int kx = 0; kx < KW; ++kx) {
+            int ix = ox * p.strideX - p.padLeft + kx;
+            bool inside = rowInside && ix >= 0 && ix < p.inW;
+            int index = p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.midC4 + g;
+            vec4 v = inData[index];
+            acc += (inside ? v : vec4(0.0)) * constants[weightBase + (ky * KW + kx) * p.midC4];
+        }
+    }
+    vec4 v = acc + constants[p.dwBiasOffset + g];
+    if (p.dwAct != ACT_NONE) {
+        v = activate(v, p.dwAct, p.dwAct == ACT_PRELU ? constants[p.dwAlphaOffset + g] : vec4(0.0));
+    }
+    return v;
+}
+
+void main() {
+    int t = int(gl_LocalInvocationID.x);
+    int pixels = p.outH * p.outW;
+    int tiles = (pixels + P - 1) / P;
+    int workgroup = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
+    int firstPixel = (workgroup % tiles) * P;
+    int firstGroup = (workgroup / tiles) * p.outGroupsPerTile;
+    const int ROW = P + 1;        // a middle group's row of the tile in `store`
+    int weights = ROW * p.midC4;  // where the staged weights start
+
+    // Stage the 1x1 weights of this workgroup's output groups (past the last group: zeros).
+    int weightCount = p.outGroupsPerTile * p.midC4 * 4;
+    int firstWeight = p.weightOffset + firstGroup * p.midC4 * 4;
+    int lastWeight = p.weightOffset + p.outC4 * p.midC4 * 4;
+    for (int i = t; i < weightCount; i += THREADS) {
+        store[weights + i] = firstWeight + i < lastWeight ? constants[firstWeight + i] : vec4(0.0);
+    }
+    // The tile's depthwise output, every middle group.
+    // UNROLL elements at a time, so their loads are all in flight together.
+    int elements = P * p.midC4;
+    for (int first = t; first < elements; first += UNROLL * THREADS) {
+        vec4 results[UNROLL];
+        for (int u = 0; u < UNROLL; ++u) {
+            int e = min(first + u * THREADS, elements - 1);
+            int local = e / p.midC4;
+            results[u] = depthwise(min(firstPixel + local, pixels - 1), e - local * p.midC4);
+        }
+        for (int u = 0; u < UNROLL; ++u) {
+            int e = first + u * THREADS;
+            int local = e / p.midC4;
+            if (e < elements) {
+                store[(e - local * p.midC4) * ROW + local] = firstPixel + local < pixels ? results[u] : vec4(0.0);
+            }
+        }
+    }
+    barrier();
+
+    // The 1x1 convolution: output k of the tile is (pixel k % P, group k / P).
+    int slice = t % S;
+    int lane = t / S;
+    int outputs = P * p.outGroupsPerTile;
+    int passes = (outputs + THREADS / S - 1) / (THREADS / S);
+    for (int pass = 0; pass < passes; ++pass) {
+        int k = pass * (THREADS / S) + lane;
+        int local = k % P;
+        int pixel = firstPixel + local;
+        int group = k / P;
+        bool valid = k < outputs && pixel < pixels && firstGroup + group < p.outC4;
+        vec4 sum = vec4(0.0);
+        if (valid) {
+            int w = weights + group * p.midC4 * 4;
+            for (int g = slice; g < p.midC4; g += S) {
+                vec4 v = store[g * ROW + local];
+                sum += v.x * store[w + g * 4] + v.y * store[w + g * 4 + 1]
+                     + v.z * store[w + g * 4 + 2] + v.w * store[w + g * 4 + 3];
+            }
+        }
+        if (S > 1) {
+            partial[t] = sum;
+            barrier();
+            if (slice == 0) {
+                for (int s = 1; s < S; ++s) {
+                    sum += partial[t + s];
+                }
+            }
+            barrier();
+        }
+        if (valid && slice == 0) {
+            storeConvOutput(sum, pixel, firstGroup + group);
+        }
+    }
+}

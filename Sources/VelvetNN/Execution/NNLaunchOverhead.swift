@@ -1,0 +1,40 @@
+import VelvetGPU
+import VelvetKernels
+
+/// What one kernel launch costs the GPU before it does any work: `count` launches of a
+/// one-invocation elementwise kernel, timed with GPU timestamps. Dependent launches
+/// rewrite one buffer, so each waits behind a barrier for the one before (as a model's
+/// layers do); independent ones write their own buffers and need no barrier.
+public enum NNLaunchOverhead {
+    public struct Measurement: Sendable {
+        public let dependentMicroseconds: Double
+        public let independentMicroseconds: Double
+    }
+
+    public static func measure(kernels: NNKernels, count: Int = 100) throws -> Measurement {
+        let context = kernels.context
+        let kernel = try kernels.kernel(KernelLibrary.nnElementwise)
+        var push = PushConstants()
+        // In place: a[0] = relu(a[0]) on one pixel of one channel group.
+        for value: Int32 in [0, 0, 0, 1, 1, 4, 0, 0, 1, 1, 0] { push.int(value) }
+        let shared = try GPUBuffer(context: context, size: 16)
+        let own = try (0..<count).map { _ in try GPUBuffer(context: context, size: 16) }
+
+        func time(_ buffers: [GPUBuffer]) throws -> Double {
+            var best = Double.infinity
+            for _ in 0..<3 {
+                let recorder = try CommandRecorder(context: context)
+                recorder.beginSection("launches")
+                for buffer in buffers {
+                    recorder.dispatch(kernel, [.buffer(buffer), .buffer(buffer), .buffer(buffer), .buffer(buffer)],
+                                      push: push, groups: (1, 1, 1))
+                }
+                recorder.endSection()
+                if let milliseconds = try recorder.submit().wait()["launches"] { best = min(best, milliseconds) }
+            }
+            return best * 1000 / Double(buffers.count)
+        }
+        return Measurement(dependentMicroseconds: try time([GPUBuffer](repeating: shared, count: count)),
+                           independentMicroseconds: try time(own))
+    }
+}
