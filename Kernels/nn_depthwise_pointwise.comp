@@ -21,7 +21,6 @@
 #include "nn_common.glsl"
 
 const int THREADS = 256;
-const int UNROLL = 4;
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int KH = 3;
 layout(constant_id = 1) const int KW = 3;
@@ -96,22 +95,11 @@ void main() {
         store[weights + i] = firstWeight + i < lastWeight ? constants[firstWeight + i] : vec4(0.0);
     }
     // The tile's depthwise output, every middle group.
-    // UNROLL elements at a time, so their loads are all in flight together.
-    int elements = P * p.midC4;
-    for (int first = t; first < elements; first += UNROLL * THREADS) {
-        vec4 results[UNROLL];
-        for (int u = 0; u < UNROLL; ++u) {
-            int e = min(first + u * THREADS, elements - 1);
-            int local = e / p.midC4;
-            results[u] = depthwise(min(firstPixel + local, pixels - 1), e - local * p.midC4);
-        }
-        for (int u = 0; u < UNROLL; ++u) {
-            int e = first + u * THREADS;
-            int local = e / p.midC4;
-            if (e < elements) {
-                store[(e - local * p.midC4) * ROW + local] = firstPixel + local < pixels ? results[u] : vec4(0.0);
-            }
-        }
+    for (int e = t; e < P * p.midC4; e += THREADS) {
+        int local = e / p.midC4;
+        int g = e - local * p.midC4;
+        int pixel = firstPixel + local;
+        store[g * ROW + local] = pixel < pixels ? depthwise(pixel, g) : vec4(0.0);
     }
     barrier();
 

@@ -159,8 +159,8 @@ final class NNOpTests: GPUTestCase {
     }
 
     /// A depthwise convolution and the 1x1 reading it run as one launch; the cases cover
-    /// every tiling branch: sums shared by 1-8 invocations, tiles cut short by shared
-    /// memory (300 middle channels) or by the image's end, output groups spread over
+    /// every tiling branch: sums shared by 1-16 invocations, tiles cut short by a deep
+    /// middle tensor (300 channels) or by the image's end, output groups spread over
     /// workgroups, an activation between the two, and a residual with PRELU after.
     func testDepthwiseThenPointwiseInOneLaunch() throws {
         // (H, W, middle C, output C, kernel, stride, depthwise activation, residual)
@@ -171,6 +171,7 @@ final class NNOpTests: GPUTestCase {
             (33, 33, 16, 16, 3, 1, .relu6, true),
             (3, 3, 128, 128, 3, 1, .none, true),
             (6, 6, 160, 16, 3, 1, .none, false),
+            (5, 6, 64, 20, 3, 1, .none, false),
             (120, 100, 8, 32, 3, 1, .none, false),
         ]
         for (h, w, c, o, k, s, activation, residual) in cases {
@@ -197,7 +198,8 @@ final class NNOpTests: GPUTestCase {
                                                    middleGroups: (c + 3) / 4, outputGroups: (o + 3) / 4)
         }
         XCTAssertEqual(Set(tilings.map(\.slices)), [1, 2, 4, 8, 16])
-        XCTAssertTrue(tilings.contains { $0.pixels == 16 }, "a tile cut by shared memory: \(tilings)")
+        let pixels = cases.map { h, w, _, _, _, s, _, _ in ((h + s - 1) / s) * ((w + s - 1) / s) }
+        XCTAssertTrue(zip(tilings, pixels).contains { $0.pixels < min($1, 64) }, "a tile smaller than its image: \(tilings)")
         XCTAssertTrue(tilings.contains { $0.groupsPerTile > 1 }, "a workgroup with several output groups: \(tilings)")
     }
 
@@ -235,6 +237,18 @@ final class NNOpTests: GPUTestCase {
         }
         let bands = cases.map { h, w, c, _, _, _ in LaunchBuilder.squeezeExciteBands(pixels: h * w, groups: (c + 3) / 4).workgroups }
         XCTAssertTrue(bands.contains { $0 > 1 }, "several workgroups share a mean: \(bands)")
+    }
+
+    /// The selfie decoder's skip * gate + path: the ADD after a MUL runs in the MUL's launch.
+    func testMultiplyThenAddInOneLaunch() throws {
+        var b = NNGraphBuilder(seed: 21)
+        let skip = b.tensor([1, 9, 7, 10]), gate = b.tensor([1, 1, 1, 10]), path = b.tensor([1, 9, 7, 10])
+        let product = b.op(.builtin(.mul), .mul(activation: .none), [skip, gate], [1, 9, 7, 10])
+        let sum = b.op(.builtin(.add), .add(activation: .relu), [path, product], [1, 9, 7, 10])
+        let graph = b.graph(inputs: [skip, gate, path], outputs: [sum])
+        try check(graph, "mul + add")
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+        XCTAssertEqual(plan.launchNames, ["mul+add", "unpack"])
     }
 
     func testBlazeBlockFusesResidualChannelPadAndActivations() throws {

@@ -104,7 +104,7 @@ struct LaunchBuilder {
             let x = min(workgroups, 65535)
             return .init(kernel: kernel, bindings: bindings, push: push, groups: (x, (workgroups + x - 1) / x, 1))
 
-        case .elementwise(let input, let output, let op, let operand, let activation):
+        case .elementwise(let input, let output, let op, let operand, let addend, let activation):
             let o = geometry(output)
             var operandBinding: GPUBinding = .buffer(arena)
             var operandOffset = 0, broadcast = 0, operandGroups = 0
@@ -122,8 +122,9 @@ struct LaunchBuilder {
             ints(broadcast, operandGroups)
             push.int(activation.code)
             push.int(activation.alphaOffset)
+            ints(offset(addend ?? input), addend == nil ? 0 : 1)
             return .init(kernel: try kernels.kernel(KernelLibrary.nnElementwise),
-                         bindings: [buffer(input), buffer(output), .buffer(constants), operandBinding],
+                         bindings: [buffer(input), buffer(output), .buffer(constants), operandBinding, buffer(addend ?? input)],
                          push: push, groups: Self.groups(covering: o.pixels * o.groups))
 
         case .squeezeExcite(let input, let addend, let output, let layers):
@@ -213,20 +214,20 @@ struct LaunchBuilder {
         outputs < splitBelow && inputGroups >= 8
     }
 
-    /// 32768 output groups (the fastest of 0, 4096, ..., 32768 on the H200: docs/PERFORMANCE.md),
+    /// 65536 output groups (the fastest of 0, 4096, ..., 131072 on the H200: docs/PERFORMANCE.md),
     /// or `VELVET_NN_SPLIT_BELOW` (for tuning on another GPU with `velvet bench nn`; 0 turns
     /// the split kernel off).
     static let splitBelow: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_BELOW"].flatMap { Int($0) } ?? 32768
+        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_BELOW"].flatMap { Int($0) } ?? 65536
     }()
 
-    /// How nn_depthwise_pointwise.comp splits a layer: tiles of `pixels` output pixels
-    /// (up to 64, fewer when the middle tensor is deep or the image small), each tile's
-    /// output groups spread over workgroups until there are about `targetWorkgroups` (each
-    /// extra one redoes the tile's depthwise part, each fewer stages more weights), and
-    /// `slices` invocations sharing one output's sum when a workgroup has fewer outputs
-    /// than invocations. The tile's depthwise output (rows of `pixels` + 1) and its weights
-    /// share 1792 vec4s.
+    /// How nn_depthwise_pointwise.comp splits a layer: tiles of `pixels` output pixels (about
+    /// two depthwise outputs per invocation, at most 64 pixels, fewer when the image is
+    /// smaller), each tile's output groups spread over workgroups until there are about
+    /// `depthwisePointwiseTarget` (each extra one redoes the tile's depthwise part, each
+    /// fewer stages more weights), and `slices` invocations sharing one output's sum when
+    /// a workgroup has fewer outputs than invocations. The tile's depthwise output (rows of
+    /// `pixels` + 1) and its weights share 1792 vec4s of shared memory.
     struct DepthwisePointwiseTiling: Equatable {
         var pixels: Int
         var groupsPerTile: Int
@@ -244,8 +245,10 @@ struct LaunchBuilder {
 
     static func depthwisePointwiseTiling(pixels: Int, middleGroups: Int, outputGroups: Int) -> DepthwisePointwiseTiling {
         let store = depthwisePointwiseStore, threads = depthwisePointwiseThreads
-        var tile = 64
-        while tile > 1 && ((tile + 1) * middleGroups + 4 * middleGroups > store || tile / 2 >= pixels) { tile /= 2 }
+        // Layers this small are bound by load latency: each invocation's depthwise outputs
+        // are computed one after another, so tiles are cut to about two per invocation.
+        var tile = max(min(64, 2 * threads / middleGroups, pixels), 1)
+        while tile > 1 && (tile + 1) * middleGroups + 4 * middleGroups > store { tile -= 1 }
         let tiles = (pixels + tile - 1) / tile
         let chunks = min(max((depthwisePointwiseTarget + tiles - 1) / tiles, 1), outputGroups)
         let fitting = max((store - (tile + 1) * middleGroups) / (4 * middleGroups), 1)
@@ -276,9 +279,10 @@ struct LaunchBuilder {
         push.float(resize.centreOffset)
     }
 
-    /// 2048, or `VELVET_NN_CONV_INVOCATIONS` (for tuning with `velvet bench nn`).
+    /// 32768 (the fastest of 512, 2048, ..., 131072 on the H200: docs/PERFORMANCE.md), or
+    /// `VELVET_NN_CONV_INVOCATIONS` (for tuning with `velvet bench nn`).
     static let minimumConvInvocations: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_CONV_INVOCATIONS"].flatMap { Int($0) }.map { max($0, 1) } ?? 2048
+        ProcessInfo.processInfo.environment["VELVET_NN_CONV_INVOCATIONS"].flatMap { Int($0) }.map { max($0, 1) } ?? 32768
     }()
 
     /// Channel groups nn_squeeze_excite.comp takes, in its input and each layer's output.

@@ -16,7 +16,7 @@ public enum NNLaunchOverhead {
         let kernel = try kernels.kernel(KernelLibrary.nnElementwise)
         var push = PushConstants()
         // In place: a[0] = relu(a[0]) on one pixel of one channel group.
-        for value: Int32 in [0, 0, 0, 1, 1, 4, 0, 0, 1, 1, 0] { push.int(value) }
+        for value: Int32 in [0, 0, 0, 1, 1, 4, 0, 0, 1, 1, 0, 0, 0] { push.int(value) }
         let shared = try GPUBuffer(context: context, size: 16)
         let own = try (0..<count).map { _ in try GPUBuffer(context: context, size: 16) }
 
@@ -26,7 +26,7 @@ public enum NNLaunchOverhead {
                 let recorder = try CommandRecorder(context: context)
                 recorder.beginSection("launches")
                 for buffer in buffers {
-                    recorder.dispatch(kernel, [.buffer(buffer), .buffer(buffer), .buffer(buffer), .buffer(buffer)],
+                    recorder.dispatch(kernel, [.buffer(buffer), .buffer(buffer), .buffer(buffer), .buffer(buffer), .buffer(buffer)],
                                       push: push, groups: (1, 1, 1))
                 }
                 recorder.endSection()

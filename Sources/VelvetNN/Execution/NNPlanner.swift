@@ -364,7 +364,7 @@ struct NNPlanner {
             let input = try runtimeInput(index, 0), out = try output(index)
             try expect(index, out, geometry(input))
             let activation = try standaloneActivation(index) ?? .none
-            steps.append(.elementwise(input: input, output: out, op: 0, operand: nil, activation: activation))
+            steps.append(.elementwise(input: input, output: out, op: 0, operand: nil, addend: nil, activation: activation))
         case .builtin(.maxPool2D), .builtin(.averagePool2D): try planPool(index)
         case .builtin(.mean): try planMean(index)
         case .builtin(.pad): try planPad(index)
@@ -543,14 +543,28 @@ struct NNPlanner {
         }
         var activation = try fusedActivation(index)
         var result = out
-        if activation == .none, let next = soleConsumer(of: out), isActivation(next),
-           graph.nodes[next].inputs.first == out, graph.nodes[next].outputs.count == 1 {
+        // A MUL's product added to another tensor (the selfie decoder's skip * gate + path).
+        var addend: Int?
+        if op == 2, activation == .none, let next = soleConsumer(of: out), graph.nodes[next].builtin == .add,
+           graph.nodes[next].inputs.count == 2, graph.nodes[next].outputs.count == 1, graph.nodes[next].outputs[0] >= 0 {
+            let other = graph.nodes[next].inputs[0] == out ? graph.nodes[next].inputs[1] : graph.nodes[next].inputs[0]
+            if other != out, other >= 0, graph.constants[other] == nil, channelPads[other] == nil,
+               geometry(other) == target, geometry(graph.nodes[next].outputs[0]) == target, available(other, before: next) {
+                addend = other
+                activation = try fusedActivation(next)
+                skipped.insert(next)
+                position = next
+                result = graph.nodes[next].outputs[0]
+            }
+        }
+        if activation == .none, let next = soleConsumer(of: result), isActivation(next),
+           graph.nodes[next].inputs.first == result, graph.nodes[next].outputs.count == 1 {
             activation = try standaloneActivation(next) ?? .none
             skipped.insert(next)
             position = next
             result = graph.nodes[next].outputs[0]
         }
-        steps.append(.elementwise(input: input, output: result, op: op, operand: operand, activation: activation))
+        steps.append(.elementwise(input: input, output: result, op: op, operand: operand, addend: addend, activation: activation))
     }
 
     private mutating func planPool(_ index: Int) throws {
@@ -584,7 +598,7 @@ struct NNPlanner {
         guard fuse, activation == .none, geometry(input).groups <= groupLimit else {
             if let (a, b) = meanAddends.removeValue(forKey: input) {
                 // The ADD was left for this mean to read: run it here after all.
-                steps.append(.elementwise(input: a, output: input, op: 1, operand: .tensor(b), activation: .none))
+                steps.append(.elementwise(input: a, output: input, op: 1, operand: .tensor(b), addend: nil, activation: .none))
             }
             steps.append(.globalMean(input: input, output: output, activation: activation))
             return

@@ -73,8 +73,9 @@ enum NNStep: Equatable {
     /// A depthwise convolution and the 1x1 convolution reading its output, in one launch;
     /// the pointwise's input is the depthwise's output, which never reaches memory.
     case depthwisePointwise(depthwise: NNConvolution, pointwise: NNConvolution)
-    /// op 0: activation only, 1: ADD, 2: MUL.
-    case elementwise(input: Int, output: Int, op: Int32, operand: NNOperand?, activation: NNActivation)
+    /// op 0: activation only, 1: ADD, 2: MUL; then a fused ADD of `addend` (a tensor of the
+    /// output's shape) when there is one, then the activation.
+    case elementwise(input: Int, output: Int, op: Int32, operand: NNOperand?, addend: Int?, activation: NNActivation)
     case pool(input: Int, output: Int, filterH: Int, filterW: Int, strideY: Int, strideX: Int,
               padTop: Int, padLeft: Int, average: Bool, activation: NNActivation)
     case globalMean(input: Int, output: Int, activation: NNActivation)
@@ -98,10 +99,11 @@ enum NNStep: Equatable {
             return [c.input] + (c.epilogue.residual.map { [$0] } ?? [])
         case .depthwisePointwise(let d, let c):
             return [d.input] + (c.epilogue.residual.map { [$0] } ?? [])
-        case .elementwise(let input, _, _, let operand, _):
+        case .elementwise(let input, _, _, let operand, let addend, _):
+            let added = addend.map { [$0] } ?? []
             switch operand {
-            case .tensor(let t)?, .broadcastTensor(let t)?: return [input, t]
-            default: return [input]
+            case .tensor(let t)?, .broadcastTensor(let t)?: return [input, t] + added
+            default: return [input] + added
             }
         case .squeezeExcite(let input, let addend, _, _):
             return [input] + (addend.map { [$0] } ?? [])
@@ -116,7 +118,7 @@ enum NNStep: Equatable {
     var write: Int? {
         switch self {
         case .conv(let c), .depthwise(let c), .transposeConv(let c), .depthwisePointwise(_, let c): return c.output
-        case .elementwise(_, let output, _, _, _), .pool(_, let output, _, _, _, _, _, _, _, _),
+        case .elementwise(_, let output, _, _, _, _), .pool(_, let output, _, _, _, _, _, _, _, _),
              .globalMean(_, let output, _), .squeezeExcite(_, _, let output, _), .pad(_, let output, _, _, _), .reshape(_, let output),
              .place(_, let output, _, _, _), .depthToSpace(_, let output, _), .resizeBilinear(_, let output, _):
             return output
@@ -131,7 +133,7 @@ enum NNStep: Equatable {
         case .depthwise(let c): return "depthwise\(c.kernelH)x\(c.kernelW)"
         case .transposeConv: return "transpose_conv"
         case .depthwisePointwise(let d, _): return "depthwise\(d.kernelH)x\(d.kernelW)+conv1x1"
-        case .elementwise(_, _, let op, _, _): return ["activation", "add", "mul"][Int(op)]
+        case .elementwise(_, _, let op, _, let addend, _): return ["activation", "add", "mul"][Int(op)] + (addend == nil ? "" : "+add")
         case .pool(_, _, _, _, _, _, _, _, let average, _): return average ? "avg_pool" : "max_pool"
         case .globalMean: return "mean"
         case .squeezeExcite(_, let addend, _, let layers):
