@@ -18,6 +18,7 @@ layout(local_size_x = 64) in;
 layout(constant_id = 0) const int KH = 1;
 layout(constant_id = 1) const int KW = 1;
 layout(constant_id = 2) const int OCB = 1;
+layout(constant_id = 3) const int SCALED = 0; // 1: a fused MUL scales the input channels
 
 void main() {
     int pixels = p.outH * p.outW;
@@ -50,6 +51,9 @@ void main() {
             for (int ic = 0; ic < p.inC4; ++ic) {
                 vec4 v = inData[inBase + ic];
                 v = inside ? v : vec4(0.0);
+                if (SCALED != 0) {
+                    v *= scaleData[p.inScaleOffset + ic];
+                }
                 int w = tap + ic * 4;
                 for (int g = 0; g < OCB; ++g) {
                     int wg = w + g * groupStride;

@@ -5,6 +5,7 @@ layout(binding = 0) readonly buffer Input { vec4 inData[]; };
 layout(binding = 1) writeonly buffer Output { vec4 outData[]; };
 layout(binding = 2) readonly buffer Constants { vec4 constants[]; };
 layout(binding = 3) readonly buffer Residual { vec4 residualData[]; };
+layout(binding = 4) readonly buffer InputScale { vec4 scaleData[]; }; // SCALED kernels only
 
 layout(push_constant) uniform Parameters {
     int inOffset, outOffset, weightOffset, biasOffset;
@@ -17,6 +18,7 @@ layout(push_constant) uniform Parameters {
                                             // residualPool-square window of this [H, W] tensor;
     float residualScaleY, residualScaleX,   // residualPool < 0: it is this tensor resized
           residualCentre;                   // bilinearly with these scales
+    int inScaleOffset;                      // SCALED: input group g is multiplied by scaleData[this + g]
 } p;
 
 #include "nn_conv_epilogue.glsl"

@@ -11,6 +11,7 @@
 
 layout(constant_id = 0) const int KH = 1;
 layout(constant_id = 1) const int KW = 1;
+layout(constant_id = 2) const int SCALED = 0; // 1: a fused MUL scales the input channels
 const int SLICES = 8;
 const int OUTPUTS = 8; // output groups per workgroup
 layout(local_size_x = 64) in; // OUTPUTS x SLICES
@@ -43,6 +44,9 @@ void main() {
             // Loaded clamped and zeroed outside, so no load waits on a branch.
             vec4 v = inData[p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.inC4 + ic];
             v = inside ? v : vec4(0.0);
+            if (SCALED != 0) {
+                v *= scaleData[p.inScaleOffset + ic];
+            }
             int w = weightBase + term * 4;
             sum += v.x * constants[w] + v.y * constants[w + 1] + v.z * constants[w + 2] + v.w * constants[w + 3];
         }

@@ -251,6 +251,22 @@ final class NNOpTests: GPUTestCase {
         XCTAssertEqual(plan.launchNames, ["mul+add", "unpack"])
     }
 
+    /// A MUL by a gate vector read only by a CONV_2D: the convolution scales its input
+    /// channels as it reads them (both convolution kernels: plain and split sums).
+    func testGateMultiplyFoldsIntoTheConvolution() throws {
+        for (h, w, c, o, k) in [(9, 8, 12, 10, 1), (4, 4, 96, 32, 1), (5, 5, 40, 8, 3)] {
+            var b = NNGraphBuilder(seed: UInt64(c + o))
+            let x = b.tensor([1, h, w, c]), gate = b.tensor([1, 1, 1, c])
+            let scaled = b.op(.builtin(.mul), .mul(activation: .none), [x, gate], [1, h, w, c])
+            let y = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.same, 1, .relu),
+                         [scaled, b.randomConstant([o, k, k, c], scale: 0.3), b.randomConstant([o])], [1, h, w, o])
+            let graph = b.graph(inputs: [x, gate], outputs: [y])
+            try check(graph, "gate \(h)x\(w)x\(c) -> conv\(k)x\(k) -> \(o)")
+            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+            XCTAssertEqual(plan.launchNames, ["mul+conv\(k)x\(k)", "unpack"])
+        }
+    }
+
     func testBlazeBlockFusesResidualChannelPadAndActivations() throws {
         // dw 3x3 s2 -> conv 1x1 -> ADD(maxpool -> channel PAD) -> RELU, then dw -> conv -> ADD -> PRELU.
         var b = NNGraphBuilder(seed: 5)

@@ -59,6 +59,8 @@ struct LaunchBuilder {
                 push.int(c.epilogue.act2.alphaOffset)
                 if case .conv = step {
                     pushResidualSource(c.epilogue, into: &push)
+                    push.int(Int32(c.inputScale.map(offset) ?? 0))
+                    bindings.append(c.inputScale.map(buffer) ?? .buffer(constants))
                 }
                 if case .depthwise = step {
                     kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d,
@@ -66,12 +68,14 @@ struct LaunchBuilder {
                 } else if Self.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
                     // 8 invocations per output group (nn_conv_split.comp).
                     invocations = o.pixels * o.groups * 8
-                    kernel = try kernels.kernel(KernelLibrary.nnConvSplit, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
+                    kernel = try kernels.kernel(KernelLibrary.nnConvSplit, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
+                                                                            "SCALED": c.inputScale == nil ? 0 : 1])
                 } else {
                     let perInvocation = Self.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
                     invocations = o.pixels * (o.groups / perInvocation)
                     kernel = try kernels.kernel(KernelLibrary.nnConv2d, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
-                                                                         "OCB": Int32(perInvocation)])
+                                                                         "OCB": Int32(perInvocation),
+                                                                         "SCALED": c.inputScale == nil ? 0 : 1])
                 }
             }
             return .init(kernel: kernel, bindings: bindings, push: push, groups: Self.groups(covering: invocations))

@@ -27,6 +27,9 @@ struct NNPlanner {
     private var skipped: Set<Int> = []
     /// PAD outputs read in place: the PAD's input and its before-padding (top, left).
     private var spatialPads: [Int: (source: Int, top: Int, left: Int)] = [:]
+    /// MUL outputs a CONV_2D reads by scaling the MUL's input: output -> the input and the
+    /// [1,1,1,C] gate.
+    private var inputScales: [Int: (source: Int, gate: Int)] = [:]
     /// ADD outputs read only by a global mean, which sums the ADD's operands itself:
     /// output -> the operands.
     private var meanAddends: [Int: (Int, Int)] = [:]
@@ -62,7 +65,7 @@ struct NNPlanner {
             try plan(index)
             positions += [Int](repeating: position, count: steps.count - planned)
         }
-        guard residualResizes.isEmpty, meanAddends.isEmpty else {
+        guard residualResizes.isEmpty, meanAddends.isEmpty, inputScales.isEmpty else {
             throw NNError.invalidGraph("an operator folded into a later one was never planned")
         }
         for (index, output) in graph.outputs.enumerated() {
@@ -465,6 +468,10 @@ struct NNPlanner {
         var convolution = NNConvolution(input: input, output: out, weightOffset: weightOffset, biasOffset: biasOffset,
                                         kernelH: kh, kernelW: kw, strideY: strideY, strideX: strideX,
                                         padTop: vertical.before + extraTop, padLeft: horizontal.before + extraLeft)
+        if !depthwise, let scaled = inputScales.removeValue(forKey: input) {
+            convolution.input = scaled.source
+            convolution.inputScale = scaled.gate
+        }
         convolution.epilogue.act1 = try fusedActivation(index)
         convolution.output = try absorbFollowers(output: out, epilogue: &convolution.epilogue, allowResidual: allowResidual,
                                                  allowPooledResidual: !depthwise)
@@ -556,6 +563,12 @@ struct NNPlanner {
                 position = next
                 result = graph.nodes[next].outputs[0]
             }
+        }
+        // A MUL by a gate vector read only by a CONV_2D: the convolution scales its input.
+        if op == 2, activation == .none, addend == nil, case .broadcastTensor(let gate) = operand,
+           let next = soleConsumer(of: out), graph.nodes[next].builtin == .conv2D, graph.nodes[next].inputs.first == out {
+            inputScales[out] = (input, gate)
+            return
         }
         if activation == .none, let next = soleConsumer(of: result), isActivation(next),
            graph.nodes[next].inputs.first == result, graph.nodes[next].outputs.count == 1 {

@@ -52,6 +52,9 @@ struct NNConvolution: Equatable {
     var kernelH: Int, kernelW: Int
     var strideY: Int, strideX: Int
     var padTop: Int, padLeft: Int
+    /// A [1,1,1,C] runtime tensor the input's channels are multiplied by as they are read
+    /// (a fused MUL: squeeze-and-excite's gate, before a CONV_2D).
+    var inputScale: Int?
     var epilogue = NNEpilogue()
 }
 
@@ -96,7 +99,7 @@ enum NNStep: Equatable {
     var reads: [Int] {
         switch self {
         case .conv(let c), .depthwise(let c), .transposeConv(let c):
-            return [c.input] + (c.epilogue.residual.map { [$0] } ?? [])
+            return [c.input] + (c.epilogue.residual.map { [$0] } ?? []) + (c.inputScale.map { [$0] } ?? [])
         case .depthwisePointwise(let d, let c):
             return [d.input] + (c.epilogue.residual.map { [$0] } ?? [])
         case .elementwise(let input, _, _, let operand, let addend, _):
@@ -129,7 +132,7 @@ enum NNStep: Equatable {
     /// Short name for labels and logs.
     var name: String {
         switch self {
-        case .conv(let c): return "conv\(c.kernelH)x\(c.kernelW)"
+        case .conv(let c): return (c.inputScale == nil ? "" : "mul+") + "conv\(c.kernelH)x\(c.kernelW)"
         case .depthwise(let c): return "depthwise\(c.kernelH)x\(c.kernelW)"
         case .transposeConv: return "transpose_conv"
         case .depthwisePointwise(let d, _): return "depthwise\(d.kernelH)x\(d.kernelW)+conv1x1"
