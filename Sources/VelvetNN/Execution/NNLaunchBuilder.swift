@@ -202,12 +202,14 @@ struct LaunchBuilder {
             return .init(kernel: try kernels.kernel(KernelLibrary.nnResizeBilinear), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: o.vec4Count))
 
-        case .unpack(let input, let index):
-            let a = geometry(input)
-            ints(offset(input), 0, a.pixels, a.channels, a.groups)
+        case .unpack(let input, let index, let depthToSpace):
+            // With a folded DEPTH_TO_SPACE: its output's layout, read from its source.
+            let o = geometry(depthToSpace?.output ?? input), source = depthToSpace?.source ?? input
+            ints(offset(source), 0, o.pixels, o.channels, geometry(source).groups, depthToSpace?.block ?? 1,
+                 o.width, geometry(source).width)
             return .init(kernel: try kernels.kernel(KernelLibrary.nnUnpack),
-                         bindings: [buffer(input), .buffer(outputs[index].buffer)],
-                         push: push, groups: Self.groups(covering: a.pixels * a.channels))
+                         bindings: [buffer(source), .buffer(outputs[index].buffer)],
+                         push: push, groups: Self.groups(covering: o.pixels * o.channels))
         }
     }
 

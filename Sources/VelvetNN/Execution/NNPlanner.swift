@@ -72,12 +72,36 @@ struct NNPlanner {
             guard graph.constants[output] == nil else {
                 throw NNError.unsupportedOperator("graph output \(graph.name(output)) is a constant")
             }
-            steps.append(.unpack(input: output, index: index))
+            steps.append(.unpack(input: output, index: index, depthToSpace: nil))
             positions.append(graph.nodes.count)
         }
+        if fuse { foldDepthToSpaceIntoUnpacks() }
         steps = zip(steps, positions).enumerated()
             .sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }
             .map(\.element.0)
+    }
+
+    /// A DEPTH_TO_SPACE whose output (or a RESHAPE of it) is only a graph output runs in
+    /// the copy to the output buffer instead of a launch of its own.
+    private mutating func foldDepthToSpaceIntoUnpacks() {
+        func root(_ tensor: Int) -> Int {
+            var t = tensor
+            while let next = aliases[t] { t = next }
+            return t
+        }
+        var folded: Set<Int> = []
+        for (index, step) in steps.enumerated() {
+            guard case .unpack(let input, let output, nil) = step else { continue }
+            let written = root(input)
+            guard let producer = steps.firstIndex(where: { $0.write == written }),
+                  case .depthToSpace(let source, _, let block) = steps[producer],
+                  steps.enumerated().allSatisfy({ $0.offset == index || !$0.element.reads.map(root).contains(written) }) else { continue }
+            steps[index] = .unpack(input: input, index: output, depthToSpace: NNDepthToSpace(source: source, output: written, block: block))
+            folded.insert(producer)
+        }
+        let kept = steps.indices.filter { !folded.contains($0) }
+        steps = kept.map { steps[$0] }
+        positions = kept.map { positions[$0] }
     }
 
     /// Where the step being planned runs; fusion moves it to the last operator absorbed.

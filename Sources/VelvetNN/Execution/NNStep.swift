@@ -58,6 +58,13 @@ struct NNConvolution: Equatable {
     var epilogue = NNEpilogue()
 }
 
+/// A DEPTH_TO_SPACE folded into the copy of a graph output.
+struct NNDepthToSpace: Equatable {
+    var source: Int
+    var output: Int
+    var block: Int
+}
+
 /// The second operand of an elementwise ADD / MUL.
 enum NNOperand: Equatable {
     /// A runtime tensor of the first operand's size (or fewer channels, read as zero).
@@ -92,8 +99,9 @@ enum NNStep: Equatable {
     case place(input: Int, output: Int, y0: Int, x0: Int, c0: Int)
     case depthToSpace(input: Int, output: Int, block: Int)
     case resizeBilinear(input: Int, output: Int, resize: NNResize)
-    /// Copies graph output `index` (tensor `input`) into its dense output buffer.
-    case unpack(input: Int, index: Int)
+    /// Copies graph output `index` (tensor `input`) into its dense output buffer; with
+    /// `depthToSpace`, the output is that DEPTH_TO_SPACE's, computed as it is copied.
+    case unpack(input: Int, index: Int, depthToSpace: NNDepthToSpace?)
 
     /// Tensors the step reads.
     var reads: [Int] {
@@ -112,8 +120,10 @@ enum NNStep: Equatable {
             return [input] + (addend.map { [$0] } ?? [])
         case .pool(let input, _, _, _, _, _, _, _, _, _), .globalMean(let input, _, _), .pad(let input, _, _, _, _),
              .reshape(let input, _), .place(let input, _, _, _, _), .depthToSpace(let input, _, _),
-             .resizeBilinear(let input, _, _), .unpack(let input, _):
+             .resizeBilinear(let input, _, _):
             return [input]
+        case .unpack(let input, _, let depthToSpace):
+            return [depthToSpace?.source ?? input]
         }
     }
 
@@ -146,7 +156,7 @@ enum NNStep: Equatable {
         case .place: return "concat"
         case .depthToSpace: return "depth_to_space"
         case .resizeBilinear: return "resize_bilinear"
-        case .unpack: return "unpack"
+        case .unpack(_, _, let depthToSpace): return depthToSpace == nil ? "unpack" : "depth_to_space+unpack"
         }
     }
 }
