@@ -12,11 +12,11 @@
 layout(constant_id = 0) const int KH = 1;
 layout(constant_id = 1) const int KW = 1;
 layout(constant_id = 2) const int SCALED = 0; // 1: a fused MUL scales the input channels
-const int SLICES = 8;
-const int OUTPUTS = 8; // output groups per workgroup
-layout(local_size_x = 64) in; // OUTPUTS x SLICES
+layout(constant_id = 3) const int SLICES = 8; // 8, 16 or 32: longer sums take more
+const int OUTPUTS = 64 / SLICES;               // output groups per workgroup
+layout(local_size_x = 64) in;                  // OUTPUTS x SLICES
 
-shared vec4 partial[OUTPUTS * SLICES];
+shared vec4 partial[64];
 
 void main() {
     int slice = int(gl_LocalInvocationID.x) % SLICES;

@@ -71,10 +71,27 @@ void dense(int from, int to, int inC4, int outC4, int outC, int weight, int bias
     }
 }
 
+// Sums each channel group's `rows` values (invocation row * inC4 + c holds row `row` of
+// group c) in a tree; the totals end in sums[0, inC4).
+void sumRows(vec4 value, int rows) {
+    int t = int(gl_LocalInvocationID.x);
+    sums[t] = value;
+    barrier();
+    for (int stride = rows / 2; stride > 0; stride /= 2) {
+        if (t < stride * p.inC4) {
+            sums[t] += sums[t + stride * p.inC4];
+        }
+        barrier();
+    }
+}
+
 void main() {
     int t = int(gl_LocalInvocationID.x);
     int group = int(gl_WorkGroupID.x);
-    int lanes = THREADS / p.inC4; // pixels summed side by side (inC4 <= THREADS)
+    int lanes = 1; // pixels summed side by side: a power of two, lanes * inC4 <= THREADS
+    while (lanes * 2 * p.inC4 <= THREADS) {
+        lanes *= 2;
+    }
     int lane = t / p.inC4;
     int c4 = t - lane * p.inC4;
 
@@ -87,14 +104,9 @@ void main() {
             sum += inData[p.inOffset + pixel * p.inC4 + c4] + (p.hasAddend != 0 ? addend : vec4(0.0));
         }
     }
-    sums[t] = sum;
-    barrier();
+    sumRows(sum, lanes);
     if (t < p.inC4) {
-        vec4 band = vec4(0.0);
-        for (int l = 0; l < lanes; ++l) {
-            band += sums[l * p.inC4 + t];
-        }
-        scratch.partials[group * p.inC4 + t] = band;
+        scratch.partials[group * p.inC4 + t] = sums[t];
     }
     memoryBarrierBuffer();
     barrier();
@@ -106,13 +118,17 @@ void main() {
         return;
     }
 
+    // The last workgroup adds the bands, `lanes` of them side by side.
     memoryBarrierBuffer();
-    if (t < p.inC4) {
-        vec4 total = vec4(0.0);
-        for (int g = 0; g < int(gl_NumWorkGroups.x); ++g) {
-            total += scratch.partials[g * p.inC4 + t];
+    vec4 total = vec4(0.0);
+    if (lane < lanes) {
+        for (int band = lane; band < int(gl_NumWorkGroups.x); band += lanes) {
+            total += scratch.partials[band * p.inC4 + c4];
         }
-        vector[0][t] = total / float(p.pixels);
+    }
+    sumRows(total, lanes);
+    if (t < p.inC4) {
+        vector[0][t] = sums[t] / float(p.pixels);
     }
     if (t == 0) {
         scratch.finished = 0u;

@@ -130,6 +130,8 @@ final class NNOpTests: GPUTestCase {
             (3, 4, 128, 9, 1, 2, .same, .none),   // the same with stride 2
             (3, 3, 32, 21, 3, 1, .valid, .none),  // the mesh's heads: a 3x3 sum split over taps and groups
             (5, 4, 40, 12, 3, 2, .same, .relu),   // the same, with taps past the edge
+            (3, 3, 192, 12, 1, 1, .valid, .none), // 48 groups: 16 invocations per output
+            (2, 3, 64, 8, 3, 1, .same, .none),    // 144 terms: 32 invocations per output
         ]
         for (h, w, c, o, k, s, padding, activation) in cases {
             var b = NNGraphBuilder(seed: UInt64(h * 100 + o))

@@ -66,10 +66,12 @@ struct LaunchBuilder {
                     kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d,
                                                 ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
                 } else if Self.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
-                    // 8 invocations per output group (nn_conv_split.comp).
-                    invocations = o.pixels * o.groups * 8
+                    // 8-32 invocations per output group (nn_conv_split.comp).
+                    let slices = Self.splitSlices(terms: c.kernelH * c.kernelW * a.groups)
+                    invocations = o.pixels * o.groups * slices
                     kernel = try kernels.kernel(KernelLibrary.nnConvSplit, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
-                                                                            "SCALED": c.inputScale == nil ? 0 : 1])
+                                                                            "SCALED": c.inputScale == nil ? 0 : 1,
+                                                                            "SLICES": Int32(slices)])
                 } else {
                     let perInvocation = Self.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
                     invocations = o.pixels * (o.groups / perInvocation)
@@ -213,12 +215,24 @@ struct LaunchBuilder {
         }
     }
 
-    /// A convolution with few outputs and a long sum shares each output among 8
+    /// A convolution with few outputs and a long sum shares each output among 8-32
     /// invocations: below `splitBelow` output groups the GPU is far from full, and each
     /// invocation of the plain kernel would loop over every tap of 8 or more input groups alone.
     static func splitsSum(outputs: Int, inputGroups: Int) -> Bool {
         outputs < splitBelow && inputGroups >= 8
     }
+
+    /// Invocations sharing one output of a split sum of `terms` (taps x input groups):
+    /// each sums at most about 4 (or `VELVET_NN_SPLIT_TERMS` for tuning), 8 to 32 of them.
+    static func splitSlices(terms: Int) -> Int {
+        var slices = 8
+        while slices < 32 && terms > slices * splitTermsPerSlice { slices *= 2 }
+        return slices
+    }
+
+    static let splitTermsPerSlice: Int = {
+        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_TERMS"].flatMap { Int($0) }.map { max($0, 1) } ?? 4
+    }()
 
     /// 65536 output groups (the fastest of 0, 4096, ..., 131072 on the H200: docs/PERFORMANCE.md),
     /// or `VELVET_NN_SPLIT_BELOW` (for tuning on another GPU with `velvet bench nn`; 0 turns
@@ -253,7 +267,7 @@ struct LaunchBuilder {
         let store = depthwisePointwiseStore, threads = depthwisePointwiseThreads
         // Layers this small are bound by load latency: each invocation's depthwise outputs
         // are computed one after another, so tiles are cut to about two per invocation.
-        var tile = max(min(64, 2 * threads / middleGroups, pixels), 1)
+        var tile = max(min(64, depthwisePerInvocation * threads / middleGroups, pixels), 1)
         while tile > 1 && (tile + 1) * middleGroups + 4 * middleGroups > store { tile -= 1 }
         let tiles = (pixels + tile - 1) / tile
         let chunks = min(max((depthwisePointwiseTarget + tiles - 1) / tiles, 1), outputGroups)
@@ -264,6 +278,12 @@ struct LaunchBuilder {
         while slices < 16 && tile * groupsPerTile * slices * 2 <= threads && slices * 2 <= middleGroups { slices *= 2 }
         return DepthwisePointwiseTiling(pixels: tile, groupsPerTile: groupsPerTile, slices: slices, workgroups: workgroups)
     }
+
+    /// Depthwise outputs each invocation of nn_depthwise_pointwise.comp computes: 2, or
+    /// `VELVET_NN_DEPTHWISE_PER_INVOCATION` (for tuning with `velvet bench nn`).
+    static let depthwisePerInvocation: Int = {
+        ProcessInfo.processInfo.environment["VELVET_NN_DEPTHWISE_PER_INVOCATION"].flatMap { Int($0) }.map { max($0, 1) } ?? 2
+    }()
 
     /// 66 (the fastest of 33, 66, ..., 528 on the H200: docs/PERFORMANCE.md), or
     /// `VELVET_NN_DEPTHWISE_TARGET` (for tuning on another GPU with `velvet bench nn`).
@@ -295,9 +315,11 @@ struct LaunchBuilder {
     static let squeezeExciteGroupLimit = 256
 
     /// How nn_squeeze_excite.comp splits the pixels: bands of whole rounds of its 256
-    /// invocations (256 / groups pixels a round), about 8 rounds each, at most 256 bands.
+    /// invocations (a power of two pixels a round, 256 / groups at most), about 8 rounds
+    /// each, at most 256 bands.
     static func squeezeExciteBands(pixels: Int, groups: Int) -> (workgroups: Int, pixelsPerGroup: Int) {
-        let lanes = max(256 / groups, 1)
+        var lanes = 1
+        while lanes * 2 * groups <= 256 { lanes *= 2 }
         var perGroup = lanes * 8
         if (pixels + perGroup - 1) / perGroup > 256 {
             perGroup = ((pixels + 255) / 256 + lanes - 1) / lanes * lanes
