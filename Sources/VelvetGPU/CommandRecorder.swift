@@ -6,6 +6,23 @@ public enum GPUBinding {
     case storageImage(GPUImage)
     case sampledImage(GPUImage, GPUSampler)
     case buffer(GPUBuffer)
+    /// `size` bytes of a buffer from `offset` (a multiple of the device's storage-buffer
+    /// offset alignment), so validation sees which part a dispatch touches.
+    case bufferRange(GPUBuffer, offset: Int, size: Int)
+}
+
+/// How a dispatch is ordered against the commands recorded before it.
+public enum DispatchOrdering: Sendable {
+    /// A barrier first when it touches what an earlier command wrote, or writes what one read.
+    case automatic
+    /// A compute-to-compute barrier first, always: for a dispatch that reads what the
+    /// dispatches before it wrote (transfers before it need `.automatic` or
+    /// `synchronize(reading:writing:)`).
+    case afterBarrier
+    /// No barrier: the caller knows it conflicts with nothing since the last barrier
+    /// (after `synchronize(reading:writing:)` for what came before), so it may run
+    /// alongside the dispatches before it.
+    case concurrent
 }
 
 /// Records a sequence of dispatches and copies into one command buffer.
@@ -63,7 +80,7 @@ public final class CommandRecorder {
 
     /// Records one dispatch of `kernel` over `groups` workgroups.
     public func dispatch(_ kernel: ComputeKernel, _ bindings: [GPUBinding], push: PushConstants = PushConstants(),
-                         groups: (x: Int, y: Int, z: Int)) {
+                         groups: (x: Int, y: Int, z: Int), ordering: DispatchOrdering = .automatic) {
         precondition(!submitted, "recorder already submitted")
         let declared = kernel.source.bindings
         precondition(declared.count == bindings.count,
@@ -98,18 +115,36 @@ public final class CommandRecorder {
                     sampler: context.samplers[sampler], imageView: image.view, imageLayout: VK_IMAGE_LAYOUT_GENERAL)))
                 reads.append(ObjectIdentifier(image))
                 retained.append(image)
-            case .buffer(let buffer):
+            case .buffer(let buffer), .bufferRange(let buffer, _, _):
                 precondition(declaration.kind == .storageBuffer || declaration.kind == .uniformBuffer,
                              "\(kernel.source.name) binding \(declaration.binding) is \(declaration.kind)")
-                write.pBufferInfo = UnsafePointer(arena.pointer(to: VkDescriptorBufferInfo(
-                    buffer: buffer.handle, offset: 0, range: VkDeviceSize(VK_WHOLE_SIZE))))
+                var info = VkDescriptorBufferInfo(buffer: buffer.handle, offset: 0, range: VkDeviceSize(VK_WHOLE_SIZE))
+                if case .bufferRange(_, let offset, let size) = binding {
+                    let alignment = Int(context.limits.minStorageBufferOffsetAlignment)
+                    precondition(offset >= 0 && size > 0 && offset + size <= buffer.size && offset % max(alignment, 1) == 0,
+                                 "\(kernel.source.name) binding \(declaration.binding): range \(offset)+\(size) of a \(buffer.size) B buffer")
+                    info.offset = VkDeviceSize(offset)
+                    info.range = VkDeviceSize(size)
+                }
+                write.pBufferInfo = UnsafePointer(arena.pointer(to: info))
                 reads.append(ObjectIdentifier(buffer))
                 if declaration.kind == .storageBuffer { writes.append(ObjectIdentifier(buffer)) }
                 retained.append(buffer)
             }
             return write
         }
-        synchronize(reads: reads, writes: writes)
+        switch ordering {
+        case .automatic:
+            synchronize(reads: reads, writes: writes)
+        case .afterBarrier:
+            // Compute-only: earlier writes stay tracked, so a later copy still gets a full barrier.
+            recordComputeBarrier()
+            readSinceBarrier.formUnion(reads)
+            writtenSinceBarrier.formUnion(writes)
+        case .concurrent:
+            readSinceBarrier.formUnion(reads)
+            writtenSinceBarrier.formUnion(writes)
+        }
         retained.append(kernel)
 
         vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline)
@@ -325,6 +360,24 @@ public final class CommandRecorder {
             | VK_ACCESS_TRANSFER_READ_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
         let stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue | VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
         vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 1, &barrier, 0, nil, 0, nil)
+    }
+
+    /// A barrier now if reading `reading` or writing `writing` would conflict with the
+    /// commands since the last barrier; then they count as touched. Use it before a run of
+    /// `.concurrent` dispatches, for what they touch.
+    public func synchronize(reading: [GPUBuffer], writing: [GPUBuffer]) {
+        precondition(!submitted, "recorder already submitted")
+        synchronize(reads: (reading + writing).map(ObjectIdentifier.init), writes: writing.map(ObjectIdentifier.init))
+    }
+
+    /// Shader writes of earlier dispatches made visible to later dispatches.
+    private func recordComputeBarrier() {
+        var barrier = VkMemoryBarrier()
+        barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT.rawValue
+        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue
+        let stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue
+        vkCmdPipelineBarrier(commandBuffer, stage, stage, 0, 1, &barrier, 0, nil, 0, nil)
     }
 
     /// Inserts a compute/transfer memory barrier when this command touches what an

@@ -59,7 +59,7 @@ enum BenchNNCommand {
             guard !measured.isEmpty else { throw GPUError.unsupported("timestamps on \(context.device.name)") }
             var result: [String: Any] = [
                 "model": name, "median_ms": measured[measured.count / 2], "min_ms": measured.first!,
-                "launches": plan.launchCount, "arena_bytes": plan.arenaByteCount, "iterations": measured.count,
+                "launches": plan.launchCount, "levels": plan.levelCount, "arena_bytes": plan.arenaByteCount, "iterations": measured.count,
             ]
             if profile {
                 let recorder = try CommandRecorder(context: context)
@@ -82,7 +82,8 @@ enum BenchNNCommand {
         var report: [String: Any] = ["device": context.device.name, "kind": context.device.kind.rawValue, "models": results]
         if profileLevel == 2 {
             let overhead = try NNLaunchOverhead.measure(kernels: kernels)
-            report["launch_us"] = ["dependent": overhead.dependentMicroseconds, "independent": overhead.independentMicroseconds]
+            report["launch_us"] = ["dependent": overhead.dependentMicroseconds, "compute_barrier": overhead.computeBarrierMicroseconds,
+                                   "independent": overhead.independentMicroseconds]
         }
         let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))

@@ -11,8 +11,10 @@ struct LaunchBuilder {
     let constants: GPUBuffer
     /// Partial sums and the finish count of the squeeze-and-excite kernel (zeroed once).
     let scratch: GPUBuffer
-    /// Buffer and vec4 offset of a tensor's packed data.
-    let location: (Int) -> (GPUBuffer, Int32)
+    /// Where a tensor's packed data lives: its own buffer (a graph input), or a range of
+    /// the arena (vec4 offset and count). Launches bind exactly that range, so validation
+    /// sees which launches touch which tensors.
+    let location: (Int) -> (buffer: GPUBuffer, vec4Offset: Int, vec4Count: Int)
     let outputs: [NNTensor]
 
     static let workgroupSize = 64
@@ -29,8 +31,13 @@ struct LaunchBuilder {
     func launch(for step: NNStep) throws -> NNModelPlan.Launch {
         var push = PushConstants()
         func ints(_ values: Int...) { for v in values { push.int(Int32(v)) } }
-        func offset(_ tensor: Int) -> Int { Int(location(tensor).1) }
-        func buffer(_ tensor: Int) -> GPUBinding { .buffer(location(tensor).0) }
+        // Tensors are bound as ranges, so their offsets inside the binding are 0.
+        func offset(_ tensor: Int) -> Int { 0 }
+        func buffer(_ tensor: Int) -> GPUBinding {
+            let place = location(tensor)
+            guard place.buffer === arena else { return .buffer(place.buffer) }
+            return .bufferRange(arena, offset: place.vec4Offset * 16, size: max(place.vec4Count, 1) * 16)
+        }
 
         switch step {
         case .conv(let c), .depthwise(let c), .transposeConv(let c):
@@ -51,7 +58,7 @@ struct LaunchBuilder {
                     bindings.append(buffer(residual))
                 } else {
                     ints(0, -1)
-                    bindings.append(.buffer(arena))
+                    bindings.append(.buffer(constants)) // unread
                 }
                 push.int(c.epilogue.act1.code)
                 push.int(c.epilogue.act1.alphaOffset)
@@ -96,7 +103,7 @@ struct LaunchBuilder {
                 bindings.append(buffer(residual))
             } else {
                 ints(0, -1)
-                bindings.append(.buffer(arena))
+                bindings.append(.buffer(constants)) // unread
             }
             push.int(c.epilogue.act1.code)
             push.int(c.epilogue.act1.alphaOffset)
@@ -112,7 +119,7 @@ struct LaunchBuilder {
 
         case .elementwise(let input, let output, let op, let operand, let addend, let activation):
             let o = geometry(output)
-            var operandBinding: GPUBinding = .buffer(arena)
+            var operandBinding: GPUBinding = .buffer(constants) // unread without an operand
             var operandOffset = 0, broadcast = 0, operandGroups = 0
             switch operand {
             case .tensor(let t)?:
@@ -242,7 +249,7 @@ struct LaunchBuilder {
     }()
 
     /// How nn_depthwise_pointwise.comp splits a layer: tiles of `pixels` output pixels (about
-    /// two depthwise outputs per invocation, at most 64 pixels, fewer when the image is
+    /// `depthwisePerInvocation` depthwise outputs per invocation, at most 64 pixels, fewer when the image is
     /// smaller), each tile's output groups spread over workgroups until there are about
     /// `depthwisePointwiseTarget` (each extra one redoes the tile's depthwise part, each
     /// fewer stages more weights), and `slices` invocations sharing one output's sum when
@@ -266,7 +273,7 @@ struct LaunchBuilder {
     static func depthwisePointwiseTiling(pixels: Int, middleGroups: Int, outputGroups: Int) -> DepthwisePointwiseTiling {
         let store = depthwisePointwiseStore, threads = depthwisePointwiseThreads
         // Layers this small are bound by load latency: each invocation's depthwise outputs
-        // are computed one after another, so tiles are cut to about two per invocation.
+        // are computed one after another, so tiles are cut to about one per invocation.
         var tile = max(min(64, depthwisePerInvocation * threads / middleGroups, pixels), 1)
         while tile > 1 && (tile + 1) * middleGroups + 4 * middleGroups > store { tile -= 1 }
         let tiles = (pixels + tile - 1) / tile
@@ -279,10 +286,11 @@ struct LaunchBuilder {
         return DepthwisePointwiseTiling(pixels: tile, groupsPerTile: groupsPerTile, slices: slices, workgroups: workgroups)
     }
 
-    /// Depthwise outputs each invocation of nn_depthwise_pointwise.comp computes: 2, or
+    /// Depthwise outputs each invocation of nn_depthwise_pointwise.comp computes: 1 (the
+    /// fastest of 1, 2 and 4 on the H200: docs/PERFORMANCE.md), or
     /// `VELVET_NN_DEPTHWISE_PER_INVOCATION` (for tuning with `velvet bench nn`).
     static let depthwisePerInvocation: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_DEPTHWISE_PER_INVOCATION"].flatMap { Int($0) }.map { max($0, 1) } ?? 2
+        ProcessInfo.processInfo.environment["VELVET_NN_DEPTHWISE_PER_INVOCATION"].flatMap { Int($0) }.map { max($0, 1) } ?? 1
     }()
 
     /// 66 (the fastest of 33, 66, ..., 528 on the H200: docs/PERFORMANCE.md), or

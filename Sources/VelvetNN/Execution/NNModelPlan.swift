@@ -43,6 +43,10 @@ public final class NNModelPlan: @unchecked Sendable {
     public let launchDetails: [String]
 
     private let launches: [Launch]
+    /// Whether each launch begins a new level (and so waits behind a barrier).
+    private let startsLevel: [Bool]
+    /// Levels of independent launches: the barriers one inference needs.
+    public let levelCount: Int
     private let arena: GPUBuffer
     private let constants: GPUBuffer
     private let scratch: GPUBuffer
@@ -68,7 +72,7 @@ public final class NNModelPlan: @unchecked Sendable {
         self.context = context
         var planner = NNPlanner(graph: graph, fuse: options.fuse, fusesDepthwisePointwise: options.fuseDepthwisePointwise)
         try planner.run()
-        let steps = planner.steps
+        let plannedSteps = planner.steps
 
         func root(_ tensor: Int) -> Int {
             var t = tensor
@@ -96,14 +100,36 @@ public final class NNModelPlan: @unchecked Sendable {
             outputs.append(NNTensor(name: graph.tensors[index].name, buffer: buffer, byteOffset: 0, shape: shape, layout: .dense))
         }
 
-        // Lifetimes of arena tensors (aliases count as their root).
-        var first: [Int: Int] = [:], last: [Int: Int] = [:]
-        for (position, step) in steps.enumerated() {
-            if let written = step.write.map(root) {
-                first[written] = min(first[written] ?? position, position)
-                last[written] = max(last[written] ?? position, position)
+        // Launches in levels: a launch runs one level after the latest launch whose output
+        // it reads (or whose output it also writes, a concatenation's parts), so the
+        // launches of one level are independent and run with no barrier between them.
+        // Squeeze-and-excite launches share their scratch memory, so they go one per level.
+        var levelOf: [Int] = []
+        var writtenAt: [Int: Int] = [:]
+        var scratchLevel = 0
+        for step in plannedSteps {
+            var level = 1 + step.reads.map(root).map { writtenAt[$0] ?? 0 }.max()!
+            if let written = step.write.map(root) { level = max(level, (writtenAt[written] ?? 0) + 1) }
+            if case .squeezeExcite = step {
+                level = max(level, scratchLevel + 1)
+                scratchLevel = level
             }
-            for read in step.reads.map(root) { last[read] = max(last[read] ?? position, position) }
+            if let written = step.write.map(root) { writtenAt[written] = level }
+            levelOf.append(level)
+        }
+        let order = plannedSteps.indices.sorted { (levelOf[$0], $0) < (levelOf[$1], $1) }
+        let steps = order.map { plannedSteps[$0] }
+        let levels = order.map { levelOf[$0] }
+
+        // Lifetimes of arena tensors in levels (aliases count as their root): a tensor's
+        // memory is reused only from the level after its last reader's.
+        var first: [Int: Int] = [:], last: [Int: Int] = [:]
+        for (step, level) in zip(steps, levels) {
+            if let written = step.write.map(root) {
+                first[written] = min(first[written] ?? level, level)
+                last[written] = max(last[written] ?? level, level)
+            }
+            for read in step.reads.map(root) { last[read] = max(last[read] ?? level, level) }
         }
         for read in last.keys where first[read] == nil && inputBuffers[read] == nil {
             throw NNError.invalidGraph("\(graph.name(read)) is read but never written")
@@ -133,11 +159,14 @@ public final class NNModelPlan: @unchecked Sendable {
         let builder = LaunchBuilder(graph: graph, kernels: kernels, arena: arena, constants: constants, scratch: scratch,
                                     location: { tensor in
                                         let r = root(tensor)
-                                        if let buffer = inputBuffers[r] { return (buffer, 0) }
-                                        return (arena, Int32(offsets[r] ?? 0))
+                                        let count = NNTensorGeometry(shape: graph.tensors[r].shape).vec4Count
+                                        if let buffer = inputBuffers[r] { return (buffer, 0, count) }
+                                        return (arena, offsets[r] ?? 0, count)
                                     },
                                     outputs: outputs)
         launches = try steps.map { try builder.launch(for: $0) }
+        startsLevel = levels.indices.map { $0 == 0 || levels[$0] != levels[$0 - 1] }
+        levelCount = levels.last ?? 0
         launchNames = steps.map(\.name)
         launchDetails = steps.map { step in
             func shape(_ t: Int) -> String {
@@ -151,10 +180,14 @@ public final class NNModelPlan: @unchecked Sendable {
 
     public var launchCount: Int { launches.count }
 
-    /// Records one inference: reads `inputs`, writes `outputs`.
+    /// Records one inference: reads `inputs`, writes `outputs`. One barrier orders it after
+    /// earlier work on those buffers; inside, launches of a level run side by side and a
+    /// barrier separates the levels.
     public func record(on recorder: CommandRecorder) {
-        for launch in launches {
-            recorder.dispatch(launch.kernel, launch.bindings, push: launch.push, groups: launch.groups)
+        recorder.synchronize(reading: inputs.map(\.buffer) + [constants], writing: [arena, scratch] + outputs.map(\.buffer))
+        for (index, launch) in launches.enumerated() {
+            recorder.dispatch(launch.kernel, launch.bindings, push: launch.push, groups: launch.groups,
+                              ordering: index > 0 && startsLevel[index] ? .afterBarrier : .concurrent)
         }
     }
 
