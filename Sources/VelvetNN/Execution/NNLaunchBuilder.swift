@@ -230,7 +230,8 @@ struct LaunchBuilder {
     }
 
     /// Invocations sharing one output of a split sum of `terms` (taps x input groups):
-    /// each sums at most about 4 (or `VELVET_NN_SPLIT_TERMS` for tuning), 8 to 32 of them.
+    /// each sums at most about 2 (the fastest of 2, 4 and 8 on the H200; or
+    /// `VELVET_NN_SPLIT_TERMS` for tuning), 8 to 32 of them.
     static func splitSlices(terms: Int) -> Int {
         var slices = 8
         while slices < 32 && terms > slices * splitTermsPerSlice { slices *= 2 }
@@ -238,7 +239,7 @@ struct LaunchBuilder {
     }
 
     static let splitTermsPerSlice: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_TERMS"].flatMap { Int($0) }.map { max($0, 1) } ?? 4
+        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_TERMS"].flatMap { Int($0) }.map { max($0, 1) } ?? 2
     }()
 
     /// 65536 output groups (the fastest of 0, 4096, ..., 131072 on the H200: docs/PERFORMANCE.md),
@@ -323,17 +324,22 @@ struct LaunchBuilder {
     static let squeezeExciteGroupLimit = 256
 
     /// How nn_squeeze_excite.comp splits the pixels: bands of whole rounds of its 256
-    /// invocations (a power of two pixels a round, 256 / groups at most), about 8 rounds
-    /// each, at most 256 bands.
+    /// invocations (a power of two pixels a round, 256 / groups at most), `meanRounds`
+    /// rounds each, at most 256 bands.
     static func squeezeExciteBands(pixels: Int, groups: Int) -> (workgroups: Int, pixelsPerGroup: Int) {
         var lanes = 1
         while lanes * 2 * groups <= 256 { lanes *= 2 }
-        var perGroup = lanes * 8
+        var perGroup = lanes * meanRounds
         if (pixels + perGroup - 1) / perGroup > 256 {
             perGroup = ((pixels + 255) / 256 + lanes - 1) / lanes * lanes
         }
         return ((pixels + perGroup - 1) / perGroup, perGroup)
     }
+
+    /// 8, or `VELVET_NN_MEAN_ROUNDS` (for tuning with `velvet bench nn`).
+    static let meanRounds: Int = {
+        ProcessInfo.processInfo.environment["VELVET_NN_MEAN_ROUNDS"].flatMap { Int($0) }.map { max($0, 1) } ?? 8
+    }()
 
     /// vec4s of scratch the plan's squeeze-and-excite launches need: a header holding the
     /// finish count, then one partial sum per band and channel group (launches take turns).
