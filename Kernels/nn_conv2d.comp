@@ -33,10 +33,8 @@ void main() {
     int ox = pixel - oy * p.outW;
 
     vec4 acc[OCB];
-    EpilogueInputs epilogue[OCB];
     for (int g = 0; g < OCB; ++g) {
         acc[g] = vec4(0.0);
-        epilogue[g] = epilogueInputs(pixel, min(firstGroup + g, p.outC4 - 1));
     }
     int groupStride = KH * KW * p.inC4 * 4;
     int weightBase = p.weightOffset + firstGroup * groupStride;
@@ -71,6 +69,6 @@ void main() {
         if (c4 >= p.outC4) {
             break;
         }
-        storeConvOutput(acc[g], pixel, c4, epilogue[g]);
+        storeConvOutput(acc[g], pixel, c4);
     }
 }

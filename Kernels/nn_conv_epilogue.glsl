@@ -42,30 +42,17 @@ vec4 residualAt(int pixel, int c4) {
     return best;
 }
 
-// What the epilogue of one output reads besides the sum: loaded before the sum is
-// accumulated (epilogueInputs), so those loads overlap the accumulation instead of
-// following it. Small layers are bound by such round trips.
-struct EpilogueInputs {
-    vec4 bias, alpha1, residual, alpha2;
-};
-
-EpilogueInputs epilogueInputs(int pixel, int c4) {
-    EpilogueInputs e;
-    e.bias = constants[p.biasOffset + c4];
-    e.alpha1 = p.act1 == ACT_PRELU ? constants[p.alpha1Offset + c4] : vec4(0.0);
-    e.alpha2 = p.act2 == ACT_PRELU ? constants[p.alpha2Offset + c4] : vec4(0.0);
-    e.residual = p.residualC4 >= 0 && c4 < p.residualC4 ? residualAt(pixel, c4) : vec4(0.0);
-    return e;
-}
-
 // Writes output channel group `c4` of `pixel` from its accumulated sum.
-void storeConvOutput(vec4 acc, int pixel, int c4, EpilogueInputs e) {
-    vec4 v = acc + e.bias;
+void storeConvOutput(vec4 acc, int pixel, int c4) {
+    vec4 v = acc + constants[p.biasOffset + c4];
     if (p.act1 != ACT_NONE) {
-        v = activate(v, p.act1, e.alpha1);
+        v = activate(v, p.act1, p.act1 == ACT_PRELU ? constants[p.alpha1Offset + c4] : vec4(0.0));
     }
     if (p.residualC4 >= 0) {
-        v = activate(v + e.residual, p.act2, e.alpha2);
+        if (c4 < p.residualC4) {
+            v += residualAt(pixel, c4);
+        }
+        v = activate(v, p.act2, p.act2 == ACT_PRELU ? constants[p.alpha2Offset + c4] : vec4(0.0));
     }
     outData[p.outOffset + pixel * p.outC4 + c4] = maskChannels(v, c4, p.outC);
 }

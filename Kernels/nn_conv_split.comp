@@ -29,10 +29,6 @@ void main() {
     int c4 = index / pixels;
 
     vec4 sum = vec4(0.0);
-    EpilogueInputs epilogue;
-    if (hasOutput && slice == 0) {
-        epilogue = epilogueInputs(pixel, c4);
-    }
     if (hasOutput) {
         int oy = pixel / p.outW;
         int ox = pixel - oy * p.outW;
@@ -64,5 +60,5 @@ void main() {
     for (int s = 0; s < SLICES; ++s) {
         total += partial[local * SLICES + s];
     }
-    storeConvOutput(total, pixel, c4, epilogue);
+    storeConvOutput(total, pixel, c4);
 }

@@ -87,14 +87,6 @@ void main() {
     const int ROW = P + 1;        // a middle group's row of the tile in `store`
     int weights = ROW * p.midC4;  // where the staged weights start
 
-    // The epilogue inputs of this invocation's first output, loaded while the rest runs.
-    int slice = t % S;
-    int lane = t / S;
-    EpilogueInputs early;
-    if (slice == 0 && lane < P * p.outGroupsPerTile) {
-        early = epilogueInputs(min(firstPixel + lane % P, pixels - 1), min(firstGroup + lane / P, p.outC4 - 1));
-    }
-
     // Stage the 1x1 weights of this workgroup's output groups (past the last group: zeros).
     int weightCount = p.outGroupsPerTile * p.midC4 * 4;
     int firstWeight = p.weightOffset + firstGroup * p.midC4 * 4;
@@ -112,6 +104,8 @@ void main() {
     barrier();
 
     // The 1x1 convolution: output k of the tile is (pixel k % P, group k / P).
+    int slice = t % S;
+    int lane = t / S;
     int outputs = P * p.outGroupsPerTile;
     int passes = (outputs + THREADS / S - 1) / (THREADS / S);
     for (int pass = 0; pass < passes; ++pass) {
@@ -140,7 +134,7 @@ void main() {
             barrier();
         }
         if (valid && slice == 0) {
-            storeConvOutput(sum, pixel, firstGroup + group, pass == 0 ? early : epilogueInputs(pixel, firstGroup + group));
+            storeConvOutput(sum, pixel, firstGroup + group);
         }
     }
 }

@@ -314,10 +314,10 @@ struct LaunchBuilder {
         push.float(resize.centreOffset)
     }
 
-    /// 32768 (the fastest of 512, 2048, ..., 131072 on the H200: docs/PERFORMANCE.md), or
+    /// 65536 (the fastest of 512, 2048, ..., 131072 on the H200: docs/PERFORMANCE.md), or
     /// `VELVET_NN_CONV_INVOCATIONS` (for tuning with `velvet bench nn`).
     static let minimumConvInvocations: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_CONV_INVOCATIONS"].flatMap { Int($0) }.map { max($0, 1) } ?? 32768
+        ProcessInfo.processInfo.environment["VELVET_NN_CONV_INVOCATIONS"].flatMap { Int($0) }.map { max($0, 1) } ?? 65536
     }()
 
     /// Channel groups nn_squeeze_excite.comp takes, in its input and each layer's output.
@@ -336,9 +336,10 @@ struct LaunchBuilder {
         return ((pixels + perGroup - 1) / perGroup, perGroup)
     }
 
-    /// 8, or `VELVET_NN_MEAN_ROUNDS` (for tuning with `velvet bench nn`).
+    /// 4 (the fastest of 4, 8 and 16 on the H200: docs/PERFORMANCE.md), or
+    /// `VELVET_NN_MEAN_ROUNDS` (for tuning with `velvet bench nn`).
     static let meanRounds: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_MEAN_ROUNDS"].flatMap { Int($0) }.map { max($0, 1) } ?? 8
+        ProcessInfo.processInfo.environment["VELVET_NN_MEAN_ROUNDS"].flatMap { Int($0) }.map { max($0, 1) } ?? 4
     }()
 
     /// vec4s of scratch the plan's squeeze-and-excite launches need: a header holding the
