@@ -31,24 +31,30 @@ final class NNModelTests: GPUTestCase {
     func testSelfieSegmentation() throws { try checkModel("selfie_segmentation") }
     func testSelfieSegmentationLandscape() throws { try checkModel("selfie_segmentation_landscape") }
 
+    /// Both tunings run: the GPU's (the launches a real GPU records) and lavapipe's.
     private func checkModel(_ name: String) throws {
         let graph = try NNGraph(contentsOf: try ModelFixtures.url(name))
-        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+        let plans = try [NNTuning.gpu, .cpu].map {
+            try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: $0))
+        }
         let shape = graph.tensors[graph.inputs[0]].shape
         for (inputName, input) in NNTestInputs.inputs(for: name, shape: shape) {
-            let gpu = try plan.run([input])
             let reference = try NNReference(graph: graph).run([input])
-            XCTAssertEqual(gpu.count, reference.count)
-            for (index, (ours, expected)) in zip(gpu, reference).enumerated() {
-                XCTAssertEqual(ours.count, expected.count, "\(name) output \(index)")
-                var worst = 0.0, worstAt = 0
-                for (i, (a, b)) in zip(ours, expected).enumerated() {
-                    let excess = abs(Double(a) - b) - Self.tolerance(b)
-                    if excess > worst || !a.isFinite { (worst, worstAt) = (a.isFinite ? excess : .infinity, i) }
+            for plan in plans {
+                let label = "\(name) (\(plan.tuning == .gpu ? "GPU" : "CPU") tuning) \(inputName)"
+                let gpu = try plan.run([input])
+                XCTAssertEqual(gpu.count, reference.count)
+                for (index, (ours, expected)) in zip(gpu, reference).enumerated() {
+                    XCTAssertEqual(ours.count, expected.count, "\(label) output \(index)")
+                    var worst = 0.0, worstAt = 0
+                    for (i, (a, b)) in zip(ours, expected).enumerated() {
+                        let excess = abs(Double(a) - b) - Self.tolerance(b)
+                        if excess > worst || !a.isFinite { (worst, worstAt) = (a.isFinite ? excess : .infinity, i) }
+                    }
+                    XCTAssertLessThanOrEqual(worst, 0, "\(label) output \(index): element \(worstAt) is \(ours[worstAt]), reference \(expected[worstAt])")
+                    let golden = try XCTUnwrap(NNLiteRTGoldens.entry(model: name, input: inputName, output: index))
+                    XCTAssertLessThanOrEqual(golden.maxSampleError(ours), 1e-3, "\(label) output \(index) vs LiteRT")
                 }
-                XCTAssertLessThanOrEqual(worst, 0, "\(name) \(inputName) output \(index): element \(worstAt) is \(ours[worstAt]), reference \(expected[worstAt])")
-                let golden = try XCTUnwrap(NNLiteRTGoldens.entry(model: name, input: inputName, output: index))
-                XCTAssertLessThanOrEqual(golden.maxSampleError(ours), 1e-3, "\(name) \(inputName) output \(index) vs LiteRT")
             }
         }
     }

@@ -95,10 +95,10 @@ final class NNOpTests: GPUTestCase {
             (0..<graph.tensors[index].shape.reduce(1, *)).map { _ in Float.random(in: -2...2, using: &random) }
         }
         let reference = try NNReference(graph: graph).run(inputs)
-        let configurations: [NNModelPlan.Options] = [.init(fuse: true, fuseDepthwisePointwise: true),
-                                                     .init(fuse: true, fuseDepthwisePointwise: false), .init(fuse: false)]
+        let configurations: [NNModelPlan.Options] = [.init(fuse: true, tuning: .gpu), .init(fuse: true, tuning: .cpu),
+                                                     .init(fuse: false)]
         for options in configurations {
-            let fuse = "\(options.fuse)\(options.fuse && !options.fuseDepthwisePointwise ? " without depthwise+1x1" : "")"
+            let fuse = "\(options.fuse)\(options.tuning == .cpu ? " tuned for a CPU" : "")"
             let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: options)
             let outputs = try plan.run(inputs)
             for (index, (ours, expected)) in zip(outputs, reference).enumerated() {
@@ -191,12 +191,12 @@ final class NNOpTests: GPUTestCase {
             let graph = b.graph(inputs: [x], outputs: [y])
             let label = "depthwise \(k)x\(k) s\(s) \(h)x\(w)x\(c) -> 1x1 -> \(o)"
             try check(graph, label)
-            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
             XCTAssertEqual(plan.launchNames, ["depthwise\(k)x\(k)+conv1x1", "unpack"], label)
         }
         // The tilings those cases take, so each branch above is known to run.
         let tilings = cases.map { h, w, c, o, _, s, _, _ in
-            LaunchBuilder.depthwisePointwiseTiling(pixels: ((h + s - 1) / s) * ((w + s - 1) / s),
+            NNTuning.gpu.depthwisePointwiseTiling(pixels: ((h + s - 1) / s) * ((w + s - 1) / s),
                                                    middleGroups: (c + 3) / 4, outputGroups: (o + 3) / 4)
         }
         XCTAssertEqual(Set(tilings.map(\.slices)), [1, 2, 4, 8, 16])
@@ -232,12 +232,12 @@ final class NNOpTests: GPUTestCase {
             let graph = b.graph(inputs: summed ? [x, other] : [x], outputs: [y])
             let label = "squeeze-excite \(h)x\(w)x\(c)\(summed ? " of a sum" : "")"
             try check(graph, label)
-            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
             XCTAssertEqual(plan.launchNames, [summed ? "add+mean+dense2" : "mean+dense2", "mul", "unpack"], label)
             let inputs = graph.inputs.indices.map { NNTestInputs.random(count: h * w * c, seed: 4 + UInt32($0), range: -1...1) }
             XCTAssertEqual(try plan.run(inputs), try plan.run(inputs), label)
         }
-        let bands = cases.map { h, w, c, _, _, _ in LaunchBuilder.squeezeExciteBands(pixels: h * w, groups: (c + 3) / 4).workgroups }
+        let bands = cases.map { h, w, c, _, _, _ in NNTuning.gpu.squeezeExciteBands(pixels: h * w, groups: (c + 3) / 4).workgroups }
         XCTAssertTrue(bands.contains { $0 > 1 }, "several workgroups share a mean: \(bands)")
     }
 
@@ -249,7 +249,7 @@ final class NNOpTests: GPUTestCase {
         let sum = b.op(.builtin(.add), .add(activation: .relu), [path, product], [1, 9, 7, 10])
         let graph = b.graph(inputs: [skip, gate, path], outputs: [sum])
         try check(graph, "mul + add")
-        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
         XCTAssertEqual(plan.launchNames, ["mul+add", "unpack"])
     }
 
@@ -264,7 +264,7 @@ final class NNOpTests: GPUTestCase {
                          [scaled, b.randomConstant([o, k, k, c], scale: 0.3), b.randomConstant([o])], [1, h, w, o])
             let graph = b.graph(inputs: [x, gate], outputs: [y])
             try check(graph, "gate \(h)x\(w)x\(c) -> conv\(k)x\(k) -> \(o)")
-            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
             XCTAssertEqual(plan.launchNames, ["mul+conv\(k)x\(k)", "unpack"])
         }
     }
@@ -288,9 +288,9 @@ final class NNOpTests: GPUTestCase {
         try check(graph, "BlazeBlock")
         // The skip path's max-pool runs inside the conv's residual read, and each depthwise
         // in one launch with its 1x1.
-        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
         XCTAssertEqual(plan.launchNames, ["depthwise3x3+conv1x1", "depthwise3x3+conv1x1", "unpack"])
-        let apart = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(fuseDepthwisePointwise: false))
+        let apart = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .cpu))
         XCTAssertEqual(apart.launchNames, ["depthwise3x3", "conv1x1", "depthwise3x3", "conv1x1", "unpack"])
     }
 
@@ -309,7 +309,7 @@ final class NNOpTests: GPUTestCase {
         let out = b.op(.builtin(.prelu), [a, b.randomConstant([1, 1, 48])], [1, 4, 4, 48])
         let graph = b.graph(inputs: [x], outputs: [out])
         try check(graph, "pooled residual, split conv")
-        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(fuseDepthwisePointwise: false))
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .cpu))
         XCTAssertEqual(plan.launchNames, ["depthwise3x3", "conv1x1", "unpack"])
     }
 
@@ -325,7 +325,7 @@ final class NNOpTests: GPUTestCase {
         let a = b.op(.builtin(.add), .add(activation: .relu), [c, d], [1, 5, 4, 8])
         let graph = b.graph(inputs: [x], outputs: [a])
         try check(graph, "pad + valid conv")
-        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels())
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
         XCTAssertEqual(plan.launchNames, ["conv3x3", "depthwise3x3", "unpack"])
     }
 

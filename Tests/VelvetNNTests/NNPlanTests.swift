@@ -10,7 +10,7 @@ final class NNPlanTests: GPUTestCase {
     func testFusionChangesNothingButTheLaunchCount() throws {
         let graph = try NNGraph(contentsOf: try ModelFixtures.url("face_detection_full_range_sparse"))
         let kernels = NNKernels(context: try context)
-        let fused = try NNModelPlan(context: context, graph: graph, kernels: kernels)
+        let fused = try NNModelPlan(context: context, graph: graph, kernels: kernels, options: .init(tuning: .gpu))
         let unfused = try NNModelPlan(context: context, graph: graph, kernels: kernels, options: .init(fuse: false))
         XCTAssertLessThan(fused.launchCount, unfused.launchCount * 2 / 3, "fusion should remove PADs, ADDs and activations")
         let input = NNTestInputs.random(count: 192 * 192 * 3, seed: 3, range: -1...1)
@@ -20,7 +20,7 @@ final class NNPlanTests: GPUTestCase {
         for (x, y) in zip(a, b) {
             let difference = zip(x, y).map { abs($0 - $1) }.max() ?? 0
             let magnitude = max(y.map(abs).max() ?? 0, 1)
-            XCTAssertLessThanOrEqual(difference, 1e-6 * magnitude, "largest output \(magnitude)")
+            XCTAssertLessThanOrEqual(difference, 4e-6 * magnitude, "largest output \(magnitude)")
         }
     }
 

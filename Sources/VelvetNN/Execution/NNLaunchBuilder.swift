@@ -11,6 +11,7 @@ struct LaunchBuilder {
     let constants: GPUBuffer
     /// Partial sums and the finish count of the squeeze-and-excite kernel (zeroed once).
     let scratch: GPUBuffer
+    let tuning: NNTuning
     /// Where a tensor's packed data lives: its own buffer (a graph input), or a range of
     /// the arena (vec4 offset and count). Launches bind exactly that range, so validation
     /// sees which launches touch which tensors.
@@ -72,15 +73,15 @@ struct LaunchBuilder {
                 if case .depthwise = step {
                     kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d,
                                                 ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
-                } else if Self.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
+                } else if tuning.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
                     // 8-32 invocations per output group (nn_conv_split.comp).
-                    let slices = Self.splitSlices(terms: c.kernelH * c.kernelW * a.groups)
+                    let slices = tuning.splitSlices(terms: c.kernelH * c.kernelW * a.groups)
                     invocations = o.pixels * o.groups * slices
                     kernel = try kernels.kernel(KernelLibrary.nnConvSplit, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
                                                                             "SCALED": c.inputScale == nil ? 0 : 1,
                                                                             "SLICES": Int32(slices)])
                 } else {
-                    let perInvocation = Self.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
+                    let perInvocation = tuning.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
                     invocations = o.pixels * (o.groups / perInvocation)
                     kernel = try kernels.kernel(KernelLibrary.nnConv2d, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
                                                                          "OCB": Int32(perInvocation),
@@ -91,7 +92,7 @@ struct LaunchBuilder {
 
         case .depthwisePointwise(let d, let c):
             let a = geometry(d.input), m = geometry(d.output), o = geometry(c.output)
-            let tiling = Self.depthwisePointwiseTiling(pixels: o.pixels, middleGroups: m.groups, outputGroups: o.groups)
+            let tiling = tuning.depthwisePointwiseTiling(pixels: o.pixels, middleGroups: m.groups, outputGroups: o.groups)
             ints(offset(d.input), offset(c.output), d.weightOffset, d.biasOffset, a.height, a.width, m.groups,
                  o.height, o.width, o.groups, o.channels, d.strideY, d.strideX, d.padTop, d.padLeft)
             push.int(d.epilogue.act1.code)
@@ -142,7 +143,7 @@ struct LaunchBuilder {
 
         case .squeezeExcite(let input, let addend, let output, let layers):
             let a = geometry(input)
-            let bands = Self.squeezeExciteBands(pixels: a.pixels, groups: a.groups)
+            let bands = tuning.squeezeExciteBands(pixels: a.pixels, groups: a.groups)
             ints(offset(input), offset(output), a.pixels, a.groups, offset(addend ?? input), addend == nil ? 0 : 1,
                  bands.pixelsPerGroup, layers.count)
             for index in 0..<2 {
@@ -222,84 +223,6 @@ struct LaunchBuilder {
         }
     }
 
-    /// A convolution with few outputs and a long sum shares each output among 8-32
-    /// invocations: below `splitBelow` output groups the GPU is far from full, and each
-    /// invocation of the plain kernel would loop over every tap of 8 or more input groups alone.
-    static func splitsSum(outputs: Int, inputGroups: Int) -> Bool {
-        outputs < splitBelow && inputGroups >= 8
-    }
-
-    /// Invocations sharing one output of a split sum of `terms` (taps x input groups):
-    /// each sums at most about 2 (the fastest of 2, 4 and 8 on the H200; or
-    /// `VELVET_NN_SPLIT_TERMS` for tuning), 8 to 32 of them.
-    static func splitSlices(terms: Int) -> Int {
-        var slices = 8
-        while slices < 32 && terms > slices * splitTermsPerSlice { slices *= 2 }
-        return slices
-    }
-
-    static let splitTermsPerSlice: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_TERMS"].flatMap { Int($0) }.map { max($0, 1) } ?? 2
-    }()
-
-    /// 65536 output groups (the fastest of 0, 4096, ..., 131072 on the H200: docs/PERFORMANCE.md),
-    /// or `VELVET_NN_SPLIT_BELOW` (for tuning on another GPU with `velvet bench nn`; 0 turns
-    /// the split kernel off).
-    static let splitBelow: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_SPLIT_BELOW"].flatMap { Int($0) } ?? 65536
-    }()
-
-    /// How nn_depthwise_pointwise.comp splits a layer: tiles of `pixels` output pixels (about
-    /// `depthwisePerInvocation` depthwise outputs per invocation, at most 64 pixels, fewer when the image is
-    /// smaller), each tile's output groups spread over workgroups until there are about
-    /// `depthwisePointwiseTarget` (each extra one redoes the tile's depthwise part, each
-    /// fewer stages more weights), and `slices` invocations sharing one output's sum when
-    /// a workgroup has fewer outputs than invocations. The tile's depthwise output (rows of
-    /// `pixels` + 1) and its weights share 1792 vec4s of shared memory.
-    struct DepthwisePointwiseTiling: Equatable {
-        var pixels: Int
-        var groupsPerTile: Int
-        var slices: Int
-        var workgroups: Int
-    }
-
-    static let depthwisePointwiseStore = 1792
-    static let depthwisePointwiseThreads = 256
-
-    /// Whether a one-pixel tile (a row of 2) and one output group's weights fit the shared store.
-    static func depthwisePointwiseFits(middleGroups: Int) -> Bool {
-        6 * middleGroups <= depthwisePointwiseStore
-    }
-
-    static func depthwisePointwiseTiling(pixels: Int, middleGroups: Int, outputGroups: Int) -> DepthwisePointwiseTiling {
-        let store = depthwisePointwiseStore, threads = depthwisePointwiseThreads
-        // Layers this small are bound by load latency: each invocation's depthwise outputs
-        // are computed one after another, so tiles are cut to about one per invocation.
-        var tile = max(min(64, depthwisePerInvocation * threads / middleGroups, pixels), 1)
-        while tile > 1 && (tile + 1) * middleGroups + 4 * middleGroups > store { tile -= 1 }
-        let tiles = (pixels + tile - 1) / tile
-        let chunks = min(max((depthwisePointwiseTarget + tiles - 1) / tiles, 1), outputGroups)
-        let fitting = max((store - (tile + 1) * middleGroups) / (4 * middleGroups), 1)
-        let groupsPerTile = min((outputGroups + chunks - 1) / chunks, fitting)
-        let workgroups = tiles * ((outputGroups + groupsPerTile - 1) / groupsPerTile)
-        var slices = 1
-        while slices < 16 && tile * groupsPerTile * slices * 2 <= threads && slices * 2 <= middleGroups { slices *= 2 }
-        return DepthwisePointwiseTiling(pixels: tile, groupsPerTile: groupsPerTile, slices: slices, workgroups: workgroups)
-    }
-
-    /// Depthwise outputs each invocation of nn_depthwise_pointwise.comp computes: 1 (the
-    /// fastest of 1, 2 and 4 on the H200: docs/PERFORMANCE.md), or
-    /// `VELVET_NN_DEPTHWISE_PER_INVOCATION` (for tuning with `velvet bench nn`).
-    static let depthwisePerInvocation: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_DEPTHWISE_PER_INVOCATION"].flatMap { Int($0) }.map { max($0, 1) } ?? 1
-    }()
-
-    /// 66 (the fastest of 33, 66, ..., 528 on the H200: docs/PERFORMANCE.md), or
-    /// `VELVET_NN_DEPTHWISE_TARGET` (for tuning on another GPU with `velvet bench nn`).
-    static let depthwisePointwiseTarget: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_DEPTHWISE_TARGET"].flatMap { Int($0) }.map { max($0, 1) } ?? 66
-    }()
-
     /// The fields of nn_conv_epilogue.glsl that say how the residual is read: a fused
     /// skip-path max-pool's window (or -1: a fused bilinear resize), the size of the tensor
     /// pooled or resized, and the resize's scales.
@@ -312,53 +235,5 @@ struct LaunchBuilder {
         push.float(resize.scaleY)
         push.float(resize.scaleX)
         push.float(resize.centreOffset)
-    }
-
-    /// 65536 (the fastest of 512, 2048, ..., 131072 on the H200: docs/PERFORMANCE.md), or
-    /// `VELVET_NN_CONV_INVOCATIONS` (for tuning with `velvet bench nn`).
-    static let minimumConvInvocations: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_CONV_INVOCATIONS"].flatMap { Int($0) }.map { max($0, 1) } ?? 65536
-    }()
-
-    /// Channel groups nn_squeeze_excite.comp takes, in its input and each layer's output.
-    static let squeezeExciteGroupLimit = 256
-
-    /// How nn_squeeze_excite.comp splits the pixels: bands of whole rounds of its 256
-    /// invocations (a power of two pixels a round, 256 / groups at most), `meanRounds`
-    /// rounds each, at most 256 bands.
-    static func squeezeExciteBands(pixels: Int, groups: Int) -> (workgroups: Int, pixelsPerGroup: Int) {
-        var lanes = 1
-        while lanes * 2 * groups <= 256 { lanes *= 2 }
-        var perGroup = lanes * meanRounds
-        if (pixels + perGroup - 1) / perGroup > 256 {
-            perGroup = ((pixels + 255) / 256 + lanes - 1) / lanes * lanes
-        }
-        return ((pixels + perGroup - 1) / perGroup, perGroup)
-    }
-
-    /// 4 (the fastest of 4, 8 and 16 on the H200: docs/PERFORMANCE.md), or
-    /// `VELVET_NN_MEAN_ROUNDS` (for tuning with `velvet bench nn`).
-    static let meanRounds: Int = {
-        ProcessInfo.processInfo.environment["VELVET_NN_MEAN_ROUNDS"].flatMap { Int($0) }.map { max($0, 1) } ?? 4
-    }()
-
-    /// vec4s of scratch the plan's squeeze-and-excite launches need: a header holding the
-    /// finish count, then one partial sum per band and channel group (launches take turns).
-    static func scratchVec4s(for steps: [NNStep], geometry: (Int) -> NNTensorGeometry) -> Int {
-        let partials = steps.map { step -> Int in
-            guard case .squeezeExcite(let input, _, _, _) = step else { return 0 }
-            let a = geometry(input)
-            return squeezeExciteBands(pixels: a.pixels, groups: a.groups).workgroups * a.groups
-        }
-        return 1 + (partials.max() ?? 0)
-    }
-
-    /// Output channel groups one conv invocation computes: more reuse of each input
-    /// load, while keeping at least `minimumConvInvocations` to fill the device.
-    static func outputGroupsPerInvocation(pixels: Int, groups: Int) -> Int {
-        for candidate in [4, 2] where groups % candidate == 0 && pixels * groups / candidate >= minimumConvInvocations {
-            return candidate
-        }
-        return 1
     }
 }

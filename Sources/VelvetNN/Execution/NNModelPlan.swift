@@ -16,22 +16,18 @@ public final class NNModelPlan: @unchecked Sendable {
         /// Fuse activations, residual ADDs and zero PADs into the kernels before them.
         /// Off runs one launch per operator (a reference for tests).
         public var fuse: Bool
-        /// With `fuse`, also run each depthwise convolution in one launch with the 1x1
-        /// convolution reading it. The default is on unless `VELVET_NN_FUSE_DEPTHWISE=0`
-        /// (to measure what it saves with `velvet bench nn`).
-        public var fuseDepthwisePointwise: Bool
+        /// How launches are shaped; nil: `NNTuning.forDevice` for the context's device.
+        public var tuning: NNTuning?
 
-        public init(fuse: Bool = true, fuseDepthwisePointwise: Bool = Options.depthwisePointwiseDefault) {
+        public init(fuse: Bool = true, tuning: NNTuning? = nil) {
             self.fuse = fuse
-            self.fuseDepthwisePointwise = fuseDepthwisePointwise
+            self.tuning = tuning
         }
-
-        public static let depthwisePointwiseDefault: Bool = {
-            ProcessInfo.processInfo.environment["VELVET_NN_FUSE_DEPTHWISE"] != "0"
-        }()
     }
 
     public let context: GPUContext
+    /// How the launches were shaped.
+    public let tuning: NNTuning
     public let inputs: [NNTensor]
     public let outputs: [NNTensor]
     /// Bytes of the intermediate-tensor arena and of the packed constants.
@@ -70,7 +66,9 @@ public final class NNModelPlan: @unchecked Sendable {
             throw NNError.invalidArgument("the NNKernels belong to another GPUContext")
         }
         self.context = context
-        var planner = NNPlanner(graph: graph, fuse: options.fuse, fusesDepthwisePointwise: options.fuseDepthwisePointwise)
+        let tuning = options.tuning ?? NNTuning.forDevice(context.device.kind)
+        self.tuning = tuning
+        var planner = NNPlanner(graph: graph, fuse: options.fuse, fusesDepthwisePointwise: tuning.fuseDepthwisePointwise)
         try planner.run()
         let plannedSteps = planner.steps
 
@@ -141,7 +139,7 @@ public final class NNModelPlan: @unchecked Sendable {
         let (offsets, arenaVec4s) = NNMemoryPlanner.place(requests)
         let arena = try GPUBuffer(context: context, size: max(arenaVec4s, 1) * 16)
         let constants = try GPUBuffer(context: context, size: planner.constantData.count * 4)
-        let scratch = try GPUBuffer(context: context, size: 16 * LaunchBuilder.scratchVec4s(
+        let scratch = try GPUBuffer(context: context, size: 16 * tuning.scratchVec4s(
             for: steps, geometry: { NNTensorGeometry(shape: graph.tensors[$0].shape) }))
         self.scratch = scratch
         self.arena = arena
@@ -157,6 +155,7 @@ public final class NNModelPlan: @unchecked Sendable {
         try upload.submit().wait()
 
         let builder = LaunchBuilder(graph: graph, kernels: kernels, arena: arena, constants: constants, scratch: scratch,
+                                    tuning: tuning,
                                     location: { tensor in
                                         let r = root(tensor)
                                         let count = NNTensorGeometry(shape: graph.tensors[r].shape).vec4Count

@@ -420,7 +420,7 @@ struct NNPlanner {
         guard fuse, fusesDepthwisePointwise, depthwise.epilogue.residual == nil, depthwise.epilogue.act2 == .none,
               let next = soleConsumer(of: depthwise.output), graph.nodes[next].builtin == .conv2D,
               graph.nodes[next].inputs.first == depthwise.output, spatialPads[depthwise.output] == nil,
-              LaunchBuilder.depthwisePointwiseFits(middleGroups: geometry(depthwise.output).groups),
+              NNTuning.depthwisePointwiseFits(middleGroups: geometry(depthwise.output).groups),
               let (_, shape) = try constant(next, 1), shape.count == 4, shape[1] == 1, shape[2] == 1,
               case .conv2D(let o) = graph.nodes[next].options, o.strideH == 1, o.strideW == 1,
               o.dilationH == 1, o.dilationW == 1 else { return nil }
@@ -631,7 +631,7 @@ struct NNPlanner {
     /// sums with many workgroups and also runs the one or two dense layers (1x1
     /// convolutions of the 1x1 result, with their activations) that read it.
     private mutating func planGlobalMean(input: Int, output: Int, activation: NNActivation) throws {
-        let groupLimit = LaunchBuilder.squeezeExciteGroupLimit
+        let groupLimit = NNTuning.squeezeExciteGroupLimit
         guard fuse, activation == .none, geometry(input).groups <= groupLimit else {
             if let (a, b) = meanAddends.removeValue(forKey: input) {
                 // The ADD was left for this mean to read: run it here after all.
