@@ -205,6 +205,48 @@ final class NNOpTests: GPUTestCase {
         XCTAssertTrue(tilings.contains { $0.groupsPerTile > 1 }, "a workgroup with several output groups: \(tilings)")
     }
 
+    /// The detectors' bottleneck pairs: dw -> 1x1 -> dw -> 1x1 + the pair's input -> RELU, one
+    /// launch on the GPU tuning. Cases cover the three tile sides, a stride-2 first depthwise
+    /// with a pooled and padded skip path (the second block then reads its own residual),
+    /// 5x5 kernels, activations between the blocks and images that tiles do not divide.
+    func testBlockPairsInOneLaunch() throws {
+        // (H, W, C, middle C, first kernel, first stride, second kernel)
+        let cases: [(Int, Int, Int, Int, Int, Int, Int)] = [
+            (19, 21, 32, 8, 3, 1, 3),    // tile 8
+            (14, 13, 16, 64, 3, 1, 3),   // tile 4
+            (7, 9, 128, 32, 3, 1, 5),    // tile 2, 5x5
+            (17, 15, 24, 12, 5, 2, 3),   // stride 2 first
+        ]
+        for (h, w, c, m, ka, sa, kb) in cases {
+            var b = NNGraphBuilder(seed: UInt64(h * 7 + c + m))
+            let x = b.tensor([1, h, w, c])
+            let yh = (h + sa - 1) / sa, yw = (w + sa - 1) / sa
+            let d1 = b.op(.builtin(.depthwiseConv2D), NNGraphBuilder.depthwise(.same, sa, .relu),
+                          [x, b.randomConstant([1, ka, ka, c]), b.randomConstant([c])], [1, yh, yw, c])
+            let c1 = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.valid, 1, .relu6),
+                          [d1, b.randomConstant([m, 1, 1, c], scale: 0.3), b.randomConstant([m])], [1, yh, yw, m])
+            let d2 = b.op(.builtin(.depthwiseConv2D), NNGraphBuilder.depthwise(.same, 1),
+                          [c1, b.randomConstant([1, kb, kb, m]), b.randomConstant([m])], [1, yh, yw, m])
+            let c2 = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.valid, 1),
+                          [d2, b.randomConstant([c, 1, 1, m], scale: 0.3), b.randomConstant([c])], [1, yh, yw, c])
+            var skip = x
+            if sa == 2 {
+                skip = b.op(.builtin(.maxPool2D), NNGraphBuilder.pool(.same, 2, 2), [x], [1, yh, yw, c])
+            }
+            let sum = b.op(.builtin(.add), .add(activation: .relu), [c2, skip], [1, yh, yw, c])
+            let graph = b.graph(inputs: [x], outputs: [sum])
+            let label = "pair \(h)x\(w)x\(c) -> \(m), dw\(ka) s\(sa), dw\(kb)"
+            try check(graph, label)
+            let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
+            // A pooled skip path cannot be read inside the pair; then only the first block pairs up... or none.
+            if sa == 1 {
+                XCTAssertEqual(plan.launchNames, ["block_pair", "unpack"], label)
+            }
+        }
+        let tiles = cases.map { _, _, c, m, _, _, kb in NNTuning.blockPairTile(firstGroups: (c + 3) / 4, middleGroups: (m + 3) / 4, secondKernel: kb) }
+        XCTAssertEqual(Set(tiles.compactMap { $0 }), [8, 4, 2])
+    }
+
     /// MobileNetV3's squeeze-and-excite: a global mean, two dense layers (1x1 convolutions
     /// of the 1x1 result) and the MUL that scales the input by them. Fused, the mean and
     /// the dense layers are one launch summed in bands by several workgroups (and the

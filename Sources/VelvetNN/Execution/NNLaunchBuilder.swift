@@ -118,6 +118,36 @@ struct LaunchBuilder {
             let x = min(workgroups, 65535)
             return .init(kernel: kernel, bindings: bindings, push: push, groups: (x, (workgroups + x - 1) / x, 1))
 
+        case .blockPair(let a, let b):
+            let x = geometry(a.depthwise.input), y = geometry(a.pointwise.output), z = geometry(b.pointwise.output)
+            let tile = NNTuning.blockPairTile(firstGroups: x.groups, middleGroups: y.groups, secondKernel: b.depthwise.kernelH,
+                                              limit: tuning.blockPairTileLimit)!
+            ints(x.height, x.width, x.groups, y.height, y.width, y.groups, z.groups, z.channels)
+            ints(a.depthwise.weightOffset, a.depthwise.biasOffset)
+            push.int(a.depthwise.epilogue.act1.code)
+            push.int(a.depthwise.epilogue.act1.alphaOffset)
+            ints(a.depthwise.strideY, a.depthwise.padTop, a.depthwise.padLeft, a.pointwise.weightOffset, a.pointwise.biasOffset)
+            push.int(a.pointwise.epilogue.act1.code)
+            push.int(a.pointwise.epilogue.act1.alphaOffset)
+            ints(b.depthwise.weightOffset, b.depthwise.biasOffset)
+            push.int(b.depthwise.epilogue.act1.code)
+            push.int(b.depthwise.epilogue.act1.alphaOffset)
+            ints(b.depthwise.padTop, b.depthwise.padLeft, b.pointwise.weightOffset, b.pointwise.biasOffset)
+            push.int(b.pointwise.epilogue.act1.code)
+            push.int(b.pointwise.epilogue.act1.alphaOffset)
+            push.int(b.pointwise.epilogue.act2.code)
+            push.int(b.pointwise.epilogue.act2.alphaOffset)
+            let residual = b.pointwise.epilogue.residual
+            ints(residual.map { geometry($0).groups } ?? -1)
+            let kernel = try kernels.kernel(KernelLibrary.nnBlockPair, ["KA": Int32(a.depthwise.kernelH),
+                                                                       "KB": Int32(b.depthwise.kernelH), "T": Int32(tile)])
+            let workgroups = ((y.height + tile - 1) / tile) * ((y.width + tile - 1) / tile)
+            let gx = min(workgroups, 65535)
+            return .init(kernel: kernel,
+                         bindings: [buffer(a.depthwise.input), buffer(b.pointwise.output), .buffer(constants),
+                                    residual.map(buffer) ?? .buffer(constants)],
+                         push: push, groups: (gx, (workgroups + gx - 1) / gx, 1))
+
         case .elementwise(let input, let output, let op, let operand, let addend, let activation):
             let o = geometry(output)
             var operandBinding: GPUBinding = .buffer(constants) // unread without an operand

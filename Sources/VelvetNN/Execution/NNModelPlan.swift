@@ -68,7 +68,8 @@ public final class NNModelPlan: @unchecked Sendable {
         self.context = context
         let tuning = options.tuning ?? NNTuning.forDevice(context.device.kind)
         self.tuning = tuning
-        var planner = NNPlanner(graph: graph, fuse: options.fuse, fusesDepthwisePointwise: tuning.fuseDepthwisePointwise)
+        var planner = NNPlanner(graph: graph, fuse: options.fuse, fusesDepthwisePointwise: tuning.fuseDepthwisePointwise,
+                                fusesBlockPairs: tuning.fuseBlockPairs)
         try planner.run()
         let plannedSteps = planner.steps
 

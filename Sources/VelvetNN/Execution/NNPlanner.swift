@@ -9,6 +9,7 @@ struct NNPlanner {
     let graph: NNGraph
     let fuse: Bool
     let fusesDepthwisePointwise: Bool
+    let fusesBlockPairs: Bool
 
     /// Launches in execution order (after `run`).
     private(set) var steps: [NNStep] = []
@@ -39,10 +40,11 @@ struct NNPlanner {
     /// Channel-tail PAD outputs read in place by an ADD: output -> the PAD's input.
     private var channelPads: [Int: Int] = [:]
 
-    init(graph: NNGraph, fuse: Bool, fusesDepthwisePointwise: Bool = true) {
+    init(graph: NNGraph, fuse: Bool, fusesDepthwisePointwise: Bool = true, fusesBlockPairs: Bool = false) {
         self.graph = graph
         self.fuse = fuse
         self.fusesDepthwisePointwise = fusesDepthwisePointwise
+        self.fusesBlockPairs = fusesBlockPairs
     }
 
     mutating func run() throws {
@@ -76,6 +78,7 @@ struct NNPlanner {
             positions.append(graph.nodes.count)
         }
         if fuse { foldDepthToSpaceIntoUnpacks() }
+        if fuse && fusesBlockPairs { pairBlocks() }
         steps = zip(steps, positions).enumerated()
             .sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }
             .map(\.element.0)
@@ -100,6 +103,31 @@ struct NNPlanner {
             folded.insert(producer)
         }
         let kept = steps.indices.filter { !folded.contains($0) }
+        steps = kept.map { steps[$0] }
+        positions = kept.map { positions[$0] }
+    }
+
+    /// Pairs of depthwise+1x1 steps where the first one's output is read only by the
+    /// second's depthwise (stride 1, square kernel) become one launch, run where the second
+    /// was. The first block has no residual; the second's is read as is.
+    private mutating func pairBlocks() {
+        var removed: Set<Int> = []
+        for (index, step) in steps.enumerated() where !removed.contains(index) {
+            guard case .depthwisePointwise(let dA, let pA) = step, pA.epilogue.residual == nil,
+                  pA.epilogue.act2 == .none, pA.inputScale == nil, dA.strideY == dA.strideX, dA.kernelH == dA.kernelW,
+                  !graphOutputs.contains(pA.output) else { continue }
+            let readers = steps.indices.filter { steps[$0].reads.contains(pA.output) }
+            guard readers.count == 1, let second = readers.first, second > index, !removed.contains(second),
+                  case .depthwisePointwise(let dB, let pB) = steps[second], dB.input == pA.output,
+                  dB.strideY == 1, dB.strideX == 1, dB.kernelH == dB.kernelW, dB.kernelH % 2 == 1,
+                  dB.padTop == dB.kernelH / 2, dB.padLeft == dB.kernelW / 2,
+                  pB.epilogue.residualPool == 0, pB.epilogue.residualResize == nil, pB.inputScale == nil,
+                  NNTuning.blockPairTile(firstGroups: geometry(dA.input).groups, middleGroups: geometry(pA.output).groups,
+                                         secondKernel: dB.kernelH) != nil else { continue }
+            steps[second] = .blockPair(first: NNBlock(depthwise: dA, pointwise: pA), second: NNBlock(depthwise: dB, pointwise: pB))
+            removed.insert(index)
+        }
+        let kept = steps.indices.filter { !removed.contains($0) }
         steps = kept.map { steps[$0] }
         positions = kept.map { positions[$0] }
     }

@@ -58,6 +58,12 @@ struct NNConvolution: Equatable {
     var epilogue = NNEpilogue()
 }
 
+/// A depthwise convolution and the 1x1 convolution reading it.
+struct NNBlock: Equatable {
+    var depthwise: NNConvolution
+    var pointwise: NNConvolution
+}
+
 /// A DEPTH_TO_SPACE folded into the copy of a graph output.
 struct NNDepthToSpace: Equatable {
     var source: Int
@@ -83,6 +89,9 @@ enum NNStep: Equatable {
     /// A depthwise convolution and the 1x1 convolution reading its output, in one launch;
     /// the pointwise's input is the depthwise's output, which never reaches memory.
     case depthwisePointwise(depthwise: NNConvolution, pointwise: NNConvolution)
+    /// Two depthwise+1x1 blocks in one launch, the first one's output read only by the
+    /// second's depthwise (recomputed around each tile, never stored).
+    case blockPair(first: NNBlock, second: NNBlock)
     /// op 0: activation only, 1: ADD, 2: MUL; then a fused ADD of `addend` (a tensor of the
     /// output's shape) when there is one, then the activation.
     case elementwise(input: Int, output: Int, op: Int32, operand: NNOperand?, addend: Int?, activation: NNActivation)
@@ -110,6 +119,8 @@ enum NNStep: Equatable {
             return [c.input] + (c.epilogue.residual.map { [$0] } ?? []) + (c.inputScale.map { [$0] } ?? [])
         case .depthwisePointwise(let d, let c):
             return [d.input] + (c.epilogue.residual.map { [$0] } ?? [])
+        case .blockPair(let a, let b):
+            return [a.depthwise.input] + (b.pointwise.epilogue.residual.map { [$0] } ?? [])
         case .elementwise(let input, _, _, let operand, let addend, _):
             let added = addend.map { [$0] } ?? []
             switch operand {
@@ -131,6 +142,7 @@ enum NNStep: Equatable {
     var write: Int? {
         switch self {
         case .conv(let c), .depthwise(let c), .transposeConv(let c), .depthwisePointwise(_, let c): return c.output
+        case .blockPair(_, let b): return b.pointwise.output
         case .elementwise(_, let output, _, _, _, _), .pool(_, let output, _, _, _, _, _, _, _, _),
              .globalMean(_, let output, _), .squeezeExcite(_, _, let output, _), .pad(_, let output, _, _, _), .reshape(_, let output),
              .place(_, let output, _, _, _), .depthToSpace(_, let output, _), .resizeBilinear(_, let output, _):
@@ -146,6 +158,7 @@ enum NNStep: Equatable {
         case .depthwise(let c): return "depthwise\(c.kernelH)x\(c.kernelW)"
         case .transposeConv: return "transpose_conv"
         case .depthwisePointwise(let d, _): return "depthwise\(d.kernelH)x\(d.kernelW)+conv1x1"
+        case .blockPair: return "block_pair"
         case .elementwise(_, _, let op, _, let addend, _): return ["activation", "add", "mul"][Int(op)] + (addend == nil ? "" : "+add")
         case .pool(_, _, _, _, _, _, _, _, let average, _): return average ? "avg_pool" : "max_pool"
         case .globalMean: return "mean"

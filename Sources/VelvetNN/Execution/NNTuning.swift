@@ -11,6 +11,10 @@ import VelvetGPU
 public struct NNTuning: Sendable, Equatable {
     /// Run each depthwise convolution in one launch with the 1x1 convolution reading it.
     public var fuseDepthwisePointwise: Bool
+    /// Run two such blocks in one launch where the first feeds only the second.
+    public var fuseBlockPairs: Bool
+    /// The largest tile side a block pair takes (8, 4 or 2).
+    public var blockPairTileLimit: Int
     /// About how many workgroups a depthwise+1x1 launch spreads over (more redo the depthwise part).
     public var depthwisePointwiseTarget: Int
     /// Depthwise outputs each invocation of a depthwise+1x1 launch computes.
@@ -25,9 +29,9 @@ public struct NNTuning: Sendable, Equatable {
     /// Rounds of pixels each workgroup of a global mean sums.
     public var meanRounds: Int
 
-    public static let gpu = NNTuning(fuseDepthwisePointwise: true, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
+    public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: true, blockPairTileLimit: 8, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
                                      splitBelow: 65536, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4)
-    public static let cpu = NNTuning(fuseDepthwisePointwise: false, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
+    public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, blockPairTileLimit: 8, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
                                      splitBelow: 0, splitTermsPerSlice: 2, minimumConvInvocations: 2048, meanRounds: 16)
 
     /// The tuning for `kind` (`cpu` for a software device, else `gpu`), with any
@@ -37,6 +41,8 @@ public struct NNTuning: Sendable, Equatable {
         var tuning = kind == .cpu ? cpu : gpu
         func value(_ name: String) -> Int? { environment["VELVET_NN_" + name].flatMap { Int($0) } }
         if let v = value("FUSE_DEPTHWISE") { tuning.fuseDepthwisePointwise = v != 0 }
+        if let v = value("FUSE_PAIRS") { tuning.fuseBlockPairs = v != 0 }
+        if let v = value("PAIR_TILE") { tuning.blockPairTileLimit = max(v, 2) }
         if let v = value("DEPTHWISE_TARGET") { tuning.depthwisePointwiseTarget = max(v, 1) }
         if let v = value("DEPTHWISE_PER_INVOCATION") { tuning.depthwisePerInvocation = max(v, 1) }
         if let v = value("SPLIT_BELOW") { tuning.splitBelow = max(v, 0) }
@@ -109,6 +115,20 @@ public struct NNTuning: Sendable, Equatable {
         var slices = 1
         while slices < 16 && tile * groupsPerTile * slices * 2 <= threads && slices * 2 <= middleGroups { slices *= 2 }
         return DepthwisePointwiseTiling(pixels: tile, groupsPerTile: groupsPerTile, slices: slices, workgroups: workgroups)
+    }
+
+    // MARK: - Block pairs (nn_block_pair.comp)
+
+    /// The tile side of a block pair: the largest of 8, 4 and 2 (up to `limit`) whose grown region (the
+    /// tile plus the second depthwise's reach) fits 1920 vec4s of shared memory for the
+    /// first depthwise output, the middle tensor and the second depthwise output; nil if
+    /// none does.
+    static func blockPairTile(firstGroups: Int, middleGroups: Int, secondKernel: Int, limit: Int = 8) -> Int? {
+        for tile in [8, 4, 2] where tile <= limit {
+            let region = (tile + secondKernel - 1) * (tile + secondKernel - 1)
+            if region * (firstGroups + middleGroups) + tile * tile * middleGroups <= 1920 { return tile }
+        }
+        return nil
     }
 
     // MARK: - Global means (nn_squeeze_excite.comp)
