@@ -31,17 +31,19 @@ final class NNModelTests: GPUTestCase {
     func testSelfieSegmentation() throws { try checkModel("selfie_segmentation") }
     func testSelfieSegmentationLandscape() throws { try checkModel("selfie_segmentation_landscape") }
 
-    /// Both tunings run: the GPU's (the launches a real GPU records) and lavapipe's.
+    /// Every tuning runs: the GPU's (the launches a real GPU records), the GPU's with block
+    /// pairs, and lavapipe's.
     private func checkModel(_ name: String) throws {
         let graph = try NNGraph(contentsOf: try ModelFixtures.url(name))
-        let plans = try [NNTuning.gpu, .cpu].map {
+        let plans = try [NNTuning.gpu, .withBlockPairs, .cpu].map {
             try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: $0))
         }
         let shape = graph.tensors[graph.inputs[0]].shape
         for (inputName, input) in NNTestInputs.inputs(for: name, shape: shape) {
             let reference = try NNReference(graph: graph).run([input])
             for plan in plans {
-                let label = "\(name) (\(plan.tuning == .gpu ? "GPU" : "CPU") tuning) \(inputName)"
+                let tuning = plan.tuning == .gpu ? "GPU" : plan.tuning == .cpu ? "CPU" : "GPU + block pairs"
+                let label = "\(name) (\(tuning) tuning) \(inputName)"
                 let gpu = try plan.run([input])
                 XCTAssertEqual(gpu.count, reference.count)
                 for (index, (ours, expected)) in zip(gpu, reference).enumerated() {

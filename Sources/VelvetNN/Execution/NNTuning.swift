@@ -11,7 +11,9 @@ import VelvetGPU
 public struct NNTuning: Sendable, Equatable {
     /// Run each depthwise convolution in one launch with the 1x1 convolution reading it.
     public var fuseDepthwisePointwise: Bool
-    /// Run two such blocks in one launch where the first feeds only the second.
+    /// Run two such blocks in one launch where the first feeds only the second. Off by
+    /// default: on the H200 the full-range detector's 17 pairs took 0.335 ms against 0.317
+    /// for the blocks apart (docs/PERFORMANCE.md); the kernel's phases need more parallelism.
     public var fuseBlockPairs: Bool
     /// The largest tile side a block pair takes (8, 4 or 2).
     public var blockPairTileLimit: Int
@@ -29,7 +31,7 @@ public struct NNTuning: Sendable, Equatable {
     /// Rounds of pixels each workgroup of a global mean sums.
     public var meanRounds: Int
 
-    public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: true, blockPairTileLimit: 8, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
+    public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: false, blockPairTileLimit: 8, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
                                      splitBelow: 65536, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4)
     public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, blockPairTileLimit: 8, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
                                      splitBelow: 0, splitTermsPerSlice: 2, minimumConvInvocations: 2048, meanRounds: 16)
