@@ -5,10 +5,13 @@ import XCTest
 @testable import VelvetNN
 
 extension NNTuning {
-    /// The GPU tuning with block pairs on, so tests cover nn_block_pair.comp.
+    /// The GPU tuning pairing every pair that fits, so tests cover all of nn_block_pair.comp.
     static let withBlockPairs: NNTuning = {
         var tuning = NNTuning.gpu
         tuning.fuseBlockPairs = true
+        tuning.blockPairMinimumTile = 2
+        tuning.blockPairMaxInputGroups = 256
+        tuning.blockPairMaxMiddleGroups = 256
         return tuning
     }()
 }

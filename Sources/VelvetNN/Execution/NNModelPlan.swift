@@ -68,8 +68,7 @@ public final class NNModelPlan: @unchecked Sendable {
         self.context = context
         let tuning = options.tuning ?? NNTuning.forDevice(context.device.kind)
         self.tuning = tuning
-        var planner = NNPlanner(graph: graph, fuse: options.fuse, fusesDepthwisePointwise: tuning.fuseDepthwisePointwise,
-                                fusesBlockPairs: tuning.fuseBlockPairs)
+        var planner = NNPlanner(graph: graph, fuse: options.fuse, tuning: tuning)
         try planner.run()
         let plannedSteps = planner.steps
 

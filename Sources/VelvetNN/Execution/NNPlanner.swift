@@ -9,7 +9,7 @@ struct NNPlanner {
     let graph: NNGraph
     let fuse: Bool
     let fusesDepthwisePointwise: Bool
-    let fusesBlockPairs: Bool
+    let tuning: NNTuning
 
     /// Launches in execution order (after `run`).
     private(set) var steps: [NNStep] = []
@@ -40,11 +40,11 @@ struct NNPlanner {
     /// Channel-tail PAD outputs read in place by an ADD: output -> the PAD's input.
     private var channelPads: [Int: Int] = [:]
 
-    init(graph: NNGraph, fuse: Bool, fusesDepthwisePointwise: Bool = true, fusesBlockPairs: Bool = false) {
+    init(graph: NNGraph, fuse: Bool, tuning: NNTuning = .gpu) {
         self.graph = graph
         self.fuse = fuse
-        self.fusesDepthwisePointwise = fusesDepthwisePointwise
-        self.fusesBlockPairs = fusesBlockPairs
+        self.fusesDepthwisePointwise = tuning.fuseDepthwisePointwise
+        self.tuning = tuning
     }
 
     mutating func run() throws {
@@ -78,7 +78,7 @@ struct NNPlanner {
             positions.append(graph.nodes.count)
         }
         if fuse { foldDepthToSpaceIntoUnpacks() }
-        if fuse && fusesBlockPairs { pairBlocks() }
+        if fuse && tuning.fuseBlockPairs { pairBlocks() }
         steps = zip(steps, positions).enumerated()
             .sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }
             .map(\.element.0)
@@ -122,8 +122,8 @@ struct NNPlanner {
                   dB.strideY == 1, dB.strideX == 1, dB.kernelH == dB.kernelW, dB.kernelH % 2 == 1,
                   dB.padTop == dB.kernelH / 2, dB.padLeft == dB.kernelW / 2,
                   pB.epilogue.residualPool == 0, pB.epilogue.residualResize == nil, pB.inputScale == nil,
-                  NNTuning.blockPairTile(firstGroups: geometry(dA.input).groups, middleGroups: geometry(pA.output).groups,
-                                         secondKernel: dB.kernelH) != nil else { continue }
+                  tuning.pairsBlocks(firstGroups: geometry(dA.input).groups, middleGroups: geometry(pA.output).groups,
+                                     secondKernel: dB.kernelH) else { continue }
             steps[second] = .blockPair(first: NNBlock(depthwise: dA, pointwise: pA), second: NNBlock(depthwise: dB, pointwise: pB))
             removed.insert(index)
         }

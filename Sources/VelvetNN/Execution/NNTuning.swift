@@ -11,12 +11,17 @@ import VelvetGPU
 public struct NNTuning: Sendable, Equatable {
     /// Run each depthwise convolution in one launch with the 1x1 convolution reading it.
     public var fuseDepthwisePointwise: Bool
-    /// Run two such blocks in one launch where the first feeds only the second. Off by
-    /// default: on the H200 the full-range detector's 17 pairs took 0.335 ms against 0.317
-    /// for the blocks apart (docs/PERFORMANCE.md); the kernel's phases need more parallelism.
+    /// Run two such blocks in one launch where the first feeds only the second (narrow
+    /// ones only: on the H200 pairs of wide blocks, or on tiles of 2, were slower than the
+    /// blocks apart; docs/PERFORMANCE.md).
     public var fuseBlockPairs: Bool
-    /// The largest tile side a block pair takes (8, 4 or 2).
+    /// The largest tile side a block pair takes (8, 4 or 2), and the smallest it pairs at.
     public var blockPairTileLimit: Int
+    public var blockPairMinimumTile: Int
+    /// Channel groups beyond which blocks do not pair: of the pair's input (each middle
+    /// output loops over them) and of the middle tensor.
+    public var blockPairMaxInputGroups: Int
+    public var blockPairMaxMiddleGroups: Int
     /// About how many workgroups a depthwise+1x1 launch spreads over (more redo the depthwise part).
     public var depthwisePointwiseTarget: Int
     /// Depthwise outputs each invocation of a depthwise+1x1 launch computes.
@@ -31,9 +36,11 @@ public struct NNTuning: Sendable, Equatable {
     /// Rounds of pixels each workgroup of a global mean sums.
     public var meanRounds: Int
 
-    public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: false, blockPairTileLimit: 8, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
+    public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: true, blockPairTileLimit: 8, blockPairMinimumTile: 4,
+                                     blockPairMaxInputGroups: 16, blockPairMaxMiddleGroups: 8, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
                                      splitBelow: 65536, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4)
-    public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, blockPairTileLimit: 8, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
+    public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, blockPairTileLimit: 8, blockPairMinimumTile: 2,
+                                     blockPairMaxInputGroups: 256, blockPairMaxMiddleGroups: 256, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
                                      splitBelow: 0, splitTermsPerSlice: 2, minimumConvInvocations: 2048, meanRounds: 16)
 
     /// The tuning for `kind` (`cpu` for a software device, else `gpu`), with any
@@ -45,6 +52,9 @@ public struct NNTuning: Sendable, Equatable {
         if let v = value("FUSE_DEPTHWISE") { tuning.fuseDepthwisePointwise = v != 0 }
         if let v = value("FUSE_PAIRS") { tuning.fuseBlockPairs = v != 0 }
         if let v = value("PAIR_TILE") { tuning.blockPairTileLimit = max(v, 2) }
+        if let v = value("PAIR_MIN_TILE") { tuning.blockPairMinimumTile = max(v, 2) }
+        if let v = value("PAIR_MAX_INPUT") { tuning.blockPairMaxInputGroups = max(v, 1) }
+        if let v = value("PAIR_MAX_MIDDLE") { tuning.blockPairMaxMiddleGroups = max(v, 1) }
         if let v = value("DEPTHWISE_TARGET") { tuning.depthwisePointwiseTarget = max(v, 1) }
         if let v = value("DEPTHWISE_PER_INVOCATION") { tuning.depthwisePerInvocation = max(v, 1) }
         if let v = value("SPLIT_BELOW") { tuning.splitBelow = max(v, 0) }
@@ -125,6 +135,15 @@ public struct NNTuning: Sendable, Equatable {
     /// tile plus the second depthwise's reach) fits 1920 vec4s of shared memory for the
     /// first depthwise output, the middle tensor and the second depthwise output; nil if
     /// none does.
+    /// Whether two blocks pair up under this tuning: narrow enough, and a tile of at least
+    /// `blockPairMinimumTile` fits.
+    func pairsBlocks(firstGroups: Int, middleGroups: Int, secondKernel: Int) -> Bool {
+        guard fuseBlockPairs, firstGroups <= blockPairMaxInputGroups, middleGroups <= blockPairMaxMiddleGroups,
+              let tile = Self.blockPairTile(firstGroups: firstGroups, middleGroups: middleGroups, secondKernel: secondKernel,
+                                            limit: blockPairTileLimit) else { return false }
+        return tile >= blockPairMinimumTile
+    }
+
     static func blockPairTile(firstGroups: Int, middleGroups: Int, secondKernel: Int, limit: Int = 8) -> Int? {
         for tile in [8, 4, 2] where tile <= limit {
             let region = (tile + secondKernel - 1) * (tile + secondKernel - 1)
