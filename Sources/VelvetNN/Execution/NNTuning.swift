@@ -38,7 +38,7 @@ public struct NNTuning: Sendable, Equatable {
 
     public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: true, blockPairTileLimit: 8, blockPairMinimumTile: 4,
                                      blockPairMaxInputGroups: 16, blockPairMaxMiddleGroups: 8, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
-                                     splitBelow: 65536, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4)
+                                     splitBelow: 16384, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4)
     public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, blockPairTileLimit: 8, blockPairMinimumTile: 2,
                                      blockPairMaxInputGroups: 256, blockPairMaxMiddleGroups: 256, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
                                      splitBelow: 0, splitTermsPerSlice: 2, minimumConvInvocations: 2048, meanRounds: 16)
