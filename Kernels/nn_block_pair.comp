@@ -32,6 +32,8 @@ layout(push_constant) uniform Parameters {
     int pwB, pwBBias, act1, alpha1, act2, alpha2, residualC4; // residualC4 < 0: no residual
 } p;
 
+#include "nn_depthwise_taps.glsl"
+
 shared vec4 store[STORE];
 
 vec4 act(vec4 v, int kind, int alphaOffset, int c4) {
@@ -55,17 +57,8 @@ void main() {
         int r = e / p.aC4;
         int g = e - r * p.aC4;
         int yy = ry0 + r / RS, yx = rx0 + r % RS;
-        vec4 acc = vec4(0.0);
-        for (int ky = 0; ky < KA; ++ky) {
-            int iy = yy * p.strideA - p.padTopA + ky;
-            bool rowInside = iy >= 0 && iy < p.inH;
-            for (int kx = 0; kx < KA; ++kx) {
-                int ix = yx * p.strideA - p.padLeftA + kx;
-                bool inside = rowInside && ix >= 0 && ix < p.inW;
-                vec4 v = inData[(clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.aC4 + g];
-                acc += (inside ? v : vec4(0.0)) * constants[p.dwA + (ky * KA + kx) * p.aC4 + g];
-            }
-        }
+        vec4 acc = depthwiseSum(0, p.inH, p.inW, p.aC4, g, yy * p.strideA - p.padTopA, yx * p.strideA - p.padLeftA,
+                                KA, KA, p.dwA);
         store[midA + g * R + r] = act(acc + constants[p.dwABias + g], p.dwAAct, p.dwAAlpha, g);
     }
     barrier();

@@ -23,6 +23,8 @@ layout(push_constant) uniform Parameters {
     int act1, alpha1Offset, act2, alpha2Offset;
 } p;
 
+#include "nn_depthwise_taps.glsl"
+
 void main() {
     int pixels = p.outH * p.outW;
     int index = linearInvocation();
@@ -34,20 +36,8 @@ void main() {
     int oy = pixel / p.outW;
     int ox = pixel - oy * p.outW;
 
-    // Every tap is loaded (clamped, then zeroed outside the image) so the loads need not
-    // wait for one another: a layer this small is bound by their latency.
-    vec4 acc = vec4(0.0);
-    int weightBase = p.weightOffset + c4;
-    for (int ky = 0; ky < KH; ++ky) {
-        int iy = oy * p.strideY - p.padTop + ky;
-        bool rowInside = iy >= 0 && iy < p.inH;
-        for (int kx = 0; kx < KW; ++kx) {
-            int ix = ox * p.strideX - p.padLeft + kx;
-            bool inside = rowInside && ix >= 0 && ix < p.inW;
-            vec4 v = inData[p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.inC4 + c4];
-            acc += (inside ? v : vec4(0.0)) * constants[weightBase + (ky * KW + kx) * p.outC4];
-        }
-    }
+    vec4 acc = depthwiseSum(p.inOffset, p.inH, p.inW, p.inC4, c4, oy * p.strideY - p.padTop, ox * p.strideX - p.padLeft,
+                            KH, KW, p.weightOffset);
     vec4 v = acc + constants[p.biasOffset + c4];
     if (p.act1 != ACT_NONE) {
         v = activate(v, p.act1, p.act1 == ACT_PRELU ? constants[p.alpha1Offset + c4] : vec4(0.0));

@@ -16,8 +16,7 @@
 // invocations (each a slice of the groups) when the tile has few outputs. Workgroups
 // with other output groups of the same tile redo the depthwise part, which is cheap
 // next to the 1x1. Layers this small are bound by memory latency, not arithmetic, so
-// the depthwise taps are loaded unconditionally (clamped, then zeroed outside the
-// image) and the inner loop reads shared memory only.
+// the 1x1's inner loop reads shared memory only.
 #include "nn_common.glsl"
 
 const int THREADS = 256;
@@ -49,6 +48,7 @@ layout(push_constant) uniform Parameters {
 } p;
 
 #include "nn_conv_epilogue.glsl"
+#include "nn_depthwise_taps.glsl"
 
 shared vec4 store[STORE]; // [0, (P + 1) * midC4): depthwise output; then the 1x1 weights
 shared vec4 partial[THREADS];
@@ -57,19 +57,8 @@ shared vec4 partial[THREADS];
 vec4 depthwise(int pixel, int g) {
     int oy = pixel / p.outW;
     int ox = pixel - oy * p.outW;
-    int weightBase = p.dwWeightOffset + g;
-    vec4 acc = vec4(0.0);
-    for (int ky = 0; ky < KH; ++ky) {
-        int iy = oy * p.strideY - p.padTop + ky;
-        bool rowInside = iy >= 0 && iy < p.inH;
-        for (int kx = 0; kx < KW; ++kx) {
-            int ix = ox * p.strideX - p.padLeft + kx;
-            bool inside = rowInside && ix >= 0 && ix < p.inW;
-            int index = p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.midC4 + g;
-            vec4 v = inData[index];
-            acc += (inside ? v : vec4(0.0)) * constants[weightBase + (ky * KW + kx) * p.midC4];
-        }
-    }
+    vec4 acc = depthwiseSum(p.inOffset, p.inH, p.inW, p.midC4, g, oy * p.strideY - p.padTop, ox * p.strideX - p.padLeft,
+                            KH, KW, p.dwWeightOffset);
     vec4 v = acc + constants[p.dwBiasOffset + g];
     if (p.dwAct != ACT_NONE) {
         v = activate(v, p.dwAct, p.dwAct == ACT_PRELU ? constants[p.dwAlphaOffset + g] : vec4(0.0));

@@ -22,11 +22,15 @@ struct LaunchBuilder {
 
     private func geometry(_ tensor: Int) -> NNTensorGeometry { NNTensorGeometry(shape: graph.tensors[tensor].shape) }
 
-    /// Workgroups for `invocations` in a 1D launch; past 65535 groups the rest go to y.
+    /// Workgroups for `invocations` in a 1D launch of 64-wide workgroups.
     static func groups(covering invocations: Int) -> (x: Int, y: Int, z: Int) {
-        let groups = max((invocations + workgroupSize - 1) / workgroupSize, 1)
-        let x = min(groups, 65535)
-        return (x, (groups + x - 1) / x, 1)
+        groups(count: (invocations + workgroupSize - 1) / workgroupSize)
+    }
+
+    /// `count` workgroups of a 1D launch; past 65535 the rest go to y.
+    static func groups(count: Int) -> (x: Int, y: Int, z: Int) {
+        let x = min(max(count, 1), 65535)
+        return (x, (max(count, 1) + x - 1) / x, 1)
     }
 
     func launch(for step: NNStep) throws -> NNModelPlan.Launch {
@@ -34,11 +38,7 @@ struct LaunchBuilder {
         func ints(_ values: Int...) { for v in values { push.int(Int32(v)) } }
         // Tensors are bound as ranges, so their offsets inside the binding are 0.
         func offset(_ tensor: Int) -> Int { 0 }
-        func buffer(_ tensor: Int) -> GPUBinding {
-            let place = location(tensor)
-            guard place.buffer === arena else { return .buffer(place.buffer) }
-            return .bufferRange(arena, offset: place.vec4Offset * 16, size: max(place.vec4Count, 1) * 16)
-        }
+        func buffer(_ tensor: Int) -> GPUBinding { binding(for: tensor) }
 
         switch step {
         case .conv(let c), .depthwise(let c), .transposeConv(let c):
@@ -54,17 +54,7 @@ struct LaunchBuilder {
                 push.int(c.epilogue.act1.alphaOffset)
                 kernel = try kernels.kernel(KernelLibrary.nnTransposeConv)
             } else {
-                if let residual = c.epilogue.residual {
-                    ints(offset(residual), geometry(residual).groups)
-                    bindings.append(buffer(residual))
-                } else {
-                    ints(0, -1)
-                    bindings.append(.buffer(constants)) // unread
-                }
-                push.int(c.epilogue.act1.code)
-                push.int(c.epilogue.act1.alphaOffset)
-                push.int(c.epilogue.act2.code)
-                push.int(c.epilogue.act2.alphaOffset)
+                pushEpilogue(c.epilogue, into: &push, bindings: &bindings)
                 if case .conv = step {
                     pushResidualSource(c.epilogue, into: &push)
                     push.int(Int32(c.inputScale.map(offset) ?? 0))
@@ -99,24 +89,12 @@ struct LaunchBuilder {
             push.int(d.epilogue.act1.alphaOffset)
             ints(c.weightOffset, c.biasOffset, tiling.groupsPerTile)
             var bindings: [GPUBinding] = [buffer(d.input), buffer(c.output), .buffer(constants)]
-            if let residual = c.epilogue.residual {
-                ints(offset(residual), geometry(residual).groups)
-                bindings.append(buffer(residual))
-            } else {
-                ints(0, -1)
-                bindings.append(.buffer(constants)) // unread
-            }
-            push.int(c.epilogue.act1.code)
-            push.int(c.epilogue.act1.alphaOffset)
-            push.int(c.epilogue.act2.code)
-            push.int(c.epilogue.act2.alphaOffset)
+            pushEpilogue(c.epilogue, into: &push, bindings: &bindings)
             pushResidualSource(c.epilogue, into: &push)
             let kernel = try kernels.kernel(KernelLibrary.nnDepthwisePointwise,
                                             ["KH": Int32(d.kernelH), "KW": Int32(d.kernelW),
                                              "P": Int32(tiling.pixels), "S": Int32(tiling.slices)])
-            let workgroups = tiling.workgroups
-            let x = min(workgroups, 65535)
-            return .init(kernel: kernel, bindings: bindings, push: push, groups: (x, (workgroups + x - 1) / x, 1))
+            return .init(kernel: kernel, bindings: bindings, push: push, groups: Self.groups(count: tiling.workgroups))
 
         case .blockPair(let a, let b):
             let x = geometry(a.depthwise.input), y = geometry(a.pointwise.output), z = geometry(b.pointwise.output)
@@ -141,12 +119,10 @@ struct LaunchBuilder {
             ints(residual.map { geometry($0).groups } ?? -1)
             let kernel = try kernels.kernel(KernelLibrary.nnBlockPair, ["KA": Int32(a.depthwise.kernelH),
                                                                        "KB": Int32(b.depthwise.kernelH), "T": Int32(tile)])
-            let workgroups = ((y.height + tile - 1) / tile) * ((y.width + tile - 1) / tile)
-            let gx = min(workgroups, 65535)
             return .init(kernel: kernel,
                          bindings: [buffer(a.depthwise.input), buffer(b.pointwise.output), .buffer(constants),
                                     residual.map(buffer) ?? .buffer(constants)],
-                         push: push, groups: (gx, (workgroups + gx - 1) / gx, 1))
+                         push: push, groups: Self.groups(count: ((y.height + tile - 1) / tile) * ((y.width + tile - 1) / tile)))
 
         case .elementwise(let input, let output, let op, let operand, let addend, let activation):
             let o = geometry(output)
@@ -250,6 +226,31 @@ struct LaunchBuilder {
             return .init(kernel: try kernels.kernel(KernelLibrary.nnUnpack),
                          bindings: [buffer(source), .buffer(outputs[index].buffer)],
                          push: push, groups: Self.groups(covering: o.pixels * o.channels))
+        }
+    }
+
+    /// A tensor's binding: its own buffer (a graph input), or exactly its range of the arena.
+    private func binding(for tensor: Int) -> GPUBinding {
+        let place = location(tensor)
+        guard place.buffer === arena else { return .buffer(place.buffer) }
+        return .bufferRange(arena, offset: place.vec4Offset * 16, size: max(place.vec4Count, 1) * 16)
+    }
+
+    /// The residual's offset and channel groups (-1: none) and the two activations of
+    /// nn_conv_epilogue.glsl, with the residual's binding (the constants, unread, if none).
+    private func pushEpilogue(_ epilogue: NNEpilogue, into push: inout PushConstants, bindings: inout [GPUBinding]) {
+        if let residual = epilogue.residual {
+            push.int(0) // bound as its own range
+            push.int(Int32(geometry(residual).groups))
+            bindings.append(binding(for: residual))
+        } else {
+            push.int(0)
+            push.int(-1)
+            bindings.append(.buffer(constants))
+        }
+        for activation in [epilogue.act1, epilogue.act2] {
+            push.int(activation.code)
+            push.int(activation.alphaOffset)
         }
     }
 

@@ -8,7 +8,6 @@
 struct NNPlanner {
     let graph: NNGraph
     let fuse: Bool
-    let fusesDepthwisePointwise: Bool
     let tuning: NNTuning
 
     /// Launches in execution order (after `run`).
@@ -43,7 +42,6 @@ struct NNPlanner {
     init(graph: NNGraph, fuse: Bool, tuning: NNTuning = .gpu) {
         self.graph = graph
         self.fuse = fuse
-        self.fusesDepthwisePointwise = tuning.fuseDepthwisePointwise
         self.tuning = tuning
     }
 
@@ -445,7 +443,7 @@ struct NNPlanner {
     /// same launch: the depthwise output feeds nothing else, and the depthwise's epilogue is
     /// an activation at most (the pair runs where the 1x1's fused chain ends).
     private mutating func pointwiseAfter(_ depthwise: NNConvolution) throws -> NNConvolution? {
-        guard fuse, fusesDepthwisePointwise, depthwise.epilogue.residual == nil, depthwise.epilogue.act2 == .none,
+        guard fuse, tuning.fuseDepthwisePointwise, depthwise.epilogue.residual == nil, depthwise.epilogue.act2 == .none,
               let next = soleConsumer(of: depthwise.output), graph.nodes[next].builtin == .conv2D,
               graph.nodes[next].inputs.first == depthwise.output, spatialPads[depthwise.output] == nil,
               NNTuning.depthwisePointwiseFits(middleGroups: geometry(depthwise.output).groups),
