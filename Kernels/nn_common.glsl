@@ -41,3 +41,21 @@ vec4 maskChannels(vec4 v, int c4, int channels) {
     }
     return vec4(valid > 0 ? v.x : 0.0, valid > 1 ? v.y : 0.0, valid > 2 ? v.z : 0.0, 0.0);
 }
+
+// Where RESIZE_BILINEAR reads output pixel (oy, ox) from an [h, w] source, as TFLite
+// computes it: src = (dst + centre) * scale - centre (centre 0.5 with half-pixel centres,
+// else 0), the lower tap clamped at 0 and the upper at size-1, the weights from the
+// unclamped src (so they always sum to 1). `pixels`: the source pixels (y0,x0), (y0,x1),
+// (y1,x0), (y1,x1); `weights`: theirs.
+void bilinearTaps(int oy, int ox, int h, int w, float scaleY, float scaleX, float centre, out ivec4 pixels, out vec4 weights) {
+    float sy = (float(oy) + centre) * scaleY - centre;
+    float sx = (float(ox) + centre) * scaleX - centre;
+    int y0 = max(int(floor(sy)), 0);
+    int y1 = min(int(ceil(sy)), h - 1);
+    int x0 = max(int(floor(sx)), 0);
+    int x1 = min(int(ceil(sx)), w - 1);
+    float fy = sy - float(y0);
+    float fx = sx - float(x0);
+    pixels = ivec4(y0 * w + x0, y0 * w + x1, y1 * w + x0, y1 * w + x1);
+    weights = vec4((1.0 - fy) * (1.0 - fx), (1.0 - fy) * fx, fy * (1.0 - fx), fy * fx);
+}

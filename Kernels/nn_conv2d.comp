@@ -4,7 +4,8 @@
 // act1 is the conv's own (or a following) activation, the residual a fused ADD whose
 // other operand may have fewer channels (a fused channel PAD reads as zeros), act2
 // the activation after that ADD. Padding is TensorFlow's (the host computes the
-// before-padding, folding in any spatial PAD that fed this conv).
+// before-padding, folding in any spatial PAD that fed this conv). A 1x1 convolution may
+// read its input through a folded RESIZE_BILINEAR (RESIZED).
 //
 // An invocation computes OCB consecutive channel groups of one output pixel, so each
 // input vec4 it loads feeds 16*OCB multiply-adds. Neighbouring invocations take
@@ -19,6 +20,7 @@ layout(constant_id = 0) const int KH = 1;
 layout(constant_id = 1) const int KW = 1;
 layout(constant_id = 2) const int OCB = 1;
 layout(constant_id = 3) const int SCALED = 0; // 1: a fused MUL scales the input channels
+layout(constant_id = 4) const int RESIZED = 0; // 1 (1x1 only): a folded RESIZE_BILINEAR resizes the input
 
 void main() {
     int pixels = p.outH * p.outW;
@@ -36,6 +38,11 @@ void main() {
     for (int g = 0; g < OCB; ++g) {
         acc[g] = vec4(0.0);
     }
+    ivec4 taps = ivec4(0);
+    vec4 tapWeights = vec4(0.0);
+    if (RESIZED != 0) {
+        bilinearTaps(oy, ox, p.inH, p.inW, p.resizeScaleY, p.resizeScaleX, p.resizeCentre, taps, tapWeights);
+    }
     int groupStride = KH * KW * p.inC4 * 4;
     int weightBase = p.weightOffset + firstGroup * groupStride;
     // Taps outside the image are loaded clamped and zeroed rather than skipped, so no load
@@ -49,8 +56,13 @@ void main() {
             int inBase = p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.inC4;
             int tap = weightBase + (ky * KW + kx) * p.inC4 * 4;
             for (int ic = 0; ic < p.inC4; ++ic) {
-                vec4 v = inData[inBase + ic];
-                v = inside ? v : vec4(0.0);
+                vec4 v;
+                if (RESIZED != 0) {
+                    v = resizedInput(taps, tapWeights, ic);
+                } else {
+                    v = inData[inBase + ic];
+                    v = inside ? v : vec4(0.0);
+                }
                 if (SCALED != 0) {
                     v *= scaleData[p.inScaleOffset + ic];
                 }

@@ -19,6 +19,17 @@ layout(push_constant) uniform Parameters {
     float residualScaleY, residualScaleX,   // residualPool < 0: it is this tensor resized
           residualCentre;                   // bilinearly with these scales
     int inScaleOffset;                      // SCALED: input group g is multiplied by scaleData[this + g]
+    float resizeScaleY, resizeScaleX,       // RESIZED: the input is read through a bilinear
+          resizeCentre;                     // resize to the output's size (bilinearTaps)
 } p;
 
 #include "nn_conv_epilogue.glsl"
+
+// RESIZED kernels (a RESIZE_BILINEAR folded into the 1x1, stride-1 convolution reading
+// it): input group `ic` resized to the output pixel whose bilinear taps are `taps` and
+// `weights`.
+vec4 resizedInput(ivec4 taps, vec4 weights, int ic) {
+    int base = p.inOffset + ic;
+    return inData[base + taps.x * p.inC4] * weights.x + inData[base + taps.y * p.inC4] * weights.y
+         + inData[base + taps.z * p.inC4] * weights.z + inData[base + taps.w * p.inC4] * weights.w;
+}

@@ -1,8 +1,8 @@
 // A convolution's fused epilogue, out = act2(act1(acc + bias) + residual), where the
 // residual may have fewer channels (a fused channel PAD reads as zeros), be the max-pool
 // of a larger tensor (a fused skip-path pool) or the bilinear resize of a smaller one (a
-// fused RESIZE_BILINEAR, computed as nn_resize_bilinear.comp does). The including kernel declares
-// the Output, Constants and Residual buffers and a push block `p` with the fields used.
+// fused RESIZE_BILINEAR: bilinearTaps in nn_common.glsl). The including kernel declares the
+// Output, Constants and Residual buffers and a push block `p` with the fields used.
 
 // The residual's channel group `c4` for output `pixel`: read as is, or the max over the
 // fused skip-path pool's window (cells past the pooled tensor's edge are left out, as a
@@ -14,20 +14,12 @@ vec4 residualAt(int pixel, int c4) {
     int oy = pixel / p.outW;
     int ox = pixel - oy * p.outW;
     if (p.residualPool < 0) {
-        float sy = (float(oy) + p.residualCentre) * p.residualScaleY - p.residualCentre;
-        float sx = (float(ox) + p.residualCentre) * p.residualScaleX - p.residualCentre;
-        int y0 = max(int(floor(sy)), 0);
-        int y1 = min(int(ceil(sy)), p.residualH - 1);
-        int x0 = max(int(floor(sx)), 0);
-        int x1 = min(int(ceil(sx)), p.residualW - 1);
-        float fy = sy - float(y0);
-        float fx = sx - float(x0);
+        ivec4 taps;
+        vec4 weights;
+        bilinearTaps(oy, ox, p.residualH, p.residualW, p.residualScaleY, p.residualScaleX, p.residualCentre, taps, weights);
         int base = p.residualOffset + c4;
-        vec4 a = residualData[base + (y0 * p.residualW + x0) * p.residualC4];
-        vec4 b = residualData[base + (y0 * p.residualW + x1) * p.residualC4];
-        vec4 c = residualData[base + (y1 * p.residualW + x0) * p.residualC4];
-        vec4 d = residualData[base + (y1 * p.residualW + x1) * p.residualC4];
-        return a * (1.0 - fy) * (1.0 - fx) + b * (1.0 - fy) * fx + c * fy * (1.0 - fx) + d * fy * fx;
+        return residualData[base + taps.x * p.residualC4] * weights.x + residualData[base + taps.y * p.residualC4] * weights.y
+             + residualData[base + taps.z * p.residualC4] * weights.z + residualData[base + taps.w * p.residualC4] * weights.w;
     }
     vec4 best = vec4(-3.402823e38);
     for (int dy = 0; dy < p.residualPool; ++dy) {

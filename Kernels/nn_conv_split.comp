@@ -1,7 +1,7 @@
 #version 450
 // CONV_2D for small outputs with long sums (the deep end of the face models: 12x12 or 6x6
 // pixels with 128+ channels, or the mesh's 3x3 heads over 32 channels), with the same
-// fused epilogue as nn_conv2d.comp. There, one invocation loops over every tap and input
+// fused epilogue (and folded resize) as nn_conv2d.comp. There, one invocation loops over every tap and input
 // group of its output in turn, so a layer with few outputs takes as long as one
 // invocation's long loop. Here SLICES invocations share each output group: slice s sums
 // terms s, s+SLICES, ... (a term is one tap of one input group), the partial sums meet in
@@ -13,6 +13,7 @@ layout(constant_id = 0) const int KH = 1;
 layout(constant_id = 1) const int KW = 1;
 layout(constant_id = 2) const int SCALED = 0; // 1: a fused MUL scales the input channels
 layout(constant_id = 3) const int SLICES = 8; // 8, 16 or 32: longer sums take more
+layout(constant_id = 4) const int RESIZED = 0; // 1 (1x1 only): a folded RESIZE_BILINEAR resizes the input
 const int OUTPUTS = 64 / SLICES;               // output groups per workgroup
 layout(local_size_x = 64) in;                  // OUTPUTS x SLICES
 
@@ -34,6 +35,11 @@ void main() {
         int ox = pixel - oy * p.outW;
         int terms = KH * KW * p.inC4;
         int weightBase = p.weightOffset + c4 * terms * 4;
+        ivec4 taps = ivec4(0);
+        vec4 tapWeights = vec4(0.0);
+        if (RESIZED != 0) {
+            bilinearTaps(oy, ox, p.inH, p.inW, p.resizeScaleY, p.resizeScaleX, p.resizeCentre, taps, tapWeights);
+        }
         for (int term = slice; term < terms; term += SLICES) {
             int tap = term / p.inC4;
             int ic = term - tap * p.inC4;
@@ -41,9 +47,14 @@ void main() {
             int iy = oy * p.strideY - p.padTop + ky;
             int ix = ox * p.strideX - p.padLeft + (tap - ky * KW);
             bool inside = iy >= 0 && iy < p.inH && ix >= 0 && ix < p.inW;
-            // Loaded clamped and zeroed outside, so no load waits on a branch.
-            vec4 v = inData[p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.inC4 + ic];
-            v = inside ? v : vec4(0.0);
+            vec4 v;
+            if (RESIZED != 0) {
+                v = resizedInput(taps, tapWeights, ic);
+            } else {
+                // Loaded clamped and zeroed outside, so no load waits on a branch.
+                v = inData[p.inOffset + (clamp(iy, 0, p.inH - 1) * p.inW + clamp(ix, 0, p.inW - 1)) * p.inC4 + ic];
+                v = inside ? v : vec4(0.0);
+            }
             if (SCALED != 0) {
                 v *= scaleData[p.inScaleOffset + ic];
             }

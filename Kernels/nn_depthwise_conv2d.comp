@@ -3,16 +3,21 @@
 // same fused epilogue as nn_conv2d: out = act2(act1(dwconv(in) + bias) + residual).
 // Weights: [ky][kx][channel group] vec4s. Neighbouring invocations take neighbouring
 // channel groups of one pixel, so their loads (input, weights, output) are contiguous.
+// With DENSE_BLOCK > 0 the result is a graph output read by nothing else: it is written
+// straight to the output's dense buffer, as the DEPTH_TO_SPACE of that block (1: none)
+// feeding the output computes it (nn_unpack.comp), a launch and a level fewer.
 #include "nn_common.glsl"
 
 layout(local_size_x = 64) in;
 layout(constant_id = 0) const int KH = 3;
 layout(constant_id = 1) const int KW = 3;
+layout(constant_id = 2) const int DENSE_BLOCK = 0;
 
 layout(binding = 0) readonly buffer Input { vec4 inData[]; };
 layout(binding = 1) writeonly buffer Output { vec4 outData[]; };
 layout(binding = 2) readonly buffer Constants { vec4 constants[]; };
 layout(binding = 3) readonly buffer Residual { vec4 residualData[]; };
+layout(binding = 4) writeonly buffer DenseOutput { float outScalars[]; }; // DENSE_BLOCK > 0 only
 
 layout(push_constant) uniform Parameters {
     int inOffset, outOffset, weightOffset, biasOffset;
@@ -21,9 +26,11 @@ layout(push_constant) uniform Parameters {
     int strideY, strideX, padTop, padLeft;
     int residualOffset, residualC4;
     int act1, alpha1Offset, act2, alpha2Offset;
+    int denseC, denseW; // DENSE_BLOCK > 0: channels and width of the dense output
 } p;
 
 #include "nn_depthwise_taps.glsl"
+#include "nn_dense_output.glsl"
 
 void main() {
     int pixels = p.outH * p.outW;
@@ -48,5 +55,9 @@ void main() {
         }
         v = activate(v, p.act2, p.act2 == ACT_PRELU ? constants[p.alpha2Offset + c4] : vec4(0.0));
     }
-    outData[p.outOffset + pixel * p.outC4 + c4] = maskChannels(v, c4, p.outC);
+    if (DENSE_BLOCK == 0) {
+        outData[p.outOffset + pixel * p.outC4 + c4] = maskChannels(v, c4, p.outC);
+        return;
+    }
+    storeDense(v, oy, ox, c4, p.outC, DENSE_BLOCK, p.denseC, p.denseW);
 }

@@ -1,7 +1,6 @@
 #version 450
-// RESIZE_BILINEAR on channel-packed NHWC4 tensors, as TFLite computes it:
-// src = (dst + o) * scale - o (o = 0.5 with half-pixel centres, else 0), the lower
-// tap clamped at 0 and the upper at size-1, weights from the unclamped src.
+// RESIZE_BILINEAR on channel-packed NHWC4 tensors, as TFLite computes it (bilinearTaps
+// in nn_common.glsl).
 #include "nn_common.glsl"
 
 layout(local_size_x = 64) in;
@@ -25,18 +24,11 @@ void main() {
     int pixel = index / p.c4Count;
     int oy = pixel / p.outW;
     int ox = pixel % p.outW;
-    float sy = (float(oy) + p.centreOffset) * p.scaleY - p.centreOffset;
-    float sx = (float(ox) + p.centreOffset) * p.scaleX - p.centreOffset;
-    int y0 = max(int(floor(sy)), 0);
-    int y1 = min(int(ceil(sy)), p.inH - 1);
-    int x0 = max(int(floor(sx)), 0);
-    int x1 = min(int(ceil(sx)), p.inW - 1);
-    float fy = sy - float(y0);
-    float fx = sx - float(x0);
-    vec4 a = inData[p.inOffset + (y0 * p.inW + x0) * p.c4Count + c4];
-    vec4 b = inData[p.inOffset + (y0 * p.inW + x1) * p.c4Count + c4];
-    vec4 c = inData[p.inOffset + (y1 * p.inW + x0) * p.c4Count + c4];
-    vec4 d = inData[p.inOffset + (y1 * p.inW + x1) * p.c4Count + c4];
-    vec4 v = a * (1.0 - fy) * (1.0 - fx) + b * (1.0 - fy) * fx + c * fy * (1.0 - fx) + d * fy * fx;
+    ivec4 taps;
+    vec4 weights;
+    bilinearTaps(oy, ox, p.inH, p.inW, p.scaleY, p.scaleX, p.centreOffset, taps, weights);
+    int base = p.inOffset + c4;
+    vec4 v = inData[base + taps.x * p.c4Count] * weights.x + inData[base + taps.y * p.c4Count] * weights.y
+           + inData[base + taps.z * p.c4Count] * weights.z + inData[base + taps.w * p.c4Count] * weights.w;
     outData[p.outOffset + index] = v;
 }

@@ -12,6 +12,16 @@ extension NNTuning {
         tuning.blockPairMinimumTile = 2
         tuning.blockPairMaxInputGroups = 256
         tuning.blockPairMaxMiddleGroups = 256
+        tuning.blockPairMinimumWorkgroups = 0
+        return tuning
+    }()
+
+    /// Every pair in tiles of 2, in 1024-invocation workgroups (up to four sharing each 1x1
+    /// sum).
+    static let withWideBlockPairs: NNTuning = {
+        var tuning = NNTuning.withBlockPairs
+        tuning.blockPairThreads = 1024
+        tuning.blockPairTileLimit = 2
         return tuning
     }()
 }
@@ -100,8 +110,10 @@ final class NNOpTests: GPUTestCase {
         return kernels
     }
 
-    /// Runs `graph` on random inputs on the GPU (fused and unfused) and on the CPU.
-    private func check(_ graph: NNGraph, seed: UInt64 = 1, _ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    /// Runs `graph` on random inputs on the GPU (fused and unfused, and under `tunings`
+    /// too) and on the CPU.
+    private func check(_ graph: NNGraph, seed: UInt64 = 1, _ label: String, tunings: [NNTuning] = [],
+                       file: StaticString = #filePath, line: UInt = #line) throws {
         var random = SeededGenerator(state: seed)
         let inputs = graph.inputs.map { index in
             (0..<graph.tensors[index].shape.reduce(1, *)).map { _ in Float.random(in: -2...2, using: &random) }
@@ -109,8 +121,9 @@ final class NNOpTests: GPUTestCase {
         let reference = try NNReference(graph: graph).run(inputs)
         let configurations: [NNModelPlan.Options] = [.init(fuse: true, tuning: .gpu), .init(fuse: true, tuning: .withBlockPairs),
                                                      .init(fuse: true, tuning: .cpu), .init(fuse: false)]
+            + tunings.map { .init(fuse: true, tuning: $0) }
         for options in configurations {
-            let fuse = "\(options.fuse)\(options.tuning == .cpu ? " tuned for a CPU" : options.tuning == .withBlockPairs ? " with block pairs" : "")"
+            let fuse = "\(options.fuse)\(options.tuning == .cpu ? " tuned for a CPU" : options.tuning == .gpu ? "" : " tuned \(options.tuning)")"
             let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: options)
             let outputs = try plan.run(inputs)
             for (index, (ours, expected)) in zip(outputs, reference).enumerated() {
@@ -228,6 +241,7 @@ final class NNOpTests: GPUTestCase {
             (14, 13, 16, 64, 3, 1, 3),   // tile 4
             (7, 9, 128, 32, 3, 1, 5),    // tile 2, 5x5
             (17, 15, 24, 12, 5, 2, 3),   // stride 2 first
+            (12, 12, 192, 48, 3, 1, 3),  // the full-range detector's 12x12 pairs: tile 2
         ]
         for (h, w, c, m, ka, sa, kb) in cases {
             var b = NNGraphBuilder(seed: UInt64(h * 7 + c + m))
@@ -248,14 +262,23 @@ final class NNOpTests: GPUTestCase {
             let sum = b.op(.builtin(.add), .add(activation: .relu), [c2, skip], [1, yh, yw, c])
             let graph = b.graph(inputs: [x], outputs: [sum])
             let label = "pair \(h)x\(w)x\(c) -> \(m), dw\(ka) s\(sa), dw\(kb)"
-            try check(graph, label)
+            try check(graph, label, tunings: [.withWideBlockPairs])
             let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .withBlockPairs))
             if sa == 1 { // (a pooled skip path is not read inside a pair)
                 XCTAssertEqual(plan.launchNames, ["block_pair", "unpack"], label)
             }
         }
-        let tiles = cases.map { _, _, c, m, _, _, kb in NNTuning.blockPairTile(firstGroups: (c + 3) / 4, middleGroups: (m + 3) / 4, secondKernel: kb) }
+        let tiles = cases.map { h, w, c, m, _, sa, kb in
+            NNTuning.withBlockPairs.blockPairTile(firstGroups: (c + 3) / 4, middleGroups: (m + 3) / 4, secondKernel: kb,
+                                                  height: (h + sa - 1) / sa, width: (w + sa - 1) / sa)
+        }
         XCTAssertEqual(Set(tiles.compactMap { $0 }), [8, 4, 2])
+        // The 1024-invocation runs shared some sums four ways and some two ways.
+        let slices = cases.map { _, _, c, m, _, _, kb in
+            NNTuning.withWideBlockPairs.blockPairSlices(tile: 2, firstGroups: (c + 3) / 4, middleGroups: (m + 3) / 4,
+                                                        outputGroups: (c + 3) / 4, secondKernel: kb)
+        }
+        XCTAssertEqual(Set(slices), [1, 2, 4])
     }
 
     /// MobileNetV3's squeeze-and-excite: a global mean, two dense layers (1x1 convolutions
@@ -322,6 +345,90 @@ final class NNOpTests: GPUTestCase {
         }
     }
 
+    /// A RESIZE_BILINEAR read only by a 1x1 CONV_2D: the convolution reads the resize's
+    /// input through it (plain and split-sum kernels, every resize mode, with a gate MUL
+    /// before the resize folded too).
+    func testResizeFoldsIntoThePointwiseConvolution() throws {
+        let modes: [TFLiteOptions.Resize] = [.init(alignCorners: false, halfPixelCenters: true),
+                                                   .init(alignCorners: true, halfPixelCenters: false),
+                                                   .init(alignCorners: false, halfPixelCenters: false)]
+        for (h, w, c, o, mode) in [(5, 7, 12, 10, modes[0]), (5, 7, 12, 10, modes[1]), (4, 3, 12, 6, modes[2]), (4, 4, 96, 32, modes[0])] {
+            for gated in [false, true] {
+                var b = NNGraphBuilder(seed: UInt64(c + o + (gated ? 1 : 0)))
+                let x = b.tensor([1, h, w, c]), gate = b.tensor([1, 1, 1, c])
+                let source = gated ? b.op(.builtin(.mul), .mul(activation: .none), [x, gate], [1, h, w, c]) : x
+                let resized = b.op(.builtin(.resizeBilinear), .resizeBilinear(mode), [source, b.ints([2], [2 * h + 1, 2 * w])],
+                                   [1, 2 * h + 1, 2 * w, c])
+                let y = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.same, 1, .relu),
+                             [resized, b.randomConstant([o, 1, 1, c], scale: 0.3), b.randomConstant([o])], [1, 2 * h + 1, 2 * w, o])
+                let graph = b.graph(inputs: gated ? [x, gate] : [x], outputs: [y])
+                try check(graph, "resize \(h)x\(w)x\(c) \(mode) -> conv1x1 -> \(o)\(gated ? ", gated" : "")")
+                let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
+                XCTAssertEqual(plan.launchNames, [gated ? "mul+resize+conv1x1" : "resize+conv1x1", "unpack"])
+            }
+        }
+    }
+
+    /// A depthwise convolution whose output only a graph output reads (through a
+    /// DEPTH_TO_SPACE and a RESHAPE, as the full-range detector's heads, or directly)
+    /// writes the output buffer itself; one also read by another operator does not.
+    func testDepthwiseWritesTheGraphOutput() throws {
+        var b = NNGraphBuilder(seed: 31)
+        let x = b.tensor([1, 9, 10, 20])
+        let d = b.op(.builtin(.depthwiseConv2D), NNGraphBuilder.depthwise(.same, 2, .relu),
+                     [x, b.randomConstant([1, 3, 3, 20]), b.randomConstant([20])], [1, 5, 5, 20])
+        let s = b.op(.builtin(.depthToSpace), .depthToSpace(blockSize: 2), [d], [1, 10, 10, 5])
+        let flat = b.op(.builtin(.reshape), [s, b.ints([3], [1, 100, 5])], [1, 100, 5])
+        let e = b.op(.builtin(.depthwiseConv2D), NNGraphBuilder.depthwise(.valid, 1),
+                     [x, b.randomConstant([1, 3, 3, 20]), b.randomConstant([20])], [1, 7, 8, 20])
+        let f = b.op(.builtin(.depthwiseConv2D), NNGraphBuilder.depthwise(.same, 1),
+                     [x, b.randomConstant([1, 3, 3, 20]), b.randomConstant([20])], [1, 9, 10, 20])
+        let g = b.op(.builtin(.add), .add(activation: .none), [f, x], [1, 9, 10, 20])
+        let h = b.op(.builtin(.logistic), [f], [1, 9, 10, 20])
+        let graph = b.graph(inputs: [x], outputs: [flat, e, g, h])
+        try check(graph, "depthwise to output")
+        let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
+        XCTAssertEqual(plan.launchNames.filter { $0.hasSuffix("unpack") }.sorted(),
+                       ["depthwise3x3+depth_to_space+unpack", "depthwise3x3+unpack", "unpack", "unpack"])
+    }
+
+    /// A 1x1 convolution read only by a depthwise one: one launch, the 1x1 recomputed
+    /// around each tile (SAME padding read as zeros), writing a graph output's dense
+    /// buffer (the full-range detector's heads: stride 2, then DEPTH_TO_SPACE) or a tensor.
+    func testPointwiseThenDepthwiseInOneLaunch() throws {
+        // (H, W, C, middle C, depthwise kernel, stride, DEPTH_TO_SPACE into the output)
+        let cases: [(Int, Int, Int, Int, Int, Int, Bool)] = [
+            (13, 11, 20, 24, 3, 2, true), (24, 24, 48, 64, 3, 2, true), (24, 24, 48, 4, 3, 2, true), (9, 10, 12, 8, 5, 1, false),
+        ]
+        for (h, w, c, m, k, stride, toOutput) in cases {
+            var b = NNGraphBuilder(seed: UInt64(h * 3 + c + m))
+            let x = b.tensor([1, h, w, c])
+            let oh = (h + stride - 1) / stride, ow = (w + stride - 1) / stride
+            let y = b.op(.builtin(.conv2D), NNGraphBuilder.conv(.same, 1, .relu),
+                         [x, b.randomConstant([m, 1, 1, c], scale: 0.3), b.randomConstant([m])], [1, h, w, m])
+            let z = b.op(.builtin(.depthwiseConv2D), NNGraphBuilder.depthwise(.same, stride, toOutput ? .none : .relu6),
+                         [y, b.randomConstant([1, k, k, m]), b.randomConstant([m])], [1, oh, ow, m])
+            let label = "1x1 \(h)x\(w)x\(c) -> \(m), dw\(k) s\(stride)"
+            if toOutput {
+                let s = b.op(.builtin(.depthToSpace), .depthToSpace(blockSize: 2), [z], [1, oh * 2, ow * 2, m / 4])
+                let flat = b.op(.builtin(.reshape), [s, b.ints([3], [1, oh * ow * 4, m / 4])], [1, oh * ow * 4, m / 4])
+                let graph = b.graph(inputs: [x], outputs: [flat])
+                try check(graph, label)
+                let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
+                XCTAssertEqual(plan.launchNames, ["conv1x1+depthwise3x3+depth_to_space+unpack"], label)
+            } else {
+                // Read by two operators, the depthwise output is a tensor.
+                let first = b.op(.builtin(.logistic), [z], [1, oh, ow, m])
+                let second = b.op(.builtin(.add), .add(activation: .none), [z, z], [1, oh, ow, m])
+                let graph = b.graph(inputs: [x], outputs: [first, second])
+                try check(graph, label)
+                let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
+                XCTAssertEqual(plan.launchNames.first, "conv1x1+depthwise5x5", label)
+                XCTAssertEqual(plan.launchCount, 5, label)
+            }
+        }
+    }
+
     func testBlazeBlockFusesResidualChannelPadAndActivations() throws {
         // dw 3x3 s2 -> conv 1x1 -> ADD(maxpool -> channel PAD) -> RELU, then dw -> conv -> ADD -> PRELU.
         var b = NNGraphBuilder(seed: 5)
@@ -379,7 +486,8 @@ final class NNOpTests: GPUTestCase {
         let graph = b.graph(inputs: [x], outputs: [a])
         try check(graph, "pad + valid conv")
         let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .gpu))
-        XCTAssertEqual(plan.launchNames, ["conv3x3", "depthwise3x3", "unpack"])
+        // (The depthwise, with the ADD fused, writes the graph output itself.)
+        XCTAssertEqual(plan.launchNames, ["conv3x3", "depthwise3x3+unpack"])
     }
 
     func testElementwiseOpsAndActivations() throws {

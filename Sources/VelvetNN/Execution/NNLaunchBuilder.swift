@@ -41,7 +41,7 @@ struct LaunchBuilder {
         func buffer(_ tensor: Int) -> GPUBinding { binding(for: tensor) }
 
         switch step {
-        case .conv(let c), .depthwise(let c), .transposeConv(let c):
+        case .conv(let c), .depthwise(let c), .transposeConv(let c), .depthwiseToOutput(let c, _):
             let a = geometry(c.input), o = geometry(c.output)
             ints(offset(c.input), offset(c.output), c.weightOffset, c.biasOffset, a.height, a.width, a.groups,
                  o.height, o.width, o.groups, o.channels, c.strideY, c.strideX, c.padTop, c.padLeft)
@@ -59,23 +59,36 @@ struct LaunchBuilder {
                     pushResidualSource(c.epilogue, into: &push)
                     push.int(Int32(c.inputScale.map(offset) ?? 0))
                     bindings.append(c.inputScale.map(buffer) ?? .buffer(constants))
+                    let resize = c.inputResize ?? NNResize(scaleY: 0, scaleX: 0, centreOffset: 0)
+                    push.float(resize.scaleY)
+                    push.float(resize.scaleX)
+                    push.float(resize.centreOffset)
                 }
+                let resized: Int32 = c.inputResize == nil ? 0 : 1
                 if case .depthwise = step {
                     kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d,
                                                 ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
+                    ints(0, 0)
+                    bindings.append(buffer(c.output)) // the dense output, unwritten
+                } else if case .depthwiseToOutput(_, let output) = step {
+                    pushDenseOutput(output, channels: o.channels, width: o.width, into: &push)
+                    bindings[1] = .buffer(outputs[output.index].buffer) // unwritten
+                    bindings.append(.buffer(outputs[output.index].buffer))
+                    kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
+                                                                                  "DENSE_BLOCK": Int32(output.block)])
                 } else if tuning.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
                     // 8-32 invocations per output group (nn_conv_split.comp).
                     let slices = tuning.splitSlices(terms: c.kernelH * c.kernelW * a.groups)
                     invocations = o.pixels * o.groups * slices
                     kernel = try kernels.kernel(KernelLibrary.nnConvSplit, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
                                                                             "SCALED": c.inputScale == nil ? 0 : 1,
-                                                                            "SLICES": Int32(slices)])
+                                                                            "SLICES": Int32(slices), "RESIZED": resized])
                 } else {
                     let perInvocation = tuning.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
                     invocations = o.pixels * (o.groups / perInvocation)
                     kernel = try kernels.kernel(KernelLibrary.nnConv2d, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
                                                                          "OCB": Int32(perInvocation),
-                                                                         "SCALED": c.inputScale == nil ? 0 : 1])
+                                                                         "SCALED": c.inputScale == nil ? 0 : 1, "RESIZED": resized])
                 }
             }
             return .init(kernel: kernel, bindings: bindings, push: push, groups: Self.groups(covering: invocations))
@@ -96,10 +109,41 @@ struct LaunchBuilder {
                                              "P": Int32(tiling.pixels), "S": Int32(tiling.slices)])
             return .init(kernel: kernel, bindings: bindings, push: push, groups: Self.groups(count: tiling.workgroups))
 
+        case .pointwiseDepthwise(let c, let d, let output):
+            let a = geometry(c.input), m = geometry(d.input), o = geometry(d.output)
+            guard let tiling = tuning.pointwiseDepthwiseTiling(height: o.height, width: o.width, inputGroups: a.groups, groups: m.groups,
+                                                               kernel: d.kernelH, stride: d.strideY) else {
+                throw NNError.invalidGraph("a 1x1+depthwise launch was planned that does not fit")
+            }
+            ints(a.height, a.width, a.groups, m.groups, o.height, o.width, o.channels, tiling.groupsPerTile)
+            ints(c.weightOffset, c.biasOffset)
+            push.int(c.epilogue.act1.code)
+            push.int(c.epilogue.act1.alphaOffset)
+            ints(d.weightOffset, d.biasOffset)
+            push.int(d.epilogue.act1.code)
+            push.int(d.epilogue.act1.alphaOffset)
+            ints(d.padTop, d.padLeft)
+            let written: GPUBinding
+            if let output {
+                pushDenseOutput(output, channels: o.channels, width: o.width, into: &push)
+                written = .buffer(outputs[output.index].buffer)
+            } else {
+                ints(0, 0)
+                written = buffer(d.output)
+            }
+            let kernel = try kernels.kernel(KernelLibrary.nnPointwiseDepthwise, ["K": Int32(d.kernelH), "STRIDE": Int32(d.strideY),
+                                                                                "T": Int32(tiling.tile),
+                                                                                "DENSE_BLOCK": Int32(output?.block ?? 0)])
+            // The kernel declares both outputs; the one it does not write is bound to the one it does.
+            return .init(kernel: kernel, bindings: [buffer(c.input), written, .buffer(constants), written],
+                         push: push, groups: Self.groups(count: tiling.workgroups))
+
         case .blockPair(let a, let b):
             let x = geometry(a.depthwise.input), y = geometry(a.pointwise.output), z = geometry(b.pointwise.output)
-            let tile = NNTuning.blockPairTile(firstGroups: x.groups, middleGroups: y.groups, secondKernel: b.depthwise.kernelH,
-                                              limit: tuning.blockPairTileLimit)!
+            guard let tile = tuning.blockPairTile(firstGroups: x.groups, middleGroups: y.groups, secondKernel: b.depthwise.kernelH,
+                                                  height: z.height, width: z.width) else {
+                throw NNError.invalidGraph("a block pair was planned that its tuning does not pair")
+            }
             ints(x.height, x.width, x.groups, y.height, y.width, y.groups, z.groups, z.channels)
             ints(a.depthwise.weightOffset, a.depthwise.biasOffset)
             push.int(a.depthwise.epilogue.act1.code)
@@ -117,8 +161,12 @@ struct LaunchBuilder {
             push.int(b.pointwise.epilogue.act2.alphaOffset)
             let residual = b.pointwise.epilogue.residual
             ints(residual.map { geometry($0).groups } ?? -1)
+            let slices = tuning.blockPairSlices(tile: tile, firstGroups: x.groups, middleGroups: y.groups, outputGroups: z.groups,
+                                                secondKernel: b.depthwise.kernelH)
             let kernel = try kernels.kernel(KernelLibrary.nnBlockPair, ["KA": Int32(a.depthwise.kernelH),
-                                                                       "KB": Int32(b.depthwise.kernelH), "T": Int32(tile)])
+                                                                       "KB": Int32(b.depthwise.kernelH), "T": Int32(tile),
+                                                                       "THREADS": Int32(tuning.blockPairThreads),
+                                                                       "S": Int32(slices)])
             return .init(kernel: kernel,
                          bindings: [buffer(a.depthwise.input), buffer(b.pointwise.output), .buffer(constants),
                                     residual.map(buffer) ?? .buffer(constants)],
@@ -227,6 +275,13 @@ struct LaunchBuilder {
                          bindings: [buffer(source), .buffer(outputs[index].buffer)],
                          push: push, groups: Self.groups(covering: o.pixels * o.channels))
         }
+    }
+
+    /// The dense output's channels and width, those of a tensor of `channels` and `width`
+    /// through the output's DEPTH_TO_SPACE.
+    private func pushDenseOutput(_ output: NNDenseOutput, channels: Int, width: Int, into push: inout PushConstants) {
+        push.int(Int32(channels / (output.block * output.block)))
+        push.int(Int32(width * output.block))
     }
 
     /// A tensor's binding: its own buffer (a graph input), or exactly its range of the arena.

@@ -38,6 +38,9 @@ struct NNPlanner {
     private var residualResizes: [Int: (source: Int, resize: NNResize)] = [:]
     /// Channel-tail PAD outputs read in place by an ADD: output -> the PAD's input.
     private var channelPads: [Int: Int] = [:]
+    /// RESIZE_BILINEAR outputs a 1x1 CONV_2D reads through the resize: output -> the
+    /// resize's input and parameters.
+    private var resizedInputs: [Int: (source: Int, resize: NNResize)] = [:]
 
     init(graph: NNGraph, fuse: Bool, tuning: NNTuning = .gpu) {
         self.graph = graph
@@ -56,6 +59,7 @@ struct NNPlanner {
         graphOutputs = Set(graph.outputs)
         if fuse {
             try findFoldablePads()
+            try findResizesBeforePointwiseConvs()
             try findFoldableResizes()
             findMeanAddends()
         }
@@ -65,7 +69,7 @@ struct NNPlanner {
             try plan(index)
             positions += [Int](repeating: position, count: steps.count - planned)
         }
-        guard residualResizes.isEmpty, meanAddends.isEmpty, inputScales.isEmpty else {
+        guard residualResizes.isEmpty, meanAddends.isEmpty, inputScales.isEmpty, resizedInputs.isEmpty else {
             throw NNError.invalidGraph("an operator folded into a later one was never planned")
         }
         for (index, output) in graph.outputs.enumerated() {
@@ -75,7 +79,11 @@ struct NNPlanner {
             steps.append(.unpack(input: output, index: index, depthToSpace: nil))
             positions.append(graph.nodes.count)
         }
-        if fuse { foldDepthToSpaceIntoUnpacks() }
+        if fuse {
+            foldDepthToSpaceIntoUnpacks()
+            foldUnpacksIntoDepthwise()
+            if tuning.fusePointwiseDepthwise { fusePointwiseIntoDepthwise() }
+        }
         if fuse && tuning.fuseBlockPairs { pairBlocks() }
         steps = zip(steps, positions).enumerated()
             .sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }
@@ -105,6 +113,56 @@ struct NNPlanner {
         positions = kept.map { positions[$0] }
     }
 
+    /// A depthwise step whose output only a graph output's copy reads (directly, or through
+    /// a folded DEPTH_TO_SPACE) writes the output buffer itself (the full-range detector's
+    /// heads).
+    private mutating func foldUnpacksIntoDepthwise() {
+        var folded: Set<Int> = []
+        for (index, step) in steps.enumerated() {
+            guard case .unpack(let input, let output, let depthToSpace) = step else { continue }
+            let source = depthToSpace?.source ?? input
+            guard depthToSpace != nil || aliases[input] == nil,
+                  let producer = steps.firstIndex(where: { $0.write == source }), case .depthwise(let c) = steps[producer],
+                  steps.enumerated().allSatisfy({ $0.offset == index || !$0.element.reads.contains(source) }) else { continue }
+            steps[producer] = .depthwiseToOutput(c, output: NNDenseOutput(index: output, block: depthToSpace?.block ?? 1))
+            folded.insert(index)
+        }
+        let kept = steps.indices.filter { !folded.contains($0) }
+        steps = kept.map { steps[$0] }
+        positions = kept.map { positions[$0] }
+    }
+
+    /// A 1x1 convolution (stride 1, its epilogue an activation at most) whose output only a
+    /// depthwise convolution (square, no residual) reads runs in the depthwise's launch,
+    /// where the depthwise ran.
+    private mutating func fusePointwiseIntoDepthwise() {
+        var removed: Set<Int> = []
+        for (index, step) in steps.enumerated() {
+            let depthwise: NNConvolution, output: NNDenseOutput?
+            switch step {
+            case .depthwise(let d): (depthwise, output) = (d, nil)
+            case .depthwiseToOutput(let d, let o): (depthwise, output) = (d, o)
+            default: continue
+            }
+            let mid = geometry(depthwise.input)
+            guard depthwise.epilogue.residual == nil, depthwise.kernelH == depthwise.kernelW, depthwise.strideY == depthwise.strideX,
+                  !graphOutputs.contains(depthwise.input),
+                  let producer = steps.firstIndex(where: { $0.write == depthwise.input }), !removed.contains(producer),
+                  case .conv(let pointwise) = steps[producer], pointwise.kernelH == 1, pointwise.kernelW == 1,
+                  pointwise.strideY == 1, pointwise.strideX == 1, pointwise.padTop == 0, pointwise.padLeft == 0,
+                  pointwise.inputScale == nil, pointwise.inputResize == nil, pointwise.epilogue.residual == nil,
+                  steps.enumerated().allSatisfy({ $0.offset == index || !$0.element.reads.contains(depthwise.input) }),
+                  tuning.pointwiseDepthwiseTiling(height: geometry(depthwise.output).height, width: geometry(depthwise.output).width,
+                                                  inputGroups: geometry(pointwise.input).groups, groups: mid.groups,
+                                                  kernel: depthwise.kernelH, stride: depthwise.strideY) != nil else { continue }
+            steps[index] = .pointwiseDepthwise(pointwise: pointwise, depthwise: depthwise, output: output)
+            removed.insert(producer)
+        }
+        let kept = steps.indices.filter { !removed.contains($0) }
+        steps = kept.map { steps[$0] }
+        positions = kept.map { positions[$0] }
+    }
+
     /// Pairs of depthwise+1x1 steps where the first one's output is read only by the
     /// second's depthwise (stride 1, square kernel) become one launch, run where the second
     /// was. The first block has no residual; the second's is read as is.
@@ -120,8 +178,9 @@ struct NNPlanner {
                   dB.strideY == 1, dB.strideX == 1, dB.kernelH == dB.kernelW, dB.kernelH % 2 == 1,
                   dB.padTop == dB.kernelH / 2, dB.padLeft == dB.kernelW / 2,
                   pB.epilogue.residualPool == 0, pB.epilogue.residualResize == nil, pB.inputScale == nil,
-                  tuning.pairsBlocks(firstGroups: geometry(dA.input).groups, middleGroups: geometry(pA.output).groups,
-                                     secondKernel: dB.kernelH) else { continue }
+                  tuning.blockPairTile(firstGroups: geometry(dA.input).groups, middleGroups: geometry(pA.output).groups,
+                                       secondKernel: dB.kernelH, height: geometry(pB.output).height,
+                                       width: geometry(pB.output).width) != nil else { continue }
             steps[second] = .blockPair(first: NNBlock(depthwise: dA, pointwise: pA), second: NNBlock(depthwise: dB, pointwise: pB))
             removed.insert(index)
         }
@@ -480,6 +539,9 @@ struct NNPlanner {
         if let folded = spatialPads[input] {
             (input, extraTop, extraLeft) = (folded.source, folded.top, folded.left)
         }
+        // A folded RESIZE_BILINEAR before a 1x1 convolution: read its input, resized.
+        let resizedInput = depthwise ? nil : resizedInputs.removeValue(forKey: input)
+        if let resizedInput { input = resizedInput.source }
         let inShape = geometry(input)
         let kh = wShape[1], kw = wShape[2]
         let outChannels = geometry(out).channels
@@ -518,6 +580,7 @@ struct NNPlanner {
         var convolution = NNConvolution(input: input, output: out, weightOffset: weightOffset, biasOffset: biasOffset,
                                         kernelH: kh, kernelW: kw, strideY: strideY, strideX: strideX,
                                         padTop: vertical.before + extraTop, padLeft: horizontal.before + extraLeft)
+        convolution.inputResize = resizedInput?.resize
         if !depthwise, let scaled = inputScales.removeValue(forKey: input) {
             convolution.input = scaled.source
             convolution.inputScale = scaled.gate
@@ -614,9 +677,10 @@ struct NNPlanner {
                 result = graph.nodes[next].outputs[0]
             }
         }
-        // A MUL by a gate vector read only by a CONV_2D: the convolution scales its input.
+        // A MUL by a gate vector read only by a CONV_2D (directly or through a folded
+        // resize, which commutes with a per-channel scale): the convolution scales its input.
         if op == 2, activation == .none, addend == nil, case .broadcastTensor(let gate) = operand,
-           let next = soleConsumer(of: out), graph.nodes[next].builtin == .conv2D, graph.nodes[next].inputs.first == out {
+           convolutionReading(out) != nil {
             inputScales[out] = (input, gate)
             return
         }
@@ -809,11 +873,46 @@ struct NNPlanner {
         }
     }
 
+    /// The CONV_2D reading `tensor` as its input, directly or through a folded resize,
+    /// when nothing else reads it.
+    private func convolutionReading(_ tensor: Int) -> Int? {
+        guard fuse, !graphOutputs.contains(tensor), let readers = consumers[tensor], readers.count == 1 else { return nil }
+        var reader = readers[0], read = tensor
+        if let resized = graph.nodes[reader].outputs.first, resizedInputs[resized]?.source == tensor {
+            guard let next = soleConsumer(of: resized) else { return nil }
+            (reader, read) = (next, resized)
+        } else if skipped.contains(reader) {
+            return nil
+        }
+        return graph.nodes[reader].builtin == .conv2D && graph.nodes[reader].inputs.first == read ? reader : nil
+    }
+
+    /// Whether operator `node` is a CONV_2D with a 1x1 kernel and stride 1.
+    private func isPointwiseConv(_ node: Int) -> Bool {
+        guard graph.nodes[node].builtin == .conv2D, case .conv2D(let o) = graph.nodes[node].options,
+              o.strideH == 1, o.strideW == 1, o.dilationH == 1, o.dilationW == 1,
+              graph.nodes[node].inputs.count >= 2, graph.nodes[node].inputs[1] >= 0 else { return false }
+        let shape = graph.tensors[graph.nodes[node].inputs[1]].shape
+        return graph.constants[graph.nodes[node].inputs[1]] != nil && shape.count == 4 && shape[1] == 1 && shape[2] == 1
+    }
+
+    /// RESIZE_BILINEARs read only by a 1x1, stride-1 convolution (the selfie decoder's
+    /// upsampling): the convolution reads the resize's input, resized, a launch and a
+    /// level fewer.
+    private mutating func findResizesBeforePointwiseConvs() throws {
+        for (index, node) in graph.nodes.enumerated() where node.builtin == .resizeBilinear {
+            guard node.outputs.count == 1, node.outputs[0] >= 0, let (input, resized, resize) = try? resizeParameters(index),
+                  let reader = soleConsumer(of: resized), isPointwiseConv(reader), graph.nodes[reader].inputs.first == resized else { continue }
+            resizedInputs[resized] = (input, resize)
+            skipped.insert(index)
+        }
+    }
+
     /// RESIZE_BILINEARs whose output is only the residual of an ADD that a convolution
     /// will absorb (its other operand is a CONV_2D's output read by nothing else): the
     /// convolution's epilogue samples the resize's input instead, so the resize is skipped.
     private mutating func findFoldableResizes() throws {
-        for (index, node) in graph.nodes.enumerated() where node.builtin == .resizeBilinear {
+        for (index, node) in graph.nodes.enumerated() where node.builtin == .resizeBilinear && !skipped.contains(index) {
             guard node.outputs.count == 1, node.outputs[0] >= 0, let add = soleConsumer(of: node.outputs[0]),
                   graph.nodes[add].builtin == .add, graph.nodes[add].inputs.count == 2,
                   graph.nodes[add].outputs.count == 1, graph.nodes[add].outputs[0] >= 0 else { continue }

@@ -55,6 +55,9 @@ struct NNConvolution: Equatable {
     /// A [1,1,1,C] runtime tensor the input's channels are multiplied by as they are read
     /// (a fused MUL: squeeze-and-excite's gate, before a CONV_2D).
     var inputScale: Int?
+    /// Not nil (1x1, stride 1 only): the input is read through this bilinear resize to the
+    /// output's size (a folded RESIZE_BILINEAR whose output only this convolution read).
+    var inputResize: NNResize?
     var epilogue = NNEpilogue()
 }
 
@@ -69,6 +72,16 @@ struct NNDepthToSpace: Equatable {
     var source: Int
     var output: Int
     var block: Int
+}
+
+/// A graph output written by the step computing it, when only the output's copy read its
+/// result (through a DEPTH_TO_SPACE of `block`, or directly: 1).
+struct NNDenseOutput: Equatable {
+    var index: Int
+    var block: Int
+
+    /// What the step's name gains.
+    var name: String { (block > 1 ? "+depth_to_space" : "") + "+unpack" }
 }
 
 /// The second operand of an elementwise ADD / MUL.
@@ -111,14 +124,22 @@ enum NNStep: Equatable {
     /// Copies graph output `index` (tensor `input`) into its dense output buffer; with
     /// `depthToSpace`, the output is that DEPTH_TO_SPACE's, computed as it is copied.
     case unpack(input: Int, index: Int, depthToSpace: NNDepthToSpace?)
+    /// A depthwise convolution writing graph output `output.index`'s dense buffer itself.
+    case depthwiseToOutput(NNConvolution, output: NNDenseOutput)
+    /// A 1x1 convolution and the depthwise convolution reading its output, in one launch;
+    /// the 1x1's output is recomputed around each tile and never stored. With `output`, the
+    /// result goes to that graph output's dense buffer.
+    case pointwiseDepthwise(pointwise: NNConvolution, depthwise: NNConvolution, output: NNDenseOutput?)
 
     /// Tensors the step reads.
     var reads: [Int] {
         switch self {
-        case .conv(let c), .depthwise(let c), .transposeConv(let c):
+        case .conv(let c), .depthwise(let c), .transposeConv(let c), .depthwiseToOutput(let c, _):
             return [c.input] + (c.epilogue.residual.map { [$0] } ?? []) + (c.inputScale.map { [$0] } ?? [])
         case .depthwisePointwise(let d, let c):
             return [d.input] + (c.epilogue.residual.map { [$0] } ?? [])
+        case .pointwiseDepthwise(let c, _, _):
+            return [c.input]
         case .blockPair(let a, let b):
             return [a.depthwise.input] + (b.pointwise.epilogue.residual.map { [$0] } ?? [])
         case .elementwise(let input, _, _, let operand, let addend, _):
@@ -138,7 +159,7 @@ enum NNStep: Equatable {
         }
     }
 
-    /// The arena tensor the step writes (nil for unpack, which writes an output buffer).
+    /// The arena tensor the step writes (nil for the steps that write an output buffer).
     var write: Int? {
         switch self {
         case .conv(let c), .depthwise(let c), .transposeConv(let c), .depthwisePointwise(_, let c): return c.output
@@ -147,14 +168,16 @@ enum NNStep: Equatable {
              .globalMean(_, let output, _), .squeezeExcite(_, _, let output, _), .pad(_, let output, _, _, _), .reshape(_, let output),
              .place(_, let output, _, _, _), .depthToSpace(_, let output, _), .resizeBilinear(_, let output, _):
             return output
-        case .unpack: return nil
+        case .pointwiseDepthwise(_, let d, let output): return output == nil ? d.output : nil
+        case .unpack, .depthwiseToOutput: return nil
         }
     }
 
     /// Short name for labels and logs.
     var name: String {
         switch self {
-        case .conv(let c): return (c.inputScale == nil ? "" : "mul+") + "conv\(c.kernelH)x\(c.kernelW)"
+        case .conv(let c):
+            return (c.inputScale == nil ? "" : "mul+") + (c.inputResize == nil ? "" : "resize+") + "conv\(c.kernelH)x\(c.kernelW)"
         case .depthwise(let c): return "depthwise\(c.kernelH)x\(c.kernelW)"
         case .transposeConv: return "transpose_conv"
         case .depthwisePointwise(let d, _): return "depthwise\(d.kernelH)x\(d.kernelW)+conv1x1"
@@ -170,6 +193,10 @@ enum NNStep: Equatable {
         case .depthToSpace: return "depth_to_space"
         case .resizeBilinear: return "resize_bilinear"
         case .unpack(_, _, let depthToSpace): return depthToSpace == nil ? "unpack" : "depth_to_space+unpack"
+        case .depthwiseToOutput(let c, let output):
+            return "depthwise\(c.kernelH)x\(c.kernelW)" + output.name
+        case .pointwiseDepthwise(_, let d, let output):
+            return "conv1x1+depthwise\(d.kernelH)x\(d.kernelW)" + (output?.name ?? "")
         }
     }
 }

@@ -12,9 +12,11 @@ public struct NNTuning: Sendable, Equatable {
     /// Run each depthwise convolution in one launch with the 1x1 convolution reading it.
     public var fuseDepthwisePointwise: Bool
     /// Run two such blocks in one launch where the first feeds only the second (narrow
-    /// ones only: on the H200 pairs of wide blocks, or on tiles of 2, were slower than the
-    /// blocks apart; docs/PERFORMANCE.md).
+    /// ones only, in enough tiles: on the H200 pairs of wide blocks, or in few workgroups,
+    /// were slower than the blocks apart; docs/PERFORMANCE.md).
     public var fuseBlockPairs: Bool
+    /// Run a 1x1 convolution in one launch with the depthwise convolution reading it.
+    public var fusePointwiseDepthwise: Bool
     /// The largest tile side a block pair takes (8, 4 or 2), and the smallest it pairs at.
     public var blockPairTileLimit: Int
     public var blockPairMinimumTile: Int
@@ -22,6 +24,10 @@ public struct NNTuning: Sendable, Equatable {
     /// output loops over them) and of the middle tensor.
     public var blockPairMaxInputGroups: Int
     public var blockPairMaxMiddleGroups: Int
+    /// The fewest tiles (workgroups) a pair may run in.
+    public var blockPairMinimumWorkgroups: Int
+    /// Invocations per pair workgroup: 256, 512 or 1024 (more share each 1x1 output's sum).
+    public var blockPairThreads: Int
     /// About how many workgroups a depthwise+1x1 launch spreads over (more redo the depthwise part).
     public var depthwisePointwiseTarget: Int
     /// Depthwise outputs each invocation of a depthwise+1x1 launch computes.
@@ -36,11 +42,13 @@ public struct NNTuning: Sendable, Equatable {
     /// Rounds of pixels each workgroup of a global mean sums.
     public var meanRounds: Int
 
-    public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: true, blockPairTileLimit: 8, blockPairMinimumTile: 4,
-                                     blockPairMaxInputGroups: 16, blockPairMaxMiddleGroups: 8, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
+    public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: true, fusePointwiseDepthwise: true, blockPairTileLimit: 8, blockPairMinimumTile: 2,
+                                     blockPairMaxInputGroups: 24, blockPairMaxMiddleGroups: 12, blockPairMinimumWorkgroups: 36,
+                                     blockPairThreads: 256, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
                                      splitBelow: 16384, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4)
-    public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, blockPairTileLimit: 8, blockPairMinimumTile: 2,
-                                     blockPairMaxInputGroups: 256, blockPairMaxMiddleGroups: 256, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
+    public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, fusePointwiseDepthwise: false, blockPairTileLimit: 8, blockPairMinimumTile: 2,
+                                     blockPairMaxInputGroups: 256, blockPairMaxMiddleGroups: 256, blockPairMinimumWorkgroups: 0,
+                                     blockPairThreads: 256, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
                                      splitBelow: 0, splitTermsPerSlice: 2, minimumConvInvocations: 2048, meanRounds: 16)
 
     /// The tuning for `kind` (`cpu` for a software device, else `gpu`), with any
@@ -51,10 +59,13 @@ public struct NNTuning: Sendable, Equatable {
         func value(_ name: String) -> Int? { environment["VELVET_NN_" + name].flatMap { Int($0) } }
         if let v = value("FUSE_DEPTHWISE") { tuning.fuseDepthwisePointwise = v != 0 }
         if let v = value("FUSE_PAIRS") { tuning.fuseBlockPairs = v != 0 }
+        if let v = value("FUSE_POINTWISE_DEPTHWISE") { tuning.fusePointwiseDepthwise = v != 0 }
         if let v = value("PAIR_TILE") { tuning.blockPairTileLimit = max(v, 2) }
         if let v = value("PAIR_MIN_TILE") { tuning.blockPairMinimumTile = max(v, 2) }
         if let v = value("PAIR_MAX_INPUT") { tuning.blockPairMaxInputGroups = max(v, 1) }
         if let v = value("PAIR_MAX_MIDDLE") { tuning.blockPairMaxMiddleGroups = max(v, 1) }
+        if let v = value("PAIR_MIN_WORKGROUPS") { tuning.blockPairMinimumWorkgroups = max(v, 0) }
+        if let v = value("PAIR_THREADS") { tuning.blockPairThreads = [256, 512, 1024].last { $0 <= v } ?? 256 }
         if let v = value("DEPTHWISE_TARGET") { tuning.depthwisePointwiseTarget = max(v, 1) }
         if let v = value("DEPTHWISE_PER_INVOCATION") { tuning.depthwisePerInvocation = max(v, 1) }
         if let v = value("SPLIT_BELOW") { tuning.splitBelow = max(v, 0) }
@@ -131,25 +142,72 @@ public struct NNTuning: Sendable, Equatable {
 
     // MARK: - Block pairs (nn_block_pair.comp)
 
-    /// The tile side of a block pair: the largest of 8, 4 and 2 (up to `limit`) whose grown region (the
-    /// tile plus the second depthwise's reach) fits 1920 vec4s of shared memory for the
-    /// first depthwise output, the middle tensor and the second depthwise output; nil if
-    /// none does.
-    /// Whether two blocks pair up under this tuning: narrow enough, and a tile of at least
-    /// `blockPairMinimumTile` fits.
-    func pairsBlocks(firstGroups: Int, middleGroups: Int, secondKernel: Int) -> Bool {
-        guard fuseBlockPairs, firstGroups <= blockPairMaxInputGroups, middleGroups <= blockPairMaxMiddleGroups,
-              let tile = Self.blockPairTile(firstGroups: firstGroups, middleGroups: middleGroups, secondKernel: secondKernel,
-                                            limit: blockPairTileLimit) else { return false }
-        return tile >= blockPairMinimumTile
+    /// The tile side two blocks pair up with under this tuning, for a pair whose output is
+    /// `height` x `width`; nil if they do not pair (too wide, or no tile qualifies). Of 8, 4
+    /// and 2 (at most `blockPairTileLimit`, at least `blockPairMinimumTile`) that fit shared
+    /// memory, the largest that cuts the output into `blockPairMinimumWorkgroups` tiles or
+    /// more: each tile is one workgroup running every phase of the pair, so a pair with few
+    /// tiles leaves most of a GPU idle.
+    func blockPairTile(firstGroups: Int, middleGroups: Int, secondKernel: Int, height: Int, width: Int) -> Int? {
+        guard fuseBlockPairs, firstGroups <= blockPairMaxInputGroups, middleGroups <= blockPairMaxMiddleGroups else { return nil }
+        return [8, 4, 2].first { tile in
+            tile <= blockPairTileLimit && tile >= blockPairMinimumTile
+                && Self.blockPairFits(tile: tile, firstGroups: firstGroups, middleGroups: middleGroups, secondKernel: secondKernel)
+                && ((height + tile - 1) / tile) * ((width + tile - 1) / tile) >= blockPairMinimumWorkgroups
+        }
     }
 
-    static func blockPairTile(firstGroups: Int, middleGroups: Int, secondKernel: Int, limit: Int = 8) -> Int? {
-        for tile in [8, 4, 2] where tile <= limit {
-            let region = (tile + secondKernel - 1) * (tile + secondKernel - 1)
-            if region * (firstGroups + middleGroups) + tile * tile * middleGroups <= 1920 { return tile }
+    /// Invocations sharing each 1x1 output's sum in a pair (nn_block_pair.comp's S): one per
+    /// 256 of `blockPairThreads`, fewer where each would sum fewer than 4 middle groups in
+    /// the last 1x1 (shorter runs lose more to the partial sums' exchange than they gain:
+    /// H200), or where the partial sums (of the larger of the two 1x1 phases) do not fit the
+    /// shared memory the tile leaves free.
+    func blockPairSlices(tile: Int, firstGroups: Int, middleGroups: Int, outputGroups: Int, secondKernel: Int) -> Int {
+        let region = (tile + secondKernel - 1) * (tile + secondKernel - 1)
+        let free = 1920 - region * (firstGroups + middleGroups) - tile * tile * middleGroups
+        let sums = max(region * middleGroups, tile * tile * outputGroups)
+        var slices = blockPairThreads / 256
+        while slices > 1 && (sums * slices > free || middleGroups < 4 * slices) { slices /= 2 }
+        return slices
+    }
+
+    /// Whether a pair's tile fits the kernel's 1920 vec4s of shared memory: the first
+    /// depthwise output and the middle tensor on the tile grown by the second depthwise's
+    /// reach, and the second depthwise output on the tile.
+    static func blockPairFits(tile: Int, firstGroups: Int, middleGroups: Int, secondKernel: Int) -> Bool {
+        let region = (tile + secondKernel - 1) * (tile + secondKernel - 1)
+        return region * (firstGroups + middleGroups) + tile * tile * middleGroups <= 1920
+    }
+
+    // MARK: - 1x1 + depthwise (nn_pointwise_depthwise.comp)
+
+    /// How a 1x1+depthwise launch splits the output: T x T tiles, each tile's channel
+    /// groups spread over workgroups (each recomputes the 1x1 on its tile's region for its
+    /// own groups).
+    struct PointwiseDepthwiseTiling: Equatable {
+        var tile: Int
+        var groupsPerTile: Int
+        var workgroups: Int
+    }
+
+    /// The largest tile of 8, 4 and 2 that makes about `depthwisePointwiseTarget`
+    /// workgroups (the smallest if none does), with as many groups each as fit the
+    /// kernel's 1792 vec4s of shared memory (the groups' 1x1 weights and their 1x1 output on
+    /// the region the tile's taps read); nil if not even one group fits.
+    func pointwiseDepthwiseTiling(height: Int, width: Int, inputGroups: Int, groups: Int, kernel: Int,
+                                  stride: Int) -> PointwiseDepthwiseTiling? {
+        var best: PointwiseDepthwiseTiling?
+        for tile in [8, 4, 2] {
+            let side = (tile - 1) * stride + kernel
+            let fitting = 1792 / (inputGroups * 4 + side * side)
+            guard fitting >= 1 else { continue }
+            let tiles = ((height + tile - 1) / tile) * ((width + tile - 1) / tile)
+            let chunks = min(max((depthwisePointwiseTarget + tiles - 1) / tiles, (groups + fitting - 1) / fitting), groups)
+            let perTile = (groups + chunks - 1) / chunks
+            best = PointwiseDepthwiseTiling(tile: tile, groupsPerTile: perTile, workgroups: tiles * ((groups + perTile - 1) / perTile))
+            if best!.workgroups >= depthwisePointwiseTarget { break }
         }
-        return nil
+        return best
     }
 
     // MARK: - Global means (nn_squeeze_excite.comp)
