@@ -102,6 +102,11 @@ public final class GPUContext: @unchecked Sendable {
         vkDestroyInstance(instance, nil)
     }
 
+    /// The most invocations one workgroup of a 1D compute launch may have on this device.
+    public var maxWorkgroupInvocations: Int {
+        min(Int(limits.maxComputeWorkGroupInvocations), Int(limits.maxComputeWorkGroupSize.0))
+    }
+
     /// VkDeviceMemory blocks held by the sub-allocator (stays small however many images exist).
     public var memoryBlockCount: Int { allocator.blockCount }
 

@@ -66,7 +66,9 @@ public final class NNModelPlan: @unchecked Sendable {
             throw NNError.invalidArgument("the NNKernels belong to another GPUContext")
         }
         self.context = context
-        let tuning = options.tuning ?? NNTuning.forDevice(context.device.kind)
+        var tuning = options.tuning ?? NNTuning.forDevice(context.device.kind)
+        // A device may take fewer invocations per workgroup than the tuning asks for.
+        tuning.blockPairThreads = [256, 512, 1024].last { $0 <= min(tuning.blockPairThreads, context.maxWorkgroupInvocations) } ?? 256
         self.tuning = tuning
         var planner = NNPlanner(graph: graph, fuse: options.fuse, tuning: tuning)
         try planner.run()

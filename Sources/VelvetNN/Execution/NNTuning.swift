@@ -44,7 +44,7 @@ public struct NNTuning: Sendable, Equatable {
 
     public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: true, fusePointwiseDepthwise: true, blockPairTileLimit: 8, blockPairMinimumTile: 2,
                                      blockPairMaxInputGroups: 24, blockPairMaxMiddleGroups: 12, blockPairMinimumWorkgroups: 36,
-                                     blockPairThreads: 256, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
+                                     blockPairThreads: 1024, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
                                      splitBelow: 16384, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4)
     public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, fusePointwiseDepthwise: false, blockPairTileLimit: 8, blockPairMinimumTile: 2,
                                      blockPairMaxInputGroups: 256, blockPairMaxMiddleGroups: 256, blockPairMinimumWorkgroups: 0,
