@@ -8,9 +8,10 @@
 // its neighbours too): a launch and a barrier fewer for a little repeated work.
 // Phases, each over the whole workgroup, with a barrier between: the first depthwise on
 // the grown region, its 1x1, the second depthwise on the tile, the last 1x1 with its
-// epilogue. Outside the image y is zero (SAME padding of the second depthwise). Wide
-// blocks run in bigger workgroups, S invocations sharing each 1x1 output's sum (their
-// partial sums meet in the free end of `store`), so a tile's long sums are cut short.
+// epilogue. Outside the image y is zero (SAME padding of the second depthwise). On a GPU
+// the workgroups are big (THREADS) so that each phase takes few rounds, with S invocations
+// sharing each 1x1 output's sum where the sums are long enough (their partial sums meet in
+// the free end of `store`).
 #include "nn_common.glsl"
 
 layout(constant_id = 3) const int THREADS = 256; // 256, 512 or 1024

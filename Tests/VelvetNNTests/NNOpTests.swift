@@ -5,7 +5,8 @@ import XCTest
 @testable import VelvetNN
 
 extension NNTuning {
-    /// The GPU tuning pairing every pair that fits, so tests cover all of nn_block_pair.comp.
+    /// The GPU tuning pairing every pair that fits, in 256-invocation workgroups, so tests
+    /// cover all of nn_block_pair.comp (the GPU tuning itself runs pairs in 1024).
     static let withBlockPairs: NNTuning = {
         var tuning = NNTuning.gpu
         tuning.fuseBlockPairs = true
@@ -13,12 +14,13 @@ extension NNTuning {
         tuning.blockPairMaxInputGroups = 256
         tuning.blockPairMaxMiddleGroups = 256
         tuning.blockPairMinimumWorkgroups = 0
+        tuning.blockPairThreads = 256
         return tuning
     }()
 
-    /// Every pair in tiles of 2, in 1024-invocation workgroups (up to four sharing each 1x1
-    /// sum).
-    static let withWideBlockPairs: NNTuning = {
+    /// Every pair in tiles of 2 and 1024-invocation workgroups, where most of them share
+    /// each 1x1 sum two or four ways.
+    static let withPairsInTilesOf2: NNTuning = {
         var tuning = NNTuning.withBlockPairs
         tuning.blockPairThreads = 1024
         tuning.blockPairTileLimit = 2
@@ -262,7 +264,7 @@ final class NNOpTests: GPUTestCase {
             let sum = b.op(.builtin(.add), .add(activation: .relu), [c2, skip], [1, yh, yw, c])
             let graph = b.graph(inputs: [x], outputs: [sum])
             let label = "pair \(h)x\(w)x\(c) -> \(m), dw\(ka) s\(sa), dw\(kb)"
-            try check(graph, label, tunings: [.withWideBlockPairs])
+            try check(graph, label, tunings: [.withPairsInTilesOf2])
             let plan = try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: .withBlockPairs))
             if sa == 1 { // (a pooled skip path is not read inside a pair)
                 XCTAssertEqual(plan.launchNames, ["block_pair", "unpack"], label)
@@ -275,7 +277,7 @@ final class NNOpTests: GPUTestCase {
         XCTAssertEqual(Set(tiles.compactMap { $0 }), [8, 4, 2])
         // The 1024-invocation runs shared some sums four ways and some two ways.
         let slices = cases.map { _, _, c, m, _, _, kb in
-            NNTuning.withWideBlockPairs.blockPairSlices(tile: 2, firstGroups: (c + 3) / 4, middleGroups: (m + 3) / 4,
+            NNTuning.withPairsInTilesOf2.blockPairSlices(tile: 2, firstGroups: (c + 3) / 4, middleGroups: (m + 3) / 4,
                                                         outputGroups: (c + 3) / 4, secondKernel: kb)
         }
         XCTAssertEqual(Set(slices), [1, 2, 4])

@@ -93,24 +93,31 @@ struct NNPlanner {
     /// A DEPTH_TO_SPACE whose output (or a RESHAPE of it) is only a graph output runs in
     /// the copy to the output buffer instead of a launch of its own.
     private mutating func foldDepthToSpaceIntoUnpacks() {
-        func root(_ tensor: Int) -> Int {
-            var t = tensor
-            while let next = aliases[t] { t = next }
-            return t
-        }
         var folded: Set<Int> = []
         for (index, step) in steps.enumerated() {
             guard case .unpack(let input, let output, nil) = step else { continue }
             let written = root(input)
             guard let producer = steps.firstIndex(where: { $0.write == written }),
                   case .depthToSpace(let source, _, let block) = steps[producer],
-                  steps.enumerated().allSatisfy({ $0.offset == index || !$0.element.reads.map(root).contains(written) }) else { continue }
+                  onlyStep(index, reads: written) else { continue }
             steps[index] = .unpack(input: input, index: output, depthToSpace: NNDepthToSpace(source: source, output: written, block: block))
             folded.insert(producer)
         }
         let kept = steps.indices.filter { !folded.contains($0) }
         steps = kept.map { steps[$0] }
         positions = kept.map { positions[$0] }
+    }
+
+    /// The tensor whose memory `tensor` shares (itself unless it is a RESHAPE's output).
+    private func root(_ tensor: Int) -> Int {
+        var t = tensor
+        while let next = aliases[t] { t = next }
+        return t
+    }
+
+    /// Whether step `index` is the only step reading `tensor` (directly or through an alias).
+    private func onlyStep(_ index: Int, reads tensor: Int) -> Bool {
+        steps.enumerated().allSatisfy { $0.offset == index || !$0.element.reads.map(root).contains(tensor) }
     }
 
     /// A depthwise step whose output only a graph output's copy reads (directly, or through
@@ -123,7 +130,7 @@ struct NNPlanner {
             let source = depthToSpace?.source ?? input
             guard depthToSpace != nil || aliases[input] == nil,
                   let producer = steps.firstIndex(where: { $0.write == source }), case .depthwise(let c) = steps[producer],
-                  steps.enumerated().allSatisfy({ $0.offset == index || !$0.element.reads.contains(source) }) else { continue }
+                  onlyStep(index, reads: source) else { continue }
             steps[producer] = .depthwiseToOutput(c, output: NNDenseOutput(index: output, block: depthToSpace?.block ?? 1))
             folded.insert(index)
         }
@@ -151,7 +158,7 @@ struct NNPlanner {
                   case .conv(let pointwise) = steps[producer], pointwise.kernelH == 1, pointwise.kernelW == 1,
                   pointwise.strideY == 1, pointwise.strideX == 1, pointwise.padTop == 0, pointwise.padLeft == 0,
                   pointwise.inputScale == nil, pointwise.inputResize == nil, pointwise.epilogue.residual == nil,
-                  steps.enumerated().allSatisfy({ $0.offset == index || !$0.element.reads.contains(depthwise.input) }),
+                  onlyStep(index, reads: depthwise.input),
                   tuning.pointwiseDepthwiseTiling(height: geometry(depthwise.output).height, width: geometry(depthwise.output).width,
                                                   inputGroups: geometry(pointwise.input).groups, groups: mid.groups,
                                                   kernel: depthwise.kernelH, stride: depthwise.strideY) != nil else { continue }
@@ -172,7 +179,7 @@ struct NNPlanner {
             guard case .depthwisePointwise(let dA, let pA) = step, pA.epilogue.residual == nil,
                   pA.epilogue.act2 == .none, pA.inputScale == nil, dA.strideY == dA.strideX, dA.kernelH == dA.kernelW,
                   !graphOutputs.contains(pA.output) else { continue }
-            let readers = steps.indices.filter { steps[$0].reads.contains(pA.output) }
+            let readers = steps.indices.filter { steps[$0].reads.map(root).contains(pA.output) }
             guard readers.count == 1, let second = readers.first, second > index, !removed.contains(second),
                   case .depthwisePointwise(let dB, let pB) = steps[second], dB.input == pA.output,
                   dB.strideY == 1, dB.strideX == 1, dB.kernelH == dB.kernelW, dB.kernelH % 2 == 1,

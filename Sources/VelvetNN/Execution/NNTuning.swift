@@ -28,7 +28,8 @@ public struct NNTuning: Sendable, Equatable {
     public var blockPairMinimumWorkgroups: Int
     /// Invocations per pair workgroup: 256, 512 or 1024 (more share each 1x1 output's sum).
     public var blockPairThreads: Int
-    /// About how many workgroups a depthwise+1x1 launch spreads over (more redo the depthwise part).
+    /// About how many workgroups a depthwise+1x1 (or 1x1+depthwise) launch spreads over
+    /// (more redo the part before the intermediate).
     public var depthwisePointwiseTarget: Int
     /// Depthwise outputs each invocation of a depthwise+1x1 launch computes.
     public var depthwisePerInvocation: Int
