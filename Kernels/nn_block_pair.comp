@@ -37,12 +37,9 @@ layout(push_constant) uniform Parameters {
 } p;
 
 #include "nn_depthwise_taps.glsl"
+#include "nn_channel_activation.glsl"
 
 shared vec4 store[STORE];
-
-vec4 act(vec4 v, int kind, int alphaOffset, int c4) {
-    return kind == ACT_NONE ? v : activate(v, kind, kind == ACT_PRELU ? constants[alphaOffset + c4] : vec4(0.0));
-}
 
 // y's group `o` at grown-region pixel `r` from its sum: zero outside the image.
 vec4 activatedY(vec4 sum, int o, int r, int ry0, int rx0, int RS) {

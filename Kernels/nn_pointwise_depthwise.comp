@@ -32,12 +32,9 @@ layout(push_constant) uniform Parameters {
 } p;
 
 #include "nn_dense_output.glsl"
+#include "nn_channel_activation.glsl"
 
 shared vec4 store[STORE];
-
-vec4 act(vec4 v, int kind, int alphaOffset, int c4) {
-    return kind == ACT_NONE ? v : activate(v, kind, kind == ACT_PRELU ? constants[alphaOffset + c4] : vec4(0.0));
-}
 
 void main() {
     int t = int(gl_LocalInvocationID.x);

@@ -103,7 +103,12 @@ struct NNPlanner {
             steps[index] = .unpack(input: input, index: output, depthToSpace: NNDepthToSpace(source: source, output: written, block: block))
             folded.insert(producer)
         }
-        let kept = steps.indices.filter { !folded.contains($0) }
+        removeSteps(folded)
+    }
+
+    /// Drops the steps at `indices` (folded into others) and their positions.
+    private mutating func removeSteps(_ indices: Set<Int>) {
+        let kept = steps.indices.filter { !indices.contains($0) }
         steps = kept.map { steps[$0] }
         positions = kept.map { positions[$0] }
     }
@@ -134,9 +139,7 @@ struct NNPlanner {
             steps[producer] = .depthwiseToOutput(c, output: NNDenseOutput(index: output, block: depthToSpace?.block ?? 1))
             folded.insert(index)
         }
-        let kept = steps.indices.filter { !folded.contains($0) }
-        steps = kept.map { steps[$0] }
-        positions = kept.map { positions[$0] }
+        removeSteps(folded)
     }
 
     /// A 1x1 convolution (stride 1, its epilogue an activation at most) whose output only a
@@ -165,9 +168,7 @@ struct NNPlanner {
             steps[index] = .pointwiseDepthwise(pointwise: pointwise, depthwise: depthwise, output: output)
             removed.insert(producer)
         }
-        let kept = steps.indices.filter { !removed.contains($0) }
-        steps = kept.map { steps[$0] }
-        positions = kept.map { positions[$0] }
+        removeSteps(removed)
     }
 
     /// Pairs of depthwise+1x1 steps where the first one's output is read only by the
@@ -191,9 +192,7 @@ struct NNPlanner {
             steps[second] = .blockPair(first: NNBlock(depthwise: dA, pointwise: pA), second: NNBlock(depthwise: dB, pointwise: pB))
             removed.insert(index)
         }
-        let kept = steps.indices.filter { !removed.contains($0) }
-        steps = kept.map { steps[$0] }
-        positions = kept.map { positions[$0] }
+        removeSteps(removed)
     }
 
     /// Where the step being planned runs; fusion moves it to the last operator absorbed.
@@ -687,7 +686,7 @@ struct NNPlanner {
         // A MUL by a gate vector read only by a CONV_2D (directly or through a folded
         // resize, which commutes with a per-channel scale): the convolution scales its input.
         if op == 2, activation == .none, addend == nil, case .broadcastTensor(let gate) = operand,
-           convolutionReading(out) != nil {
+           isOnlyConvolutionInput(out) {
             inputScales[out] = (input, gate)
             return
         }
@@ -880,18 +879,17 @@ struct NNPlanner {
         }
     }
 
-    /// The CONV_2D reading `tensor` as its input, directly or through a folded resize,
-    /// when nothing else reads it.
-    private func convolutionReading(_ tensor: Int) -> Int? {
-        guard fuse, !graphOutputs.contains(tensor), let readers = consumers[tensor], readers.count == 1 else { return nil }
+    /// Whether `tensor` is read only as a CONV_2D's input, directly or through a folded resize.
+    private func isOnlyConvolutionInput(_ tensor: Int) -> Bool {
+        guard fuse, !graphOutputs.contains(tensor), let readers = consumers[tensor], readers.count == 1 else { return false }
         var reader = readers[0], read = tensor
         if let resized = graph.nodes[reader].outputs.first, resizedInputs[resized]?.source == tensor {
-            guard let next = soleConsumer(of: resized) else { return nil }
+            guard let next = soleConsumer(of: resized) else { return false }
             (reader, read) = (next, resized)
         } else if skipped.contains(reader) {
-            return nil
+            return false
         }
-        return graph.nodes[reader].builtin == .conv2D && graph.nodes[reader].inputs.first == read ? reader : nil
+        return graph.nodes[reader].builtin == .conv2D && graph.nodes[reader].inputs.first == read
     }
 
     /// Whether operator `node` is a CONV_2D with a 1x1 kernel and stride 1.
