@@ -79,26 +79,54 @@ public enum QualityMetrics {
         return (Double(percentile(differences, 0.99)), differences.count)
     }
 
-    /// M8: mean CIEDE2000 between G4(in) and G4(out) in the cheek discs (radius 0.12 IOD
-    /// around points 50 and 280), G4 a Gaussian of sigma 0.04 IOD per channel.
+    /// M8: CIEDE2000 between the mean Lab colour of a cheek disc (radius 0.12 IOD around
+    /// points 50 and 280) in the input and in the output; the worse of the two cheeks. The
+    /// skin keeps its tone while its blotches even out (evening them out moves no mean).
     public static func colourShift(input: RGBImage, output: RGBImage, face: BeautyFace) -> Double? {
         let iod = face.interOcularDistance
-        let sigma = 0.04 * iod
         let centres = [face.landmarks[MeshRegion.cheekCentres.right], face.landmarks[MeshRegion.cheekCentres.left]]
-        let crop = cropRegion(around: centres, margin: 0.12 * iod + 3 * sigma + 2, width: input.width, height: input.height)
-        let inside = RegionMask.discs(centres, radius: 0.12 * iod, in: crop)
-        func blurredLab(_ image: RGBImage) -> [SIMD3<Double>] {
-            let cropped = image.cropped(to: crop)
-            let channels = (0..<3).map { cropped.channel($0).blurred(sigma: sigma) }
-            return (0..<(crop.width * crop.height)).map {
-                ColourDifference.lab(fromSRGB: SIMD3(Double(channels[0].values[$0]), Double(channels[1].values[$0]),
-                                                     Double(channels[2].values[$0])))
+        var worst: Double?
+        for centre in centres {
+            let crop = cropRegion(around: [centre], margin: 0.12 * iod + 1, width: input.width, height: input.height)
+            let inside = RegionMask.discs([centre], radius: 0.12 * iod, in: crop)
+            guard let a = meanLab(input.cropped(to: crop), where: inside),
+                  let b = meanLab(output.cropped(to: crop), where: inside) else { continue }
+            worst = max(worst ?? 0, ColourDifference.ciede2000(a, b))
+        }
+        return worst
+    }
+
+    /// M3: largest absolute byte difference (RGB) over the pixels outside every face oval
+    /// grown by 1.0 IOD: a region fixed by the meshes, not by the blend's own weights.
+    /// nil when no pixel lies that far from every face.
+    public static func backgroundDifference(input: [UInt8], output: [UInt8], width: Int, height: Int,
+                                            faces: [BeautyFace]) -> Int? {
+        precondition(input.count == width * height * 4 && output.count == input.count, "images differ in size")
+        let ovals = faces.map { (polygon: $0.polygon(.faceOval), margin: $0.interOcularDistance) }
+        let boxes = ovals.map { oval in
+            cropRegion(around: oval.polygon, margin: oval.margin + 1, width: width, height: height)
+        }
+        var worst = 0, counted = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                let p = SIMD2(Float(x) + 0.5, Float(y) + 0.5)
+                let nearFace = zip(ovals, boxes).contains { oval, box in
+                    box.contains(x: x, y: y) && RegionMask.signedDistance(p, oval.polygon) <= oval.margin
+                }
+                if nearFace { continue }
+                counted += 1
+                let i = 4 * (y * width + x)
+                for c in 0..<3 { worst = max(worst, abs(Int(input[i + c]) - Int(output[i + c]))) }
             }
         }
-        let a = blurredLab(input), b = blurredLab(output)
-        var total = 0.0, count = 0
+        return counted == 0 ? nil : worst
+    }
+
+    static func meanLab(_ image: RGBImage, where inside: [Bool]) -> SIMD3<Double>? {
+        var total = SIMD3<Double>.zero, count = 0
         for i in 0..<inside.count where inside[i] {
-            total += ColourDifference.ciede2000(a[i], b[i])
+            let p = image.pixels[i]
+            total += ColourDifference.lab(fromSRGB: SIMD3(Double(p.x), Double(p.y), Double(p.z)))
             count += 1
         }
         return count == 0 ? nil : total / Double(count)

@@ -47,12 +47,12 @@ public enum FaceDetectorModel: String, Sendable, CaseIterable {
 }
 
 /// Turns a detector's raw outputs into detections: decode against the anchors, keep
-/// scores above the threshold, weighted non-maximum suppression, undo the letterbox.
+/// scores above the threshold, map into frame pixels through the view, weighted
+/// non-maximum suppression.
 struct DetectionDecoder: Sendable {
     let model: FaceDetectorModel
     let anchors: [SIMD2<Float>]
     var scoreThreshold: Float
-    var overlapThreshold: Float = 0.3
 
     init(model: FaceDetectorModel, scoreThreshold: Float) {
         self.model = model
@@ -60,23 +60,15 @@ struct DetectionDecoder: Sendable {
         self.scoreThreshold = scoreThreshold
     }
 
-    /// A detection in 0...1 units of the letterboxed square, corners kept for averaging.
-    struct Candidate {
-        var score: Float
-        var low: SIMD2<Float>
-        var high: SIMD2<Float>
-        var keypoints: [SIMD2<Float>]
-
-        var box: FaceBox { FaceBox(x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y) }
-    }
-
     /// - Parameters:
     ///   - regressors: anchorCount x 16 floats; logits: anchorCount floats.
-    ///   - frameSize: the frame's width and height in pixels.
-    func decode(regressors: UnsafeBufferPointer<Float>, logits: UnsafeBufferPointer<Float>,
-                frameSize: (width: Int, height: Int)) -> [FaceDetection] {
+    ///   - view: the square of the frame the model saw.
+    /// - Returns: the candidates above the threshold in frame pixels, before suppression,
+    ///   less those cut by a tile edge.
+    func candidates(regressors: UnsafeBufferPointer<Float>, logits: UnsafeBufferPointer<Float>,
+                    view: DetectionView) -> [DetectionCandidate] {
         let scale = Float(model.inputSize)
-        var candidates: [Candidate] = []
+        var candidates: [DetectionCandidate] = []
         for (index, anchor) in anchors.enumerated() where index < logits.count {
             let logit = min(max(logits[index], -100), 100)
             let score = 1 / (1 + expf(-logit))
@@ -84,28 +76,59 @@ struct DetectionDecoder: Sendable {
             let r = regressors.baseAddress! + index * 16
             let centre = SIMD2(r[0], r[1]) / scale + anchor
             let size = SIMD2(r[2], r[3]) / scale
-            let keypoints = (0..<6).map { SIMD2(r[4 + 2 * $0], r[5 + 2 * $0]) / scale + anchor }
-            candidates.append(Candidate(score: score, low: centre - size / 2, high: centre + size / 2, keypoints: keypoints))
+            let low = centre - size / 2, high = centre + size / 2
+            guard !view.touchesCutEdge(low: low, high: high) else { continue }
+            // The view turns by quarter turns, so the box's corners map to a box again.
+            let corners = [low, high, SIMD2(low.x, high.y), SIMD2(high.x, low.y)].map(view.framePoint)
+            let keypoints = (0..<6).map { view.framePoint(SIMD2(r[4 + 2 * $0], r[5 + 2 * $0]) / scale + anchor) }
+            candidates.append(DetectionCandidate(score: score, low: corners.reduce(corners[0], pointwiseMin),
+                                                 high: corners.reduce(corners[0], pointwiseMax), keypoints: keypoints))
         }
-        return suppress(candidates).map { unletterbox($0, frameSize: frameSize) }
+        return candidates
     }
 
-    /// Weighted NMS: the best remaining box absorbs every box overlapping it by more than
-    /// the threshold (itself included), averaged by score; the result keeps the best score.
-    func suppress(_ candidates: [Candidate]) -> [Candidate] {
-        var remaining = candidates.sorted { $0.score > $1.score }
-        var kept: [Candidate] = []
+    /// MediaPipe's decoding of one letterboxed frame: candidates, then suppression.
+    func decode(regressors: UnsafeBufferPointer<Float>, logits: UnsafeBufferPointer<Float>,
+                frameSize: (width: Int, height: Int)) -> [FaceDetection] {
+        let view = DetectionView.letterbox(width: frameSize.width, height: frameSize.height)
+        return DetectionCandidate.suppress(candidates(regressors: regressors, logits: logits, view: view))
+    }
+}
+
+/// A detection before suppression, in frame pixels (corners kept for averaging).
+struct DetectionCandidate: Sendable {
+    var score: Float
+    var low: SIMD2<Float>
+    var high: SIMD2<Float>
+    var keypoints: [SIMD2<Float>]
+
+    var box: FaceBox { FaceBox(x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y) }
+
+    /// MediaPipe's overlap above which two candidates are one face.
+    static let overlapThreshold: Float = 0.3
+
+    /// Weighted NMS: the best remaining candidate absorbs every candidate overlapping it by
+    /// more than the threshold (itself included), averaged by score; the result keeps the
+    /// best score. Detections come out best first.
+    static func suppress(_ candidates: [DetectionCandidate]) -> [FaceDetection] {
+        // Ties broken by position, so the order (and the averages) never depend on the
+        // order the views were decoded in.
+        var remaining = candidates.sorted {
+            ($0.score, $0.low.x, $0.low.y) > ($1.score, $1.low.x, $1.low.y)
+        }
+        var kept: [FaceDetection] = []
         while let top = remaining.first {
             let topBox = top.box
-            var merged = Candidate(score: top.score, low: .zero, high: .zero, keypoints: Array(repeating: .zero, count: 6))
+            var merged = DetectionCandidate(score: top.score, low: .zero, high: .zero,
+                                            keypoints: Array(repeating: .zero, count: top.keypoints.count))
             var total: Float = 0
-            var rest: [Candidate] = []
+            var rest: [DetectionCandidate] = []
             for candidate in remaining {
                 if candidate.box.intersectionOverUnion(topBox) > overlapThreshold {
                     total += candidate.score
                     merged.low += candidate.low * candidate.score
                     merged.high += candidate.high * candidate.score
-                    for k in 0..<6 { merged.keypoints[k] += candidate.keypoints[k] * candidate.score }
+                    for k in merged.keypoints.indices { merged.keypoints[k] += candidate.keypoints[k] * candidate.score }
                 } else {
                     rest.append(candidate)
                 }
@@ -114,10 +137,10 @@ struct DetectionDecoder: Sendable {
                 merged.low /= total
                 merged.high /= total
                 merged.keypoints = merged.keypoints.map { $0 / total }
-                kept.append(merged)
+                kept.append(merged.detection)
             } else {
                 // Degenerate (empty) top box: keep it as it is rather than loop forever.
-                kept.append(top)
+                kept.append(top.detection)
                 rest.removeAll { $0.low == top.low && $0.high == top.high && $0.score == top.score }
             }
             remaining = rest
@@ -125,14 +148,5 @@ struct DetectionDecoder: Sendable {
         return kept
     }
 
-    /// Square units -> frame pixels: the square of side max(W, H) is centred on the frame.
-    func unletterbox(_ candidate: Candidate, frameSize: (width: Int, height: Int)) -> FaceDetection {
-        let side = Float(max(frameSize.width, frameSize.height))
-        let half = SIMD2(Float(frameSize.width), Float(frameSize.height)) / 2
-        func map(_ p: SIMD2<Float>) -> SIMD2<Float> { (p - 0.5) * side + half }
-        let low = map(candidate.low), high = map(candidate.high)
-        return FaceDetection(score: candidate.score,
-                             box: FaceBox(x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y),
-                             keypoints: candidate.keypoints.map(map))
-    }
+    var detection: FaceDetection { FaceDetection(score: score, box: box, keypoints: keypoints) }
 }

@@ -37,32 +37,35 @@ public final class FaceDetector: @unchecked Sendable {
     /// Detections waiting for their submission to complete.
     public struct Pending: @unchecked Sendable {
         fileprivate let readbacks: [GPUReadback]
-        fileprivate let frameSize: (width: Int, height: Int)
+        fileprivate let view: DetectionView
     }
 
-    /// Records letterbox, inference and the readback of the raw outputs.
-    public func record(on recorder: CommandRecorder, image: GPUImage) throws -> Pending {
-        let side = Float(max(image.width, image.height))
-        let size = model.inputSize
+    /// Records the view's resampling into the model's input, inference and the readback of
+    /// the raw outputs. The default view is MediaPipe's: the whole frame letterboxed.
+    public func record(on recorder: CommandRecorder, image: GPUImage, view: DetectionView? = nil) throws -> Pending {
+        let view = view ?? .letterbox(width: image.width, height: image.height)
         let border = model.letterboxBorder
-        let transform = NNImageToTensor.Transform.region(
-            x: (Float(image.width) - side) / 2, y: (Float(image.height) - side) / 2, width: side, height: side,
-            tensorWidth: size, tensorHeight: size).sampledAsMediaPipe
-        try toTensor.record(on: recorder, image: image, transform: transform, into: plan.inputs[0],
-                            scale: (2, 2, 2), offset: (-1, -1, -1), border: .constant(border, border, border))
+        try toTensor.record(on: recorder, image: image, transform: view.square.tensorTransform(size: model.inputSize),
+                            into: plan.inputs[0], scale: (2, 2, 2), offset: (-1, -1, -1), border: .constant(border, border, border))
         plan.record(on: recorder)
         let readbacks = try plan.readOutputs(on: recorder)
-        return Pending(readbacks: readbacks, frameSize: (image.width, image.height))
+        return Pending(readbacks: readbacks, view: view)
+    }
+
+    /// The candidates of completed readbacks in frame pixels, before suppression (to be
+    /// merged with other views' by `DetectionCandidate.suppress`).
+    func candidates(_ pending: Pending) -> [DetectionCandidate] {
+        let regressors = pending.readbacks[regressorIndex].raw, logits = pending.readbacks[logitIndex].raw
+        return regressors.withMemoryRebound(to: Float.self) { r in
+            logits.withMemoryRebound(to: Float.self) { l in
+                decoder.candidates(regressors: r, logits: l, view: pending.view)
+            }
+        }
     }
 
     /// Decodes completed readbacks: detections sorted by score, best first.
     public func decode(_ pending: Pending) -> [FaceDetection] {
-        let regressors = pending.readbacks[regressorIndex].raw, logits = pending.readbacks[logitIndex].raw
-        return regressors.withMemoryRebound(to: Float.self) { r in
-            logits.withMemoryRebound(to: Float.self) { l in
-                decoder.decode(regressors: r, logits: l, frameSize: pending.frameSize)
-            }
-        }
+        DetectionCandidate.suppress(candidates(pending))
     }
 
     /// Detects faces in `image` (one submission, waited for).

@@ -27,6 +27,14 @@ public struct FaceBox: Sendable, Equatable, Codable {
         let union = area + other.area - intersection
         return union > 0 ? intersection / union : 0
     }
+
+    /// The intersection's share of the smaller box (1 when one box lies inside the other).
+    public func intersectionOverSmaller(_ other: FaceBox) -> Float {
+        let left = max(x, other.x), top = max(y, other.y)
+        let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
+        let smaller = min(area, other.area)
+        return smaller > 0 ? max(right - left, 0) * max(bottom - top, 0) / smaller : 0
+    }
 }
 
 /// The rotated square of the frame the mesh model sees (MediaPipe's face ROI), in pixels:

@@ -4,29 +4,23 @@ import VelvetNN
 
 /// Which BlazeFace model finds faces.
 public enum DetectorChoice: String, Sendable, CaseIterable {
-    case short, full
-    /// Short range first; full range instead when the frame is wide (long side at least
-    /// 1.5x the short side: letterboxing leaves a face under 2/3 of the detector's input)
-    /// or large (long side at least 2000 px: camera photos, often groups), and full range
-    /// as well whenever short range finds nothing.
+    /// MediaPipe's short-range model on the whole frame (faces near the camera).
+    case short
+    /// MediaPipe's full-range model on the whole frame.
+    case full
+    /// Both models on the whole frame, the full-range model on tiles at higher scales for
+    /// small faces, and the frame turned by quarter turns when nothing is found upright
+    /// (`DetectionPolicy`).
     case auto
-
-    /// The first model to run on a `width` x `height` frame.
-    public func primary(width: Int, height: Int) -> FaceDetectorModel {
-        switch self {
-        case .short: return .shortRange
-        case .full: return .fullRange
-        case .auto:
-            let long = max(width, height), short = max(min(width, height), 1)
-            return Float(long) >= 1.5 * Float(short) || long >= 2000 ? .fullRange : .shortRange
-        }
-    }
 }
 
 public struct FaceTrackerOptions: Sendable, Equatable {
     public var detector: DetectorChoice = .auto
-    /// Most faces tracked at once.
-    public var maxFaces = 4
+    /// Most faces tracked at once: enough for a group photo.
+    public var maxFaces = 32
+    public static let maxFacesRange = 1...64
+    /// Where `auto` looks for faces (tiles, rotations).
+    public var policy = DetectionPolicy()
     /// false: every frame is a still (detection, then the mesh from each detection; no
     /// smoothing), as MediaPipe's static_image_mode.
     public var tracking = true
@@ -63,7 +57,9 @@ public struct FaceTrackerOptions: Sendable, Equatable {
     }
 
     func validated() throws -> FaceTrackerOptions {
-        guard (1...64).contains(maxFaces) else { throw FaceError.invalidArgument("maxFaces must be 1...64, got \(maxFaces)") }
+        guard Self.maxFacesRange.contains(maxFaces) else {
+            throw FaceError.invalidArgument("maxFaces must be \(Self.maxFacesRange.lowerBound)...\(Self.maxFacesRange.upperBound), got \(maxFaces)")
+        }
         guard detectionInterval >= 0, segmentationInterval >= 0 else {
             throw FaceError.invalidArgument("detection and segmentation intervals must be >= 0")
         }
@@ -140,6 +136,8 @@ public final class FaceTracker: @unchecked Sendable {
 
     private var tracks: [Track] = []
     private var frameIndex = 0
+    /// The next tile a video detection pass searches.
+    private var tileCursor = 0
     private var nextID = 1
     /// GPU time per section of the last frame ("face.detect", "face.mesh", "face.segment").
     public private(set) var lastTimings = GPUTimings()
@@ -197,17 +195,17 @@ public final class FaceTracker: @unchecked Sendable {
         if let mask, mask.width != image.width || mask.height != image.height { self.mask = nil; maskValid = false }
         let segmentNow = options.segmentationInterval > 0
             && (!maskValid || frameIndex % options.segmentationInterval == 0)
-        let primary = options.detector.primary(width: image.width, height: image.height)
-        let detectNow = tracks.isEmpty || (options.detectionInterval > 0 && frameIndex % options.detectionInterval == 0
-                                           && tracks.count < options.maxFaces)
+        // Every still frame, and every `detectionInterval`-th video frame, is a full search
+        // (tiles, rotations); in between the detector runs when no face is tracked.
+        let fullSearch = !options.tracking || (options.detectionInterval > 0 && frameIndex % options.detectionInterval == 0)
+        let detectNow = tracks.isEmpty || (fullSearch && tracks.count < options.maxFaces)
 
-        // Submission 1: tracked meshes, segmentation, and the detector when due.
+        // Submission 1: tracked meshes, segmentation, and the detectors when due.
         let recorder = try CommandRecorder(context: context)
-        var pendingDetection: (FaceDetector, FaceDetector.Pending)?
+        var pendingDetections: [(FaceDetector, FaceDetector.Pending)] = []
         if detectNow {
             recorder.beginSection("face.detect")
-            let detector = try detector(primary)
-            pendingDetection = (detector, try detector.record(on: recorder, image: image))
+            pendingDetections = try recordDetection(uprightViews(for: image, fullSearch: fullSearch), of: image, on: recorder)
         }
         recorder.beginSection("face.mesh")
         for index in tracks.indices { tracks[index].usedROI = tracks[index].nextROI(predict: options.predictsMotion) }
@@ -240,45 +238,28 @@ public final class FaceTracker: @unchecked Sendable {
         }
         tracks = removingDuplicates(kept)
 
-        // Detections: as recorded, or now when a face was lost; full range when short found none.
-        var detections: [FaceDetection]?
+        // Detections as recorded, or now (the whole frame) when a face was lost.
         var ranDetection = detectNow
-        if let (detector, pending) = pendingDetection {
-            detections = detector.decode(pending)
+        if detectNow {
+            try addFaces(merging: pendingDetections, in: image, time: time, submit: submit)
         } else if lostAny && tracks.count < options.maxFaces {
-            detections = try runDetector(primary, on: image, submit: submit)
+            let recorder = try CommandRecorder(context: context)
+            recorder.beginSection("face.detect")
+            let pending = try recordDetection(uprightViews(for: image, fullSearch: false), of: image, on: recorder)
+            try submit(recorder)
+            try addFaces(merging: pending, in: image, time: time, submit: submit)
             ranDetection = true
         }
-        if options.detector == .auto, primary == .shortRange, let found = detections, found.isEmpty {
-            detections = try runDetector(.fullRange, on: image, submit: submit)
-        }
-
-        // Submission 2: meshes for detections that are not a tracked face already.
-        if let detections, !detections.isEmpty, tracks.count < options.maxFaces {
-            var rois: [FaceROI] = []
-            for detection in detections where tracks.count + rois.count < options.maxFaces {
-                let roi = FaceROI(detection: detection)
-                let known = tracks.map(\.roi) + rois
-                if known.allSatisfy({ $0.unrotatedBox.intersectionOverUnion(roi.unrotatedBox) < options.sameFaceOverlap }) {
-                    rois.append(roi)
-                }
-            }
-            if !rois.isEmpty {
-                let recorder = try CommandRecorder(context: context)
-                recorder.beginSection("face.mesh")
-                let pending = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
-                try submit(recorder)
-                var added = tracks
-                for item in pending {
-                    let (landmarks, presence) = mesh.decode(item)
-                    guard presence >= options.minPresence else { continue }
-                    var smoother = options.tracking ? options.smoothing.map(LandmarkSmoother.init) : nil
-                    let smoothed = smoother?.filter(landmarks, time: time) ?? landmarks
-                    added.append(Track(id: nextID, raw: landmarks, smoothed: smoothed, presence: presence, smoother: smoother))
-                    nextID += 1
-                }
-                tracks = removingDuplicates(added)
-            }
+        // Nothing upright: the frame turned by quarter turns (photos taken sideways).
+        if options.detector == .auto, options.policy.searchesRotations, fullSearch, tracks.isEmpty {
+            let recorder = try CommandRecorder(context: context)
+            recorder.beginSection("face.detect")
+            let views = DetectionPolicy.rotations(width: image.width, height: image.height)
+            let pending = try recordDetection(views.flatMap { view in FaceDetectorModel.allCases.map { ($0, view) } },
+                                              of: image, on: recorder)
+            try submit(recorder)
+            try addFaces(merging: pending, in: image, time: time, submit: submit)
+            ranDetection = true
         }
 
         frameIndex += 1
@@ -290,23 +271,101 @@ public final class FaceTracker: @unchecked Sendable {
                                  ranDetection: ranDetection)
     }
 
-    private func runDetector(_ model: FaceDetectorModel, on image: GPUImage,
-                             submit: (CommandRecorder) throws -> Void) throws -> [FaceDetection] {
-        let detector = try detector(model)
-        let recorder = try CommandRecorder(context: context)
-        recorder.beginSection("face.detect")
-        let pending = try detector.record(on: recorder, image: image)
-        try submit(recorder)
-        return detector.decode(pending)
+    /// The upright (model, view) runs of a detection pass: the whole frame letterboxed, and
+    /// for `auto` with both models, plus tiles on a full search.
+    private func uprightViews(for image: GPUImage, fullSearch: Bool) -> [(FaceDetectorModel, DetectionView)] {
+        let whole = DetectionView.letterbox(width: image.width, height: image.height)
+        switch options.detector {
+        case .short: return [(.shortRange, whole)]
+        case .full: return [(.fullRange, whole)]
+        case .auto:
+            var runs: [(FaceDetectorModel, DetectionView)] = [(.shortRange, whole), (.fullRange, whole)]
+            guard fullSearch else { return runs }
+            let tiles = options.policy.tiles(width: image.width, height: image.height)
+            // A still, and a video's first frame, are searched whole; later video passes take
+            // a few tiles each.
+            if !options.tracking || frameIndex == 0 || tiles.count <= options.policy.tilesPerVideoPass {
+                runs += tiles.map { (.fullRange, $0) }
+            } else if !tiles.isEmpty {
+                runs += (0..<options.policy.tilesPerVideoPass).map { (.fullRange, tiles[(tileCursor + $0) % tiles.count]) }
+                tileCursor = (tileCursor + options.policy.tilesPerVideoPass) % tiles.count
+            }
+            return runs
+        }
     }
 
-    /// Keeps the earlier of two tracks whose ROIs overlap as much as one face's would.
+    private func recordDetection(_ runs: [(FaceDetectorModel, DetectionView)], of image: GPUImage,
+                                 on recorder: CommandRecorder) throws -> [(FaceDetector, FaceDetector.Pending)] {
+        try runs.map { model, view in
+            let detector = try detector(model)
+            return (detector, try detector.record(on: recorder, image: image, view: view))
+        }
+    }
+
+    /// Meshes what the detectors found and keeps the faces whose mesh the model accepts.
+    /// Each model's candidates are merged over its views (one suppression per model: the
+    /// two models draw boxes of different sizes, so their boxes are not averaged together).
+    /// Both models' detections of a face are meshed, since one's box can give a mesh the
+    /// model rejects where the other's does not. Detections of an already tracked face are skipped, the largest
+    /// faces go first, and at most `maxFaces` faces are kept.
+    private func addFaces(merging pending: [(FaceDetector, FaceDetector.Pending)], in image: GPUImage, time: Double,
+                          submit: (CommandRecorder) throws -> Void) throws {
+        let free = options.maxFaces - tracks.count
+        guard free > 0 else { return }
+        let perModel = Dictionary(grouping: pending) { $0.0.model }
+        // Short range first: where both models' meshes are accepted, the face keeps the mesh
+        // MediaPipe's face mesh makes (it detects with short range).
+        let detections = FaceDetectorModel.allCases.flatMap { model in
+            DetectionCandidate.suppress((perModel[model] ?? []).flatMap { $0.0.candidates($0.1) })
+                .sorted { $0.box.area > $1.box.area }
+        }
+        let tracked = tracks.map { $0.roi.unrotatedBox }
+        let rois = detections.map(FaceROI.init(detection:)).filter { roi in
+            tracked.allSatisfy { $0.intersectionOverUnion(roi.unrotatedBox) < options.sameFaceOverlap }
+        }.prefix(2 * free)
+        guard !rois.isEmpty else { return }
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("face.mesh")
+        let meshes = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
+        try submit(recorder)
+        let accepted = meshes.map(mesh.decode).filter { $0.presence >= options.minPresence }
+        var found: [Track] = []
+        for (landmarks, presence) in accepted {
+            var smoother = options.tracking ? options.smoothing.map(LandmarkSmoother.init) : nil
+            let smoothed = smoother?.filter(landmarks, time: time) ?? landmarks
+            found.append(Track(id: 0, raw: landmarks, smoothed: smoothed, presence: presence, smoother: smoother))
+        }
+        // The largest new faces first, as the cap keeps the first.
+        let new = removingDuplicates(tracks + found).dropFirst(tracks.count)
+            .sorted { $0.roi.side > $1.roi.side }.prefix(free)
+        for var track in new {
+            track.id = nextID
+            nextID += 1
+            tracks.append(track)
+        }
+    }
+
+    /// One track per face: of two tracks whose ROIs overlap as much as one face's would, the
+    /// earlier is kept; of two where one lies mostly inside the other (a mesh on part of a
+    /// face: a half face cut by the frame's edge fools the mesh that way), the larger,
+    /// under the earlier's ID.
     private func removingDuplicates(_ candidates: [Track]) -> [Track] {
         var result: [Track] = []
         for track in candidates {
             let box = track.roi.unrotatedBox
-            if result.allSatisfy({ $0.roi.unrotatedBox.intersectionOverUnion(box) < options.sameFaceOverlap }) {
+            guard let index = result.firstIndex(where: {
+                let other = $0.roi.unrotatedBox
+                return other.intersectionOverUnion(box) >= options.sameFaceOverlap
+                    || other.intersectionOverSmaller(box) >= options.sameFaceOverlap
+            }) else {
                 result.append(track)
+                continue
+            }
+            let kept = result[index].roi.unrotatedBox
+            if kept.intersectionOverUnion(box) < options.sameFaceOverlap, box.area > kept.area {
+                let id = result[index].id
+                result[index] = track
+                result[index].id = id
             }
         }
         return result

@@ -5,6 +5,9 @@ public struct PixelRegion: Sendable, Equatable {
     public var x: Int, y: Int, width: Int, height: Int
     public init(x: Int, y: Int, width: Int, height: Int) { (self.x, self.y, self.width, self.height) = (x, y, width, height) }
 
+    /// Whether the pixel at column `x`, row `y` lies inside.
+    public func contains(x px: Int, y py: Int) -> Bool { px >= x && px < x + width && py >= y && py < y + height }
+
     /// This region grown to cover `other` too.
     public func union(_ other: PixelRegion) -> PixelRegion {
         let left = min(x, other.x), top = min(y, other.y)

@@ -13,6 +13,10 @@ public struct EffectFrame {
     /// Where the effects write their result (same size and format): all of it, whenever
     /// they report a change (pixels outside a changed region are read too, as neighbours).
     public let output: GPUImage
+
+    public init(index: Int, time: Double, isStillImage: Bool, input: GPUImage, output: GPUImage) {
+        (self.index, self.time, self.isStillImage, self.input, self.output) = (index, time, isStillImage, input, output)
+    }
 }
 
 /// What the effects changed in a frame. Unchanged pixels are never converted back: the

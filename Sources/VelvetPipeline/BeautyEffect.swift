@@ -12,6 +12,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public private(set) var facesPerFrame: [Int] = []
     /// GPU milliseconds per stage, summed over frames (tracker included).
     public private(set) var stageMilliseconds: [String: Double] = [:]
+    /// The last frame's tracking result (its mask images are overwritten by the next frame).
+    public private(set) var lastTracking: FaceTrackerResult?
 
     private var tracker: FaceTracker?
     private let skin: SkinPipeline
@@ -42,6 +44,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         let tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
         add(tracker.lastTimings)
         facesPerFrame.append(tracked.faces.count)
+        lastTracking = tracked
         let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points) }
 
         if options.debugView == .landmarks {

@@ -34,7 +34,7 @@ public struct BeautyOptions: Sendable {
     public var makeup: MakeupSettings = .off
     public var reshape: ReshapeSettings = .off
     public var detector: DetectorChoice = .auto
-    public var maxFaces = 4
+    public var maxFaces = FaceTrackerOptions().maxFaces
     public var debugView: DebugView?
 
     public init() {}

@@ -10,7 +10,7 @@ import VelvetMedia
 /// person mask as a grey image (or video).
 ///
 ///     velvet analyze INPUT [--json] [--overlay OUT] [--mask OUT] [--detector short|full|auto]
-///                          [--max-faces 4] [--segmentation-model square|landscape|auto]
+///                          [--max-faces 32] [--segmentation-model square|landscape|auto]
 ///                          [--models DIR] [--device D] [--quiet]
 enum AnalyzeCommand {
     static let stillExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp"]
@@ -24,7 +24,7 @@ enum AnalyzeCommand {
         let maskPath = arguments.value("--mask")
         let detectorName = arguments.value("--detector") ?? "auto"
         let segmentationName = arguments.value("--segmentation-model") ?? "auto"
-        let maxFaces = try arguments.int("--max-faces", default: 4, range: 1...64)
+        let maxFaces = try arguments.int("--max-faces", default: FaceTrackerOptions().maxFaces, range: FaceTrackerOptions.maxFacesRange)
         let models = arguments.value("--models")
         let request = arguments.value("--device")
         try arguments.finish()

@@ -22,7 +22,7 @@ enum BeautyArguments {
           --blush X           blush strength 0-1; --blush-colour #RRGGBB
           --eyes X            eye enlargement 0-1;  --slim X  face slimming 0-1
           --detector short|full|auto   face detector (default auto)
-          --max-faces N       faces per frame, 1-64 (default 4)
+          --max-faces N       faces per frame, 1-64 (default 32)
           --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones
                               (zone map over the skin), spots (spot fills), landmarks (mesh)
           --no-effects        decode -> encode through the GPU with nothing applied
@@ -92,7 +92,7 @@ enum BeautyArguments {
             guard let choice = DetectorChoice(rawValue: detector) else { throw UsageError("--detector takes short, full or auto") }
             options.detector = choice
         }
-        options.maxFaces = try arguments.int("--max-faces", default: options.maxFaces, range: 1...64)
+        options.maxFaces = try arguments.int("--max-faces", default: options.maxFaces, range: FaceTrackerOptions.maxFacesRange)
         if let view = arguments.value("--debug-view") {
             guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots or landmarks") }
             options.debugView = debug

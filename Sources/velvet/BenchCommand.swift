@@ -14,7 +14,8 @@ enum BenchCommand {
         case "tracker": try BenchTrackerCommand.run(arguments)
         case "skin": try BenchSkinCommand.run(arguments)
         case "soak": try SoakCommand.run(arguments)
-        default: throw UsageError("bench takes: blur, media, nn, tracker, skin, soak")
+        case "quality": try BenchQualityCommand.run(arguments)
+        default: throw UsageError("bench takes: blur, media, nn, tracker, skin, soak, quality")
         }
     }
 
