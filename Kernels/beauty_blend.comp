@@ -37,7 +37,9 @@ void main() {
         vec4 m = texture(mask, (vec2(pixel) + 0.5) * parameters.inverseFrame);
         weight = clamp(m.r * m.g * parameters.strength, 0.0, 1.0);
         vec4 fixedPixel = texelFetch(spotFixed, pixel, 0);
-        spot = fixedPixel.a;
+        // Spot fills exist only where the mask permits them (the spot stage writes its
+        // faces' regions only, not all of this one).
+        spot = m.b > 0.0 ? fixedPixel.a : 0.0;
         if (weight > 0.0 || spot > 0.0) {
             vec3 start = spot > 0.0 ? fixedPixel.rgb : source.rgb;
             result = vec4(mix(start, texelFetch(processed, pixel, 0).rgb, weight), source.a);

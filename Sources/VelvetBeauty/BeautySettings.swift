@@ -39,9 +39,9 @@ public struct BeautySettings: Sendable, Equatable {
         /// Radial gradient: full weight inside innerRadius, none beyond outerRadius (face sizes).
         public var innerRadius: Float = 0.32   // 0...1, < outerRadius
         public var outerRadius: Float = 0.55   // 0...1.5
-        /// Gaussian sigma of the person-mask blur at 1080 px frame height (the seed post's 12);
-        /// scaled by min(width, height) / 1080 for other frames.
-        public var personBlurSigma1080: Float = 12 // 0...64
+        /// Gaussian sigma of the person-mask blur for a 430-px face (the seed post's 12, for
+        /// its selfie in a 1080p frame); each face's is scaled by its size / 430.
+        public var personBlurSigma: Float = 12 // 0...64
         /// The blurred person probability is remapped by smoothstep(low, high, p): its soft
         /// ramp then lies inside the person, so background next to the face gets no weight.
         public var personLow: Float = 0.5     // 0...1, < personHigh
@@ -153,7 +153,7 @@ public struct BeautySettings: Sendable, Equatable {
         guard mask.innerRadius < mask.outerRadius else {
             throw BeautyError.invalidSettings("mask.innerRadius (\(mask.innerRadius)) must be below mask.outerRadius (\(mask.outerRadius))")
         }
-        try check("mask.personBlurSigma1080", mask.personBlurSigma1080, 0...64)
+        try check("mask.personBlurSigma", mask.personBlurSigma, 0...64)
         try check("mask.personLow", mask.personLow, 0...1)
         try check("mask.personHigh", mask.personHigh, 0...1)
         guard mask.personLow < mask.personHigh else {

@@ -61,9 +61,10 @@ final class FrequencySeparation {
         let lowSigma = settings.lowPassSigma * faceSize
         let scale = Self.lowFactor(lowPassSigma: lowSigma)
         let lw = (width + scale - 1) / scale, lh = (height + scale - 1) / scale
-        let sums = try pool.image("freqsep.sums", width: lw, height: lh, format: .rgba16f)
-        let blurred = try pool.image("freqsep.blurred", width: lw, height: lh, format: .rgba16f)
-        let scratch = try pool.image("freqsep.scratch", width: lw, height: lh, format: .rgba16f)
+        // Pooled per grid factor: faces of other sizes in one frame use other grids.
+        let sums = try pool.image("freqsep.sums.\(scale)", width: lw, height: lh, format: .rgba16f)
+        let blurred = try pool.image("freqsep.blurred.\(scale)", width: lw, height: lh, format: .rgba16f)
+        let scratch = try pool.image("freqsep.scratch.\(scale)", width: lw, height: lh, format: .rgba16f)
         var push = PushConstants()
         push.ivec2(Int32(region.x), Int32(region.y))
         push.ivec2(Int32(region.width), Int32(region.height))

@@ -1,52 +1,49 @@
 import VelvetGPU
 import VelvetFace
 
-/// Packs the faces' polygons for `beauty_skin_mask.comp` (layout documented there):
-/// per face a 16-float header (centre, gradient radii, feathers, polygon table range,
-/// bounding box), then 8 floats per polygon (vertex offset, vertex count, role, zone
+/// Packs every face's mask polygons for `beauty_skin_mask.comp` (layout documented there)
+/// and says where each face reaches. Any number of faces: the kernel copies to shared
+/// memory only the faces that reach its workgroup.
+///
+/// Buffer: a directory of `directoryStride` floats per face (block start, block length,
+/// two spare, reach box x0 y0 x1 y1), then one block per face: a `headerStride`-float
+/// header (centre, gradient radii, feathers, polygon count, face size), `polygonStride`
+/// floats per polygon (vertex offset within the block, vertex count, role, zone
 /// strength, bounding box), then the vertices. Holes come grown as the settings say.
 struct SkinMaskGeometry {
-    static let maxFaces = 4
-    static let maxFloats = 4096
-    static let faceStride = 16
+    static let directoryStride = 8
+    static let headerStride = 8
     static let polygonStride = 8
 
     enum Role: Float { case oval = 0, hole = 1, exclusion = 2, zone = 3 }
 
-    private(set) var floats: [Float] = []
-    /// Frame pixels any face can touch (gradient disc and face oval), clamped to the frame.
-    private(set) var reach: PixelRegion
+    /// One face as the skin stages see it.
+    struct FaceReach {
+        let face: BeautyFace
+        /// Frame pixels the face's mask can touch (gradient disc and feathered oval), clamped.
+        let region: PixelRegion
+    }
 
-    /// Uses the `maxFaces` largest faces.
-    init(faces: [BeautyFace], settings: BeautySettings, frameWidth: Int, frameHeight: Int) {
-        let chosen = Array(faces.sorted { $0.faceSize > $1.faceSize }.prefix(Self.maxFaces))
-        var headers = [Float](repeating: 0, count: chosen.count * Self.faceStride)
-        var polygons: [Float] = []
-        var vertices: [Float] = []
-        var polygonEntries: [(face: Int, role: Role, strength: Float, points: [SIMD2<Float>])] = []
-        var low = SIMD2<Float>(repeating: .infinity)
-        var high = SIMD2<Float>(repeating: -.infinity)
+    private(set) var floats: [Float] = []
+    /// The faces in the order the kernel knows them (largest first).
+    let faces: [FaceReach]
+    /// Frame pixels any face can touch.
+    let reach: PixelRegion
+
+    init(faces input: [BeautyFace], settings: BeautySettings, frameWidth: Int, frameHeight: Int) {
         let mask = settings.mask
         let zones = settings.zones
-        for (index, face) in chosen.enumerated() {
+        let sorted = input.sorted { $0.faceSize > $1.faceSize }
+        var directory: [Float] = []
+        var blocks: [Float] = []
+        var reaches: [FaceReach] = []
+        let blocksStart = sorted.count * Self.directoryStride
+        for face in sorted {
             let size = face.faceSize
             let outer = mask.outerRadius * size
-            let faceLow = pointwiseMin(face.centre - outer, face.ovalBounds.min - mask.feather * size)
-            let faceHigh = pointwiseMax(face.centre + outer, face.ovalBounds.max + mask.feather * size)
-            low = pointwiseMin(low, faceLow)
-            high = pointwiseMax(high, faceHigh)
-            let header = index * Self.faceStride
-            headers[header + 0] = face.centre.x
-            headers[header + 1] = face.centre.y
-            headers[header + 2] = mask.innerRadius * size
-            headers[header + 3] = outer
-            headers[header + 4] = mask.feather * size
-            headers[header + 5] = mask.zoneFeather * size
-            headers[header + 8] = faceLow.x
-            headers[header + 9] = faceLow.y
-            headers[header + 10] = faceHigh.x
-            headers[header + 11] = faceHigh.y
-            var entries: [(Role, Float, [SIMD2<Float>])] = [
+            let low = pointwiseMin(face.centre - outer, face.ovalBounds.min - mask.feather * size)
+            let high = pointwiseMax(face.centre + outer, face.ovalBounds.max + mask.feather * size)
+            let entries: [(Role, Float, [SIMD2<Float>])] = [
                 (.oval, 0, face.polygon(.faceOval)),
                 (.hole, 0, face.polygon(.rightEye, grownBy: mask.eyeGrowth)),
                 (.hole, 0, face.polygon(.leftEye, grownBy: mask.eyeGrowth)),
@@ -55,45 +52,46 @@ struct SkinMaskGeometry {
                 (.hole, 0, face.polygon(.lipsOuter, grownBy: mask.lipGrowth)),
                 (.hole, 0, face.polygon(.nostrils, grownBy: mask.noseGrowth)),
                 (.exclusion, 0, face.polygon(.nose, grownBy: mask.noseGrowth)),
-            ]
-            let zoneRegions: [(MeshRegion, Float)] = [
-                (.forehead, zones.forehead), (.rightCheek, zones.cheeks), (.leftCheek, zones.cheeks),
+            ] + [
+                (MeshRegion.forehead, zones.forehead), (.rightCheek, zones.cheeks), (.leftCheek, zones.cheeks),
                 (.chin, zones.chin), (.rightUnderEye, zones.underEye), (.leftUnderEye, zones.underEye),
                 (.nose, zones.nose), (.upperLip, zones.upperLip),
-            ]
-            entries += zoneRegions.map { (.zone, $0.1, face.polygon($0.0)) }
-            polygonEntries += entries.map { (index, $0.0, $0.1, $0.2) }
-        }
-        let tableStart = headers.count
-        let vertexStart = tableStart + polygonEntries.count * Self.polygonStride
-        var counts = [Int](repeating: 0, count: chosen.count)
-        for entry in polygonEntries {
-            if counts[entry.face] == 0 {
-                headers[entry.face * Self.faceStride + 6] = Float(tableStart + polygons.count)
+            ].map { (.zone, $0.1, face.polygon($0.0)) }
+
+            var block: [Float] = [face.centre.x, face.centre.y, mask.innerRadius * size, outer, mask.feather * size,
+                                  mask.zoneFeather * size, Float(entries.count), size]
+            var vertexOffset = Self.headerStride + entries.count * Self.polygonStride
+            var vertices: [Float] = []
+            for (role, strength, points) in entries {
+                let pointsLow = points.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
+                let pointsHigh = points.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
+                block += [Float(vertexOffset), Float(points.count), role.rawValue, strength,
+                          pointsLow.x, pointsLow.y, pointsHigh.x, pointsHigh.y]
+                for point in points { vertices += [point.x, point.y] }
+                vertexOffset += 2 * points.count
             }
-            counts[entry.face] += 1
-            let pointsLow = entry.points.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
-            let pointsHigh = entry.points.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
-            polygons += [Float(vertexStart + vertices.count), Float(entry.points.count), entry.role.rawValue, entry.strength,
-                         pointsLow.x, pointsLow.y, pointsHigh.x, pointsHigh.y]
-            for point in entry.points { vertices += [point.x, point.y] }
+            block += vertices
+            directory += [Float(blocksStart + blocks.count), Float(block.count), 0, 0, low.x, low.y, high.x, high.y]
+            blocks += block
+            let region = Self.pixels(low: low, high: high, frameWidth: frameWidth, frameHeight: frameHeight)
+            reaches.append(FaceReach(face: face, region: region))
         }
-        for (face, count) in counts.enumerated() { headers[face * Self.faceStride + 7] = Float(count) }
-        floats = headers + polygons + vertices
-        precondition(floats.count <= Self.maxFloats, "mask geometry of \(floats.count) floats exceeds the kernel's table")
-        if chosen.isEmpty {
-            reach = PixelRegion(x: 0, y: 0, width: 0, height: 0)
-        } else {
-            let x0 = max(0, Int(low.x.rounded(.down)) - 1), y0 = max(0, Int(low.y.rounded(.down)) - 1)
-            let x1 = min(frameWidth, Int(high.x.rounded(.up)) + 2), y1 = min(frameHeight, Int(high.y.rounded(.up)) + 2)
-            reach = PixelRegion(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
-        }
-        faceCount = chosen.count
-        largestFaceSize = chosen.first?.faceSize ?? 0
+        floats = directory + blocks
+        faces = reaches
+        let regions = reaches.map(\.region).filter { !$0.isEmpty }
+        reach = regions.dropFirst().reduce(regions.first ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)) { $0.union($1) }
     }
 
-    let faceCount: Int
-    let largestFaceSize: Float
+    var faceCount: Int { faces.count }
+    var largestFaceSize: Float { faces.first?.face.faceSize ?? 0 }
+    var smallestFaceSize: Float { faces.last?.face.faceSize ?? 0 }
+
+    /// The frame pixels covering (low, high), one pixel of slack, clamped to the frame.
+    private static func pixels(low: SIMD2<Float>, high: SIMD2<Float>, frameWidth: Int, frameHeight: Int) -> PixelRegion {
+        let x0 = max(0, Int(low.x.rounded(.down)) - 1), y0 = max(0, Int(low.y.rounded(.down)) - 1)
+        let x1 = min(frameWidth, Int(high.x.rounded(.up)) + 2), y1 = min(frameHeight, Int(high.y.rounded(.up)) + 2)
+        return PixelRegion(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+    }
 }
 
 extension PixelRegion {
@@ -103,5 +101,11 @@ extension PixelRegion {
         let x0 = max(0, x - margin), y0 = max(0, y - margin)
         let x1 = min(frameWidth, x + width + margin), y1 = min(frameHeight, y + height + margin)
         return PixelRegion(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Whether the two regions share a pixel.
+    func intersects(_ other: PixelRegion) -> Bool {
+        !isEmpty && !other.isEmpty && x < other.x + other.width && other.x < x + width
+            && y < other.y + other.height && other.y < y + height
     }
 }

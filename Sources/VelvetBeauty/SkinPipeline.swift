@@ -1,4 +1,5 @@
 import VelvetGPU
+import VelvetKernels
 
 /// What one recorded frame produced. The images belong to the pipeline and are reused by
 /// the next `record` call: read or copy them (after the submission completed) before that.
@@ -24,9 +25,9 @@ public struct SkinFrame {
 ///
 /// Input: the working image (rgba8 or rgba16f, top-left origin), the faces' mesh
 /// geometry in the same pixel coordinates, and the person probability (r16f/r32f at any
-/// resolution, stretched over the frame; nil means "person everywhere"). Up to 4 faces
-/// (the largest) are used. A frame without faces, or with every strength at 0, comes out
-/// bit-exact.
+/// resolution, stretched over the frame; nil means "person everywhere"). Every face is
+/// treated, each at its own scale. A frame without faces, or with every strength at 0,
+/// comes out bit-exact.
 public final class SkinPipeline {
     /// Timed section labels, in recording order.
     public enum Section {
@@ -42,7 +43,7 @@ public final class SkinPipeline {
     /// Also write the final blend weight per pixel (for tests and the A/B report).
     public var capturesWeights = false
 
-    private let pool: ImagePool
+    fileprivate let pool: ImagePool
     private let skinMask: SkinMask
     private let spots: SpotRemoval
     private let bilateral: BilateralSmoothing
@@ -50,6 +51,7 @@ public final class SkinPipeline {
     private let blend: SkinBlend
     private let sharpen: GlobalSharpen
     private let dummy: GPUImage
+    fileprivate let ownedCopy: ComputeKernel
 
     public init(context: GPUContext) throws {
         self.context = context
@@ -62,6 +64,7 @@ public final class SkinPipeline {
         blend = try SkinBlend(context: context)
         sharpen = try GlobalSharpen(context: context)
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .r16f)
+        ownedCopy = try ComputeKernel(context: context, source: KernelLibrary.beautyOwnedCopy)
     }
 
     /// Records every stage for one frame. `destination`, when given, receives the output
@@ -86,42 +89,60 @@ public final class SkinPipeline {
         let weights = capturesWeights ? try pool.image("skin.weights", width: width, height: height, format: .r16f) : nil
 
         let geometry = SkinMaskGeometry(faces: faces, settings: settings, frameWidth: width, frameHeight: height)
-        let active = geometry.faceCount > 0 && (settings.strength > 0 || settings.spotRemoval > 0)
+        let active = !geometry.reach.isEmpty && (settings.strength > 0 || settings.spotRemoval > 0)
         var mask: GPUImage? = nil
         var processed: GPUImage? = nil
         var spotImage: GPUImage? = nil
         var region = PixelRegion(x: 0, y: 0, width: 0, height: 0)
         if active {
-            let faceSize = geometry.largestFaceSize
-            let margin = Int((3 * BilateralSmoothing.spatialSigma(settings: settings, faceSize: faceSize)).rounded(.up)) + 2
-            region = geometry.reach.grown(by: margin, width: width, height: height)
+            // Each face's region: its reach grown by what its smoothing reads around it.
+            let regions = geometry.faces.map { reach in
+                let margin = Int((3 * BilateralSmoothing.spatialSigma(settings: settings, faceSize: reach.face.faceSize))
+                    .rounded(.up)) + 2
+                return reach.region.grown(by: margin, width: width, height: height)
+            }
+            region = geometry.reach.grown(by: 0, width: width, height: height)
+            for face in regions where !face.isEmpty { region = region.union(face) }
 
             recorder.beginSection(Section.mask)
-            let maskImage = try skinMask.record(on: recorder, frameWidth: width, frameHeight: height, geometry: geometry,
-                                                personMask: personMask, settings: settings)
+            let maskOutput = try skinMask.record(on: recorder, frameWidth: width, frameHeight: height, geometry: geometry,
+                                                 personMask: personMask, settings: settings)
+            let maskImage = maskOutput.mask
             mask = maskImage
+            // The spot and smoothing scales follow each face's size: with several faces each
+            // runs over its face's region into a scratch image, and the pixels the face owns
+            // are copied into the frame's image.
+            let perFace = PerFaceStage(pipeline: self, owner: maskOutput.owner, regions: regions,
+                                       sizes: geometry.faces.map(\.face.faceSize))
 
             recorder.beginSection(Section.spots)
             let spotFixed = try pool.image("skin.spotFixed", width: width, height: height, format: .rgba16f)
-            try spots.record(on: recorder, source: image, mask: maskImage, destination: spotFixed, region: region,
-                             faceSize: faceSize, faceCount: geometry.faceCount, settings: settings)
+            try perFace.record(on: recorder, into: spotFixed, scratchName: "skin.spotFace") { target, area, faceSize in
+                try spots.record(on: recorder, source: image, mask: maskImage, destination: target, region: area,
+                                 faceSize: faceSize, faceCount: 1, settings: settings)
+            }
             spotImage = spotFixed
 
             recorder.beginSection(Section.smoothing)
             var smoothed = spotFixed
             if settings.strength > 0 {
                 let target = try pool.image("skin.processed", width: width, height: height, format: .rgba16f)
-                switch settings.smoothing {
-                case .bilateral:
-                    if try bilateral.record(on: recorder, source: spotFixed, mask: maskImage, destination: target,
-                                            region: region, faceSize: faceSize, settings: settings) {
-                        smoothed = target
+                var wrote = false
+                try perFace.record(on: recorder, into: target, scratchName: "skin.processedFace") { destination, area, faceSize in
+                    switch settings.smoothing {
+                    case .bilateral:
+                        if try !bilateral.record(on: recorder, source: spotFixed, mask: maskImage, destination: destination,
+                                                 region: area, faceSize: faceSize, settings: settings) {
+                            // A radius under half a pixel smooths nothing: the face keeps its spot-fixed pixels.
+                            try recorder.copy(spotFixed, to: destination)
+                        }
+                    case .frequencySeparation:
+                        try frequencySeparation.record(on: recorder, source: spotFixed, mask: maskImage, destination: destination,
+                                                       region: area, faceSize: faceSize, settings: settings)
                     }
-                case .frequencySeparation:
-                    try frequencySeparation.record(on: recorder, source: spotFixed, mask: maskImage, destination: target,
-                                                   region: region, faceSize: faceSize, settings: settings)
-                    smoothed = target
+                    wrote = true
                 }
+                if wrote { smoothed = target }
             }
             processed = smoothed
 
@@ -142,5 +163,36 @@ public final class SkinPipeline {
         }
         recorder.endSection()
         return SkinFrame(output: output, mask: mask, processed: processed, weights: weights, spots: spotImage, region: region)
+    }
+}
+
+/// Runs a size-dependent stage once per face, each at its face's size over its region. One
+/// face writes the frame's image directly; with more, each writes a scratch image and the
+/// pixels it owns (the mask's owner image) are copied over (`beauty_owned_copy.comp`).
+private struct PerFaceStage {
+    let pipeline: SkinPipeline
+    let owner: GPUImage
+    let regions: [PixelRegion]
+    let sizes: [Float]
+
+    func record(on recorder: CommandRecorder, into target: GPUImage, scratchName: String,
+                stage: (_ destination: GPUImage, _ region: PixelRegion, _ faceSize: Float) throws -> Void) throws {
+        guard regions.count > 1 else {
+            if !regions[0].isEmpty { try stage(target, regions[0], sizes[0]) }
+            return
+        }
+        let scratch = try pipeline.pool.image(scratchName, width: target.width, height: target.height, format: target.format)
+        for (index, region) in regions.enumerated() where !region.isEmpty {
+            try stage(scratch, region, sizes[index])
+            var push = PushConstants()
+            push.ivec2(Int32(region.x), Int32(region.y))
+            push.ivec2(Int32(region.width), Int32(region.height))
+            let inverse = target.inverseSize
+            push.vec2(inverse.0, inverse.1)
+            push.int(Int32(index))
+            recorder.dispatch(pipeline.ownedCopy, [.sampledImage(scratch, .nearest), .sampledImage(owner, .nearest),
+                                                   .storageImage(target)],
+                              push: push, covering: region.width, region.height)
+        }
     }
 }

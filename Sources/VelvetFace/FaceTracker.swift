@@ -101,6 +101,7 @@ public final class FaceTracker: @unchecked Sendable {
         /// The ROI of the frame before `raw`'s, for motion prediction.
         var previousROI: FaceROI?
         var roi: FaceROI { FaceROI(landmarks: raw.map { SIMD2($0.x, $0.y) }) }
+        var landmarkBox: FaceBox { FaceBox(bounding: raw.map { SIMD2($0.x, $0.y) }) }
 
         /// The ROI the mesh ran in last.
         var usedROI: FaceROI?
@@ -346,17 +347,19 @@ public final class FaceTracker: @unchecked Sendable {
     }
 
     /// One track per face: of two tracks whose ROIs overlap as much as one face's would, the
-    /// earlier is kept; of two where one lies mostly inside the other (a mesh on part of a
+    /// earlier is kept; of two where one lies almost wholly inside the other (a mesh on part of a
     /// face: a half face cut by the frame's edge fools the mesh that way), the larger,
     /// under the earlier's ID.
+    /// A mesh whose landmarks' box lies this much inside another's is on part of that face.
+    static let partOfFace: Float = 0.8
+
     private func removingDuplicates(_ candidates: [Track]) -> [Track] {
         var result: [Track] = []
         for track in candidates {
             let box = track.roi.unrotatedBox
             guard let index = result.firstIndex(where: {
-                let other = $0.roi.unrotatedBox
-                return other.intersectionOverUnion(box) >= options.sameFaceOverlap
-                    || other.intersectionOverSmaller(box) >= options.sameFaceOverlap
+                $0.roi.unrotatedBox.intersectionOverUnion(box) >= options.sameFaceOverlap
+                    || $0.landmarkBox.intersectionOverSmaller(track.landmarkBox) >= Self.partOfFace
             }) else {
                 result.append(track)
                 continue
