@@ -3,7 +3,8 @@ import VelvetGPU
 import VelvetMedia
 
 /// The `velvet` command line: parses the subcommand and maps errors to exit codes.
-/// Exit codes: 0 success, 1 runtime error (message on stderr), 2 usage error, 130 interrupted.
+/// Exit codes: 0 success, 1 runtime error, 2 usage error (each one line on stderr), 128+N
+/// ended by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT).
 enum VelvetCommand {
     static let usage = """
     usage: velvet <command> [options]
@@ -39,37 +40,49 @@ enum VelvetCommand {
       --device INDEX|NAME     pick a Vulkan device (also VELVET_DEVICE); batch takes --devices 0,1
     """
 
+    /// Runs one command line and returns the exit code: 0 success, 1 runtime error, 2 usage
+    /// error. (Signals exit 128+N from `TerminationSignals`.)
     static func run(_ arguments: [String]) -> Int32 {
         guard let command = arguments.first else {
             printError(usage)
             return 2
         }
         let rest = Array(arguments.dropFirst())
+        FailureReport.shared.alsoAsJSON(rest.contains("--json")) // until the parser knows better
         do {
+            let parser = try ArgumentParser(rest)
+            FailureReport.shared.alsoAsJSON(parser.has(flag: "--json"))
             switch command {
-            case "render": try RenderCommand.run(try ArgumentParser(rest))
-            case "demo": try DemoCommand.run(try ArgumentParser(rest))
-            case "presets": try PresetsCommand.run(try ArgumentParser(rest))
-            case "batch": try BatchCommand.run(try ArgumentParser(rest))
-            case "compare": try CompareCommand.run(try ArgumentParser(rest))
-            case "luts": try LUTsCommand.run(try ArgumentParser(rest))
-            case "analyze": try AnalyzeCommand.run(try ArgumentParser(rest))
-            case "devices": try DevicesCommand.run(try ArgumentParser(rest))
-            case "bench": try BenchCommand.run(try ArgumentParser(rest))
+            case "render": try RenderCommand.run(parser)
+            case "demo": try DemoCommand.run(parser)
+            case "presets": try PresetsCommand.run(parser)
+            case "batch": try BatchCommand.run(parser)
+            case "compare": try CompareCommand.run(parser)
+            case "luts": try LUTsCommand.run(parser)
+            case "analyze": try AnalyzeCommand.run(parser)
+            case "devices": try DevicesCommand.run(parser)
+            case "bench": try BenchCommand.run(parser)
             case "help", "--help", "-h": print(usage)
             default: throw UsageError("unknown command '\(command)'")
             }
+            try StandardOutput.flush()
             return 0
-        } catch MediaError.interrupted {
-            printError("velvet: interrupted; the unfinished output was removed")
-            return 130
-        } catch let error as UsageError {
-            printError("velvet: \(error.message)\n\n\(usage)")
-            return 2
         } catch {
-            printError("velvet: error: \(error)")
-            return 1
+            return fail(error)
         }
+    }
+
+    private static func fail(_ error: Error) -> Int32 {
+        let code = ErrorMessage.exitCode(for: error)
+        let message = ErrorMessage.text(for: error)
+        let line: String
+        switch code {
+        case 2: line = "velvet: \(message) (see velvet help)"
+        case 130: line = "velvet: interrupted; unfinished output removed"
+        default: line = "velvet: error: \(message)"
+        }
+        FailureReport.shared.print(line: line, message: message, exitCode: code)
+        return code
     }
 }
 
