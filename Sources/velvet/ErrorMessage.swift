@@ -29,10 +29,11 @@ enum ErrorMessage {
     }
 
     private static func describe(_ error: CocoaError) -> String {
-        let path = error.filePath ?? error.url?.path
         let reason: String
         if let posix = error.underlying as? POSIXError {
             reason = String(cString: strerror(posix.code.rawValue))
+        } else if let explanation = error.userInfo[NSDebugDescriptionErrorKey] as? String {
+            reason = explanation // e.g. JSON encoding: "Invalid number value (nan) in JSON write"
         } else {
             switch error.code {
             case .fileNoSuchFile, .fileReadNoSuchFile: reason = "no such file"
@@ -41,9 +42,9 @@ enum ErrorMessage {
             case .fileWriteOutOfSpace: reason = "no space left on device"
             case .fileWriteVolumeReadOnly: reason = "read-only file system"
             case .fileReadCorruptFile, .propertyListReadCorrupt: reason = "the data is not in the expected format"
-            default: reason = "file error \(error.code.rawValue)"
+            default: reason = error.localizedDescription
             }
         }
-        return path.map { "\($0): \(reason)" } ?? reason
+        return (error.filePath ?? error.url?.path).map { "\($0): \(reason)" } ?? reason
     }
 }

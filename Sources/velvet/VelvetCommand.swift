@@ -23,7 +23,8 @@ enum VelvetCommand {
       compare INPUT [--a bilateral] [--b freqsep] -o AB.mp4 [--report AB.html] [--metrics AB.json]
                               A/B video (A left, B right), metrics M4-M8 and an HTML report
       batch FILES... | --list FILE  --output-dir DIR [--shard I/N] [--devices 0,1] [render options]
-                              render many files; finished outputs are skipped, so a rerun resumes
+                              render many files; finished outputs (proved by .NAME.velvet-done)
+                              are skipped, so a rerun resumes; other settings or inputs re-render
       analyze INPUT           faces (score, box, 468 landmarks) per frame
           --json              print them as JSON on stdout
           --overlay OUT       write the input with the mesh and person mask drawn
@@ -33,11 +34,18 @@ enum VelvetCommand {
                               beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/)
       luts list | export DIR  the built-in colour grades, as .cube files
       devices                 list Vulkan devices and the one Velvet would use
-      bench blur|media|nn|tracker|skin [options]
+      bench blur|media|nn|tracker|skin|soak [options]
                               benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md)
 
     options (render, compare, demo, analyze, bench):
       --device INDEX|NAME     pick a Vulkan device (also VELVET_DEVICE); batch takes --devices 0,1
+    options (every command that writes files: render, compare, batch, analyze, demo, presets save,
+    luts export):
+      -y                      overwrite existing outputs
+      -n                      never overwrite (also the default: an existing output is an error)
+
+    exit codes: 0 success, 1 runtime error, 2 usage error, 128+N ended by signal N (130 SIGINT,
+    143 SIGTERM, 129 SIGHUP, 131 SIGQUIT; the unfinished output is removed)
     """
 
     /// Runs one command line and returns the exit code: 0 success, 1 runtime error, 2 usage
