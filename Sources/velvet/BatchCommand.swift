@@ -41,16 +41,14 @@ enum BatchCommand {
         jobs.forEach { files.input($0.input, "input") }
         jobs.forEach { files.output($0.output, "output") }
         try files.checkDistinct()
-        for output in Set(jobs.map { URL(fileURLWithPath: $0.output).pathExtension }) {
-            try CommandFiles.checkEncoder("x.\(output)", settings)
+        for pathExtension in Set(jobs.map { URL(fileURLWithPath: $0.output).pathExtension }) {
+            try CommandFiles.checkEncoder("x.\(pathExtension)", settings)
         }
         try checkDevices(devices)
 
         try Directory.create(outputDirectory)
         let mine = jobs.enumerated().filter { $0.offset % shard.count == shard.index }.map(\.element)
-        let fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects")
-            + FNV1a.hex("codec=\(settings.codec) crf=\(settings.crf) preset=\(settings.preset) pix-fmt=\(settings.pixelFormat ?? "-")")
-        let job = BatchJob(policy: policy, settings: settings, fingerprint: fingerprint)
+        let job = try BatchJob(policy: policy, settings: settings, beauty: beauty)
         let queue = BatchQueue(mine)
         let report = BatchReport(quiet: quiet)
         let contexts = ContextList()
@@ -116,7 +114,14 @@ enum BatchCommand {
 private struct BatchJob: Sendable {
     let policy: OverwritePolicy
     let settings: EncoderSettings
+    /// A hash of every setting that changes the output, kept in each output's record.
     let fingerprint: String
+
+    init(policy: OverwritePolicy, settings: EncoderSettings, beauty: BeautyRequest?) throws {
+        (self.policy, self.settings) = (policy, settings)
+        let encoder = "codec=\(settings.codec) crf=\(settings.crf) preset=\(settings.preset) pix-fmt=\(settings.pixelFormat ?? "-")"
+        fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(encoder)
+    }
 
     /// Returns the line to report.
     func run(_ input: String, _ output: String, renderer: VideoRenderer, options: BeautyOptions?) throws -> String {
@@ -124,7 +129,7 @@ private struct BatchJob: Sendable {
         if !replacing, FileManager.default.fileExists(atPath: output) {
             switch BatchRecord.verdict(output: output, input: input, settings: fingerprint) {
             case .finished: return "skipped \(input) (done: \(output))"
-            case .outdated where policy == .ask: replacing = true
+            case .outdated where policy == .unspecified: replacing = true
             case .outdated, .unproven: throw OutputFileError.exists(path: output)
             }
         }

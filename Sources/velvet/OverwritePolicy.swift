@@ -5,14 +5,15 @@ import VelvetFiles
 /// does not overwrite. (`batch` differs only in re-rendering outputs it can prove it wrote
 /// for other inputs or settings; see BatchCommand.)
 enum OverwritePolicy {
-    case overwrite, never, ask
+    /// `-y`, `-n`, neither.
+    case overwrite, never, unspecified
 
     static func parse(_ arguments: inout ArgumentParser) throws -> OverwritePolicy {
         switch (arguments.flag("-y"), arguments.flag("-n")) {
         case (true, true): throw UsageError("-y and -n contradict each other: give one")
         case (true, false): return .overwrite
         case (false, true): return .never
-        case (false, false): return .ask
+        case (false, false): return .unspecified
         }
     }
 
