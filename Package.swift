@@ -19,18 +19,19 @@ let package = Package(
         .target(name: "VelvetKernels", path: "Kernels", plugins: ["KernelPlugin"]),
 
         // The pipeline.
+        .target(name: "VelvetFiles"),
         .target(name: "VelvetGPU", dependencies: ["CVulkan", "VelvetKernels"]),
-        .target(name: "VelvetMedia", dependencies: ["CFFmpeg", "VelvetGPU", "VelvetKernels"]),
+        .target(name: "VelvetMedia", dependencies: ["CFFmpeg", "VelvetFiles", "VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetNN", dependencies: ["VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetFace", dependencies: ["VelvetNN", "VelvetMedia", "VelvetGPU", "VelvetKernels"]),
-        .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetGPU", "VelvetKernels"]),
+        .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetFiles", "VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetPipeline", dependencies: ["VelvetMedia", "VelvetFace", "VelvetBeauty", "VelvetGPU"]),
-        .executableTarget(name: "velvet", dependencies: ["VelvetGPU", "VelvetMedia", "VelvetNN", "VelvetFace", "VelvetBeauty", "VelvetPipeline"]),
+        .executableTarget(name: "velvet", dependencies: ["VelvetFiles", "VelvetGPU", "VelvetMedia", "VelvetNN", "VelvetFace", "VelvetBeauty", "VelvetPipeline"]),
 
         // Tests (all run on lavapipe with the validation layer on).
         .target(name: "VelvetTestSupport", dependencies: ["VelvetGPU"]),
         .testTarget(name: "VelvetGPUTests", dependencies: ["VelvetGPU", "VelvetKernels", "VelvetTestSupport", "CVulkan", "KernelCompiler"]),
-        .testTarget(name: "VelvetMediaTests", dependencies: ["VelvetMedia", "VelvetTestSupport"]),
+        .testTarget(name: "VelvetMediaTests", dependencies: ["VelvetMedia", "VelvetFiles", "VelvetTestSupport"]),
         .testTarget(name: "VelvetNNTests", dependencies: ["VelvetNN", "VelvetTestSupport"]),
         .testTarget(name: "VelvetFaceTests", dependencies: ["VelvetFace", "VelvetMedia", "VelvetTestSupport"]),
         .testTarget(name: "VelvetBeautyTests", dependencies: ["VelvetBeauty", "VelvetTestSupport"]),

@@ -7,4 +7,4 @@ Tools/setup.sh --models --assets
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 swift build -c release --product velvet
 .build/release/velvet devices
-.build/release/velvet demo --output-dir demo-output
+.build/release/velvet demo --output-dir demo-output -y   # safe to re-run: replaces the earlier demo

@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product velvet >/dev/null
-.build/release/velvet luts export "${1:-luts}"
+.build/release/velvet luts export "${1:-luts}" -y   # replaces an earlier export

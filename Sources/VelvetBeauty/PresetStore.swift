@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFiles
 
 /// User presets on disk, beside the built-ins.
 ///
@@ -56,20 +57,17 @@ public struct PresetStore: Sendable {
         return try BeautyPreset.decode(data, file: url.path)
     }
 
-    /// Writes `presets/NAME.json` (replacing an older one of that name) atomically.
-    public func save(_ preset: BeautyPreset, as name: String) throws {
+    /// Writes `presets/NAME.json` atomically; an older one of that name is replaced only when
+    /// `replacing` (else `OutputFileError.exists`).
+    public func save(_ preset: BeautyPreset, as name: String, replacing: Bool = true) throws {
         try Self.checkName(name)
         guard BeautyPreset.builtIn(name) == nil else {
             throw PresetError(file: name, reason: "is a built-in preset; save under another name")
         }
         let url = fileURL(name)
         try preset.validate(file: url.path)
-        do {
-            try FileManager.default.createDirectory(at: presetsDirectory, withIntermediateDirectories: true)
-            try preset.encoded().write(to: url, options: .atomic)
-        } catch {
-            throw PresetError(file: url.path, reason: "cannot write (\(error.localizedDescription))")
-        }
+        try Directory.create(presetsDirectory.path)
+        try OutputFile.write(try preset.encoded(), to: url.path, policy: replacing ? .replace : .noClobber)
     }
 
     /// Removes a user preset; clears the default setting when it named this preset.
@@ -78,8 +76,8 @@ public struct PresetStore: Sendable {
         try Self.checkName(name)
         let url = fileURL(name)
         guard FileManager.default.fileExists(atPath: url.path) else { throw PresetError(file: name, reason: "no such user preset in \(presetsDirectory.path)") }
-        do { try FileManager.default.removeItem(at: url) } catch {
-            throw PresetError(file: url.path, reason: "cannot delete (\(error.localizedDescription))")
+        guard unlink(url.path) == 0 else {
+            throw PresetError(file: url.path, reason: "cannot delete (\(String(cString: strerror(errno))))")
         }
         if try defaultName() == name { try setDefault(nil) }
     }
@@ -95,19 +93,15 @@ public struct PresetStore: Sendable {
 
     /// Sets (or with nil clears) the default; the preset must exist and load.
     public func setDefault(_ name: String?) throws {
-        do {
-            guard let name else {
-                if FileManager.default.fileExists(atPath: defaultFile.path) { try FileManager.default.removeItem(at: defaultFile) }
-                return
+        guard let name else {
+            guard unlink(defaultFile.path) == 0 || errno == ENOENT else {
+                throw PresetError(file: defaultFile.path, reason: "cannot delete (\(String(cString: strerror(errno))))")
             }
-            _ = try load(name)
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            try Data((name + "\n").utf8).write(to: defaultFile, options: .atomic)
-        } catch let error as PresetError {
-            throw error
-        } catch {
-            throw PresetError(file: defaultFile.path, reason: "cannot write (\(error.localizedDescription))")
+            return
         }
+        _ = try load(name)
+        try Directory.create(root.path)
+        try OutputFile.write(Data((name + "\n").utf8), to: defaultFile.path)
     }
 
     /// The default preset and its name, or nil when none is set.

@@ -17,13 +17,19 @@ public struct GPUDeviceInfo: Sendable, Equatable {
     public var summary: String { "\(index): \(name) (\(kind.rawValue))" }
 }
 
-/// Chooses a device: an explicit request (index or case-insensitive name substring) wins;
-/// otherwise a discrete GPU, else integrated, else virtual, else a CPU device (lavapipe).
+/// Chooses a device: an explicit request wins (all digits: an index, never part of a name;
+/// otherwise a case-insensitive part of a name); without one a discrete GPU, else
+/// integrated, else virtual, else a CPU device (lavapipe).
 public enum DeviceSelector {
     public static func choose(from devices: [GPUDeviceInfo], request: String?) throws -> GPUDeviceInfo {
         guard !devices.isEmpty else { throw GPUError.noDevice }
         if let request = request?.trimmingWhitespace(), !request.isEmpty {
-            if let index = Int(request), let device = devices.first(where: { $0.index == index }) { return device }
+            if request.allSatisfy(\.isASCIIDigit) {
+                guard let index = Int(request), let device = devices.first(where: { $0.index == index }) else {
+                    throw GPUError.deviceIndexOutOfRange(index: request, available: devices.map(\.summary))
+                }
+                return device
+            }
             if let device = devices.first(where: { $0.name.lowercased().contains(request.lowercased()) }) { return device }
             throw GPUError.deviceNotFound(request: request, available: devices.map(\.summary))
         }
@@ -32,6 +38,10 @@ public enum DeviceSelector {
             (preference.firstIndex(of: lhs.kind)!, lhs.index) < (preference.firstIndex(of: rhs.kind)!, rhs.index)
         }!
     }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }
 
 extension String {

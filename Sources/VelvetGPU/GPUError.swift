@@ -6,6 +6,7 @@ public enum GPUError: Error, CustomStringConvertible, Equatable {
     case noVulkan(String)
     case noDevice
     case deviceNotFound(request: String, available: [String])
+    case deviceIndexOutOfRange(index: String, available: [String])
     case validationLayerMissing
     case unsupported(String)
     case outOfMemory(String)
@@ -20,6 +21,9 @@ public enum GPUError: Error, CustomStringConvertible, Equatable {
             return "no Vulkan device found: install a GPU driver or mesa-vulkan-drivers (lavapipe), or check VK_DRIVER_FILES"
         case .deviceNotFound(let request, let available):
             return "no Vulkan device matches '\(request)' (VELVET_DEVICE/--device takes an index or part of a name); available: "
+                + available.joined(separator: "; ")
+        case .deviceIndexOutOfRange(let index, let available):
+            return "there is no Vulkan device \(index) (an all-digit VELVET_DEVICE/--device is an index); available: "
                 + available.joined(separator: "; ")
         case .validationLayerMissing:
             return "VELVET_VALIDATION is set but VK_LAYER_KHRONOS_validation is not installed (apt-get install vulkan-validationlayers)"

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import VelvetFiles
 import VelvetGPU
 import VelvetKernels
 
@@ -44,7 +45,7 @@ public final class ClipSynthesizer: @unchecked Sendable {
     /// - Parameters:
     ///   - noiseSigma: standard deviation of per-frame Gaussian noise in 0...1 units (0: none).
     public func write(photo: GPUImage, to path: String, width: Int, height: Int, frames: Int, frameRate: Int = 25,
-                      noiseSigma: Float = 0, settings: EncoderSettings = EncoderSettings(),
+                      noiseSigma: Float = 0, settings: EncoderSettings = EncoderSettings(), commit: CommitPolicy = .replace,
                       transform: (Int) -> SimilarityTransform) throws {
         guard frames >= 1, (1...MediaReader.maxDimension).contains(width), (1...MediaReader.maxDimension).contains(height),
               width % 2 == 0, height % 2 == 0 else {
@@ -58,7 +59,7 @@ public final class ClipSynthesizer: @unchecked Sendable {
         let color = layout.kind == .rgba ? ColorDescription.rgbToVideo : (still ? .rgbToJPEG : .rgbToVideo)
         let writer = try MediaWriter(path: path, reader: nil, frameRate: AVRational(num: Int32(frameRate), den: 1),
                                      size: (width, height), sourcePixelFormat: layout.pixelFormat,
-                                     encoderPixelFormat: encoderFormat, color: color, settings: settings)
+                                     encoderPixelFormat: encoderFormat, color: color, settings: settings, commit: commit)
         let working = try GPUImage(context: context, width: width, height: height, format: .rgba16f)
         let planes = try converter.makePlanes(layout, width: width, height: height)
         do {

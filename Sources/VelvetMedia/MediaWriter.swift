@@ -1,12 +1,13 @@
 import CFFmpeg
 import Foundation
+import VelvetFiles
 
 /// Encodes and muxes the output. Everything is written to a temporary file beside the
-/// requested path and renamed over it only by `finish()`, so a failure or Ctrl-C never
-/// leaves a half-written file at that path.
+/// requested path (`OutputFile`) and moved into place only by `finish()`, so a failure or a
+/// signal never leaves a half-written file at that path.
 final class MediaWriter: @unchecked Sendable {
     let path: String
-    let temporaryPath: String
+    private let file: OutputFile
     /// The pixel format `encode` expects frames in.
     private(set) var framePixelFormat = AV_PIX_FMT_NONE
     let isStillImage: Bool
@@ -32,19 +33,11 @@ final class MediaWriter: @unchecked Sendable {
     ///     nil for synthesised video (then `frameRate` sets the timing).
     init(path: String, reader: MediaReader?, frameRate: AVRational = AVRational(num: 25, den: 1),
          size: (width: Int, height: Int), sourcePixelFormat: AVPixelFormat,
-         encoderPixelFormat chosen: AVPixelFormat, color: ColorDescription, settings: EncoderSettings) throws {
+         encoderPixelFormat chosen: AVPixelFormat, color: ColorDescription, settings: EncoderSettings,
+         commit: CommitPolicy = .replace) throws {
         self.path = path
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        temporaryPath = directory + "/." + url.lastPathComponent + ".velvet-partial-\(getpid())"
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw MediaError.output(path: path, reason: "directory \(directory) does not exist")
-        }
-        guard access(directory, W_OK) == 0 else {
-            throw MediaError.output(path: path, reason: "directory \(directory) is not writable")
-        }
-        if let reader, Self.sameFile(path, reader.info.path) {
+        file = try OutputFile(path: path, policy: commit)
+        if let reader, SameFile.check(path, reader.info.path) {
             throw MediaError.output(path: path, reason: "the output would overwrite the input")
         }
 
@@ -132,9 +125,9 @@ final class MediaWriter: @unchecked Sendable {
         if isStillImage {
             av_opt_set(context.pointee.priv_data, "update", "1", 0)
             av_free(context.pointee.url)
-            context.pointee.url = av_strdup(temporaryPath)
+            context.pointee.url = av_strdup(file.temporaryPath)
         } else {
-            let opened = avio_open(&context.pointee.pb, temporaryPath, AVIO_FLAG_WRITE)
+            let opened = file.creating { avio_open(&context.pointee.pb, $0, AVIO_FLAG_WRITE) }
             guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
         }
         let header = avformat_write_header(context, nil)
@@ -193,9 +186,7 @@ final class MediaWriter: @unchecked Sendable {
             let closed = avio_closep(&formatContext.pointee.pb)
             guard closed >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(closed)) }
         }
-        guard rename(temporaryPath, path) == 0 else {
-            throw MediaError.output(path: path, reason: String(cString: strerror(errno)))
-        }
+        try file.commit()
         finished = true
         releaseContexts()
     }
@@ -219,7 +210,9 @@ final class MediaWriter: @unchecked Sendable {
             guard received >= 0 else { throw MediaError.encode(ffmpegMessage(received)) }
             av_packet_rescale_ts(packet.pointer, encoder!.pointee.time_base, videoStream.pointee.time_base)
             packet.pointer.pointee.stream_index = videoStream.pointee.index
-            let written = av_interleaved_write_frame(formatContext, packet.pointer)
+            // The image2 muxer creates a still's file as it writes the packet.
+            let written = isStillImage ? file.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
+                                       : av_interleaved_write_frame(formatContext, packet.pointer)
             guard written >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(written)) }
         }
     }
@@ -227,7 +220,7 @@ final class MediaWriter: @unchecked Sendable {
     private func closeAndRemove() {
         if !isStillImage, formatContext.pointee.pb != nil { avio_closep(&formatContext.pointee.pb) }
         releaseContexts()
-        unlink(temporaryPath)
+        file.discard()
     }
 
     private var released = false
@@ -286,11 +279,5 @@ final class MediaWriter: @unchecked Sendable {
 
     private static func check(_ code: Int32, _ path: String) throws {
         if code < 0 { throw MediaError.output(path: path, reason: ffmpegMessage(code)) }
-    }
-
-    private static func sameFile(_ lhs: String, _ rhs: String) -> Bool {
-        var a = stat(), b = stat()
-        if stat(lhs, &a) == 0, stat(rhs, &b) == 0 { return a.st_dev == b.st_dev && a.st_ino == b.st_ino }
-        return URL(fileURLWithPath: lhs).standardizedFileURL.path == URL(fileURLWithPath: rhs).standardizedFileURL.path
     }
 }

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import VelvetFiles
 import VelvetGPU
 
 /// What a render did.
@@ -37,11 +38,14 @@ public final class VideoRenderer: @unchecked Sendable {
         converter = try ColorConverter(context: context)
     }
 
-    /// - Parameter cpuOnly: skip the GPU and hand decoded frames straight to the encoder: a
-    ///   plain FFmpeg transcode through the same libraries and threads (the benchmark anchor).
+    /// - Parameters:
+    ///   - commit: how the finished output is moved into place (replacing a file there or not).
+    ///   - cpuOnly: skip the GPU and hand decoded frames straight to the encoder: a plain FFmpeg
+    ///     transcode through the same libraries and threads (the benchmark anchor).
     public func render(input: String, output: String, settings: EncoderSettings = EncoderSettings(),
                        effect: FrameEffect? = nil, progress: ProgressReporter? = nil,
-                       cancellation: CancellationFlag = CancellationFlag(), cpuOnly: Bool = false) throws -> RenderSummary {
+                       cancellation: CancellationFlag = CancellationFlag(), commit: CommitPolicy = .replace,
+                       cpuOnly: Bool = false) throws -> RenderSummary {
         let started = Date()
         let reader = try MediaReader(path: input)
         let decoded = BoundedQueue<Stage>(capacity: 3)
@@ -90,7 +94,7 @@ public final class VideoRenderer: @unchecked Sendable {
                                 writerBox.open(try MediaWriter(path: output, reader: reader, size: (frame.width, frame.height),
                                                                sourcePixelFormat: frame.pixelFormat, encoderPixelFormat: format,
                                                                color: ColorDescription(frame: frame.pointer, layout: VideoPlaneLayout(frame.pixelFormat)),
-                                                               settings: settings))
+                                                               settings: settings, commit: commit))
                             }
                             frame.pointer.pointee.pts = frame.timestamp
                             guard processed.push(.frame(frame)) else { return }
@@ -102,7 +106,7 @@ public final class VideoRenderer: @unchecked Sendable {
                             writerBox.open(try MediaWriter(path: output, reader: reader, size: plan.outputSize,
                                                            sourcePixelFormat: plan.outputLayout.pixelFormat,
                                                            encoderPixelFormat: plan.encoderPixelFormat,
-                                                           color: plan.outputColor, settings: settings))
+                                                           color: plan.outputColor, settings: settings, commit: commit))
                         }
                         let time = Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base)
                         let result = try gpuClock.measure {

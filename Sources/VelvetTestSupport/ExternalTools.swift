@@ -12,17 +12,18 @@ public enum Tool {
         public var stdout: String { String(decoding: output, as: UTF8.self) }
     }
 
+    /// - Parameter stdoutPath: send stdout to this file (e.g. /dev/full) instead of capturing it.
     @discardableResult
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        merged["XDG_RUNTIME_DIR"] = merged["XDG_RUNTIME_DIR"] ?? "/tmp"
-        environment.forEach { merged[$0.key] = $0.value }
-        process.environment = merged
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                           stdoutPath: String? = nil) throws -> Result {
+        let process = makeProcess(executable, arguments, environment: environment)
         let out = Pipe(), err = Pipe()
-        process.standardOutput = out
+        if let stdoutPath {
+            process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+            out.fileHandleForWriting.closeFile()
+        } else {
+            process.standardOutput = out
+        }
         process.standardError = err
         try process.run()
         // Read both pipes concurrently so a chatty process cannot block on a full pipe; the
@@ -38,6 +39,60 @@ public enum Tool {
         process.waitUntilExit()
         done.wait()
         return Result(status: process.terminationStatus, output: outData, stderr: String(decoding: errBox.data, as: UTF8.self))
+    }
+
+    /// Starts a tool in the background (to signal it mid-work); stdout is discarded.
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+        let process = makeProcess(executable, arguments, environment: environment)
+        let stderrFile = FileManager.default.temporaryDirectory.appendingPathComponent("velvet-stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: stderrFile)
+        try process.run()
+        return Running(process: process, stderrFile: stderrFile)
+    }
+
+    /// A tool started by `start`.
+    public final class Running {
+        public let process: Process
+        private let stderrFile: URL
+
+        init(process: Process, stderrFile: URL) { (self.process, self.stderrFile) = (process, stderrFile) }
+        deinit { try? FileManager.default.removeItem(at: stderrFile) }
+
+        /// Sends `signal` and waits for the exit: the status and stderr.
+        public func stop(with signal: Int32) -> (status: Int32, stderr: String) {
+            kill(process.processIdentifier, signal)
+            return wait()
+        }
+
+        public func wait() -> (status: Int32, stderr: String) {
+            process.waitUntilExit()
+            let text = (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
+            return (process.terminationStatus, text)
+        }
+    }
+
+    private static func makeProcess(_ executable: String, _ arguments: [String], environment: [String: String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged["XDG_RUNTIME_DIR"] = merged["XDG_RUNTIME_DIR"] ?? "/tmp"
+        environment.forEach { merged[$0.key] = $0.value }
+        process.environment = merged
+        return process
+    }
+
+    /// Waits up to `seconds` for `condition`; returns whether it came true.
+    @discardableResult
+    public static func waitUntil(seconds: Double = 120, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
     }
 
     /// ffmpeg that must succeed.

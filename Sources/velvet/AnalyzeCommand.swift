@@ -1,5 +1,6 @@
 import Foundation
 import VelvetFace
+import VelvetFiles
 import VelvetGPU
 import VelvetMedia
 
@@ -11,7 +12,7 @@ import VelvetMedia
 ///
 ///     velvet analyze INPUT [--json] [--overlay OUT] [--mask OUT] [--detector short|full|auto]
 ///                          [--max-faces 32] [--segmentation-model square|landscape|auto]
-///                          [--models DIR] [--device D] [--quiet]
+///                          [--models DIR] [--device D] [--quiet] [-y|-n]
 enum AnalyzeCommand {
     static let stillExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp"]
 
@@ -27,6 +28,7 @@ enum AnalyzeCommand {
         let maxFaces = try arguments.int("--max-faces", default: FaceTrackerOptions().maxFaces, range: FaceTrackerOptions.maxFacesRange)
         let models = arguments.value("--models")
         let request = arguments.value("--device")
+        let policy = try OverwritePolicy.parse(&arguments)
         try arguments.finish()
         guard let detector = DetectorChoice(rawValue: detectorName) else {
             throw UsageError("--detector must be short, full or auto, got '\(detectorName)'")
@@ -34,6 +36,14 @@ enum AnalyzeCommand {
         guard let segmentation = SegmentationModel(rawValue: segmentationName) else {
             throw UsageError("--segmentation-model must be square, landscape or auto, got '\(segmentationName)'")
         }
+        var paths = CommandFiles(policy: policy)
+        paths.input(input)
+        for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask")] {
+            guard let path else { continue }
+            try CommandFiles.checkEncoder(path, EncoderSettings())
+            paths.output(path, option)
+        }
+        try paths.check()
         guard FileManager.default.fileExists(atPath: input) else { throw MediaError.cannotOpen(path: input, reason: "no such file") }
 
         let still = stillExtensions.contains(URL(fileURLWithPath: input).pathExtension.lowercased())
@@ -50,9 +60,7 @@ enum AnalyzeCommand {
         // Pass 1: track every frame (the renderer decodes; its output is thrown away).
         var frames: [(index: Int, time: Double, faces: [Face])] = []
         var size = (width: 0, height: 0)
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("velvet-analyze-\(getpid()).\(still ? "png" : "mkv")").path
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let scratch = ScratchFile("velvet-analyze-\(getpid()).\(still ? "png" : "mkv")")
         let tap = TrackingPass { image, index, time in
             size = (image.width, image.height)
             let result = try tracker.process(image, time: time)
@@ -61,7 +69,7 @@ enum AnalyzeCommand {
         var fast = EncoderSettings()
         fast.preset = "ultrafast"
         let renderer = try VideoRenderer(context: context)
-        _ = try renderer.render(input: input, output: scratch, settings: fast, effect: tap,
+        _ = try renderer.render(input: input, output: scratch.path, settings: fast, effect: tap,
                                 progress: ProgressReporter(quiet: quiet || json))
 
         if json {
@@ -83,12 +91,14 @@ enum AnalyzeCommand {
         if let overlayPath {
             let effect = try AnalysisDrawing(context: context, files: files, segmentation: segmentationModel,
                                              faces: facesByFrame, maskOnly: false)
-            _ = try renderer.render(input: input, output: overlayPath, effect: effect, progress: ProgressReporter(quiet: quiet || json))
+            _ = try renderer.render(input: input, output: overlayPath, effect: effect, progress: ProgressReporter(quiet: quiet || json),
+                                    commit: policy.commit)
         }
         if let maskPath {
             let effect = try AnalysisDrawing(context: context, files: files, segmentation: segmentationModel,
                                              faces: facesByFrame, maskOnly: true)
-            _ = try renderer.render(input: input, output: maskPath, effect: effect, progress: ProgressReporter(quiet: quiet || json))
+            _ = try renderer.render(input: input, output: maskPath, effect: effect, progress: ProgressReporter(quiet: quiet || json),
+                                    commit: policy.commit)
         }
         try ValidationReport.check(context)
     }

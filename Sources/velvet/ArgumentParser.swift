@@ -11,18 +11,18 @@ struct ArgumentParser {
     private var flags: Set<String> = []
     private(set) var positional: [String] = []
 
-    init(_ arguments: [String], flags knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear"]) throws {
+    static let knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear", "-y", "-n"]
+
+    init(_ arguments: [String]) throws {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if argument.hasPrefix("--") || argument == "-o" {
-                if knownFlags.contains(argument) {
-                    flags.insert(argument)
-                } else {
-                    guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
-                    options[argument] = arguments[index + 1]
-                    index += 1
-                }
+            if Self.knownFlags.contains(argument) {
+                flags.insert(argument)
+            } else if argument.hasPrefix("--") || argument == "-o" {
+                guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
+                options[argument] = arguments[index + 1]
+                index += 1
             } else {
                 positional.append(argument)
             }
@@ -33,6 +33,9 @@ struct ArgumentParser {
     mutating func value(_ name: String) -> String? { options.removeValue(forKey: name) }
 
     mutating func flag(_ name: String) -> Bool { flags.remove(name) != nil }
+
+    /// Whether `name` was given, without taking it.
+    func has(flag name: String) -> Bool { flags.contains(name) }
 
     mutating func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = value(name) else { return fallback }

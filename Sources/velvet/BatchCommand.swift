@@ -1,12 +1,15 @@
 import Foundation
+import VelvetFiles
 import VelvetGPU
 import VelvetMedia
 import VelvetPipeline
 
 /// `velvet batch`: many inputs into one output folder.
-///   - resumable: an output that exists is finished (renders are renamed into place only
-///     when complete) and is skipped; partial files left by a killed run are removed and
-///     their inputs rendered again;
+///   - resumable: an output is skipped when its `BatchRecord` proves it was rendered from
+///     this input with these settings and is unchanged since; one the record shows was made
+///     from another input or with other settings is rendered again; any other file in the
+///     way is left alone (refused unless `-y`, which re-renders everything; `-n` never
+///     replaces anything). Partial files left by dead runs are removed;
 ///   - `--shard I/N`: this process takes every N-th input (sorted by path) starting at I,
 ///     so job-array schedulers split the work with no coordinator;
 ///   - `--devices 0,1`: one worker per listed GPU, taking files from a shared queue.
@@ -16,72 +19,64 @@ enum BatchCommand {
         guard let outputDirectory = arguments.value("--output-dir") else { throw UsageError("batch needs --output-dir DIR") }
         var inputs = arguments.positional
         while arguments.takePositional() != nil {}
-        if let list = arguments.value("--list") {
-            guard let text = try? String(contentsOfFile: list, encoding: .utf8) else {
-                throw MediaError.cannotOpen(path: list, reason: "cannot read the list")
-            }
-            inputs += text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        }
+        if let list = arguments.value("--list") { inputs += try InputList.read(list) }
         let shard = try parseShard(arguments.value("--shard") ?? "0/1")
         let devices = (arguments.value("--devices") ?? ProcessInfo.processInfo.environment["VELVET_DEVICE"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let quiet = arguments.flag("--quiet")
         let settings = try RenderCommand.encoderSettings(&arguments)
-        // The render options are parsed once per worker (each has its own GPU); validate them now.
-        let optionArguments = arguments
-        _ = try BeautyArguments.parse(&arguments, store: .standard()) { _ in .identity(size: 2) }
+        let policy = try OverwritePolicy.parse(&arguments)
+        let beauty = try BeautyArguments.parseRequest(&arguments, store: .standard())
         try arguments.finish()
         guard !inputs.isEmpty else { throw UsageError("batch needs input files (arguments or --list FILE)") }
 
-        let unique = Array(Set(inputs)).sorted()
         // Checked over every input, not just this shard's, so all shards refuse alike.
-        let byOutput = Dictionary(grouping: unique) { outputPath(for: $0, in: outputDirectory) }
+        let unique = Array(Set(inputs)).sorted()
+        let jobs = unique.map { (input: $0, output: outputPath(for: $0, in: outputDirectory)) }
+        let byOutput = Dictionary(grouping: jobs, by: \.output)
         if let (output, clash) = byOutput.first(where: { $0.value.count > 1 }) {
-            throw UsageError("\(clash.joined(separator: " and ")) would all be written to \(output): rename one or batch them separately")
+            throw UsageError("\(clash.map(\.input).joined(separator: " and ")) would all be written to \(output): rename one or batch them separately")
         }
-        try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-        let mine = unique.enumerated().filter { $0.offset % shard.count == shard.index }.map(\.element)
-        let jobs = BatchQueue(mine.map { ($0, outputPath(for: $0, in: outputDirectory)) })
-        let report = BatchReport()
-        // Ctrl-C: each worker's render stops and removes its partial file; the rest are not started.
-        let cancellation = CancellationFlag()
-        let interrupt = InterruptHandler(cancellation)
-        defer { interrupt.stop() }
+        var files = CommandFiles(policy: policy)
+        jobs.forEach { files.input($0.input, "input") }
+        jobs.forEach { files.output($0.output, "output") }
+        try files.checkDistinct()
+        for pathExtension in Set(jobs.map { URL(fileURLWithPath: $0.output).pathExtension }) {
+            try CommandFiles.checkEncoder("x.\(pathExtension)", settings)
+        }
+        try checkDevices(devices)
+
+        try Directory.create(outputDirectory)
+        let mine = jobs.enumerated().filter { $0.offset % shard.count == shard.index }.map(\.element)
+        let job = try BatchJob(policy: policy, settings: settings, beauty: beauty)
+        let queue = BatchQueue(mine)
+        let report = BatchReport(quiet: quiet)
+        let contexts = ContextList()
+        // A signal ends the process (TerminationSignals): the partial file is removed, finished outputs stay.
         let workers = (devices.isEmpty ? [nil] : devices.map { Optional($0) }).map { device in
             Thread {
                 do {
                     let context = try GPUContext(request: device)
-                    var workerArguments = optionArguments
-                    let options = try BeautyArguments.parse(&workerArguments, store: .standard()) { try LUTLoader.load($0, context: context) }
+                    contexts.add(context)
                     let renderer = try VideoRenderer(context: context)
-                    while !cancellation.isCancelled, let (input, output) = jobs.next() {
-                        if FileManager.default.fileExists(atPath: output) {
-                            report.add("skipped \(input) (done: \(output))", failed: false, quiet: quiet)
-                            continue
-                        }
-                        removePartials(of: output)
+                    let options = try beauty?.options { try LUTLoader.load($0, context: context) }
+                    while let next = queue.next() {
                         do {
-                            let effect = try options.map { try BeautyEffect(context: context, options: $0) }
-                            let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect,
-                                                              cancellation: cancellation)
-                            report.add("rendered \(input) -> \(output) (\(summary.frames) frames, \(context.device.name))", failed: false, quiet: quiet)
-                        } catch MediaError.interrupted {
-                            break
+                            report.add(try job.run(next.input, next.output, renderer: renderer, options: options))
                         } catch {
-                            report.add("failed \(input): \(error)", failed: true, quiet: quiet)
+                            report.add("failed \(next.input): \(ErrorMessage.text(for: error))", failed: true)
                         }
                     }
                 } catch {
-                    report.add("worker on device \(device ?? "default") failed: \(error)", failed: true, quiet: quiet)
+                    report.add("worker on device \(device ?? "default") failed: \(ErrorMessage.text(for: error))", failed: true)
                 }
             }
         }
         workers.forEach { $0.stackSize = 8 << 20; $0.start() }
         while workers.contains(where: { !$0.isFinished }) { usleep(20_000) }
-        if cancellation.isCancelled { throw MediaError.interrupted }
         print("batch: \(mine.count) of \(inputs.count) input(s) in shard \(shard.index)/\(shard.count): "
               + "\(report.failures) failed")
+        try ValidationReport.check(contexts.all)
         if report.failures > 0 { throw BatchFailure(count: report.failures) }
     }
 
@@ -99,6 +94,13 @@ enum BatchCommand {
         return (parts[0], parts[1])
     }
 
+    /// Every `--devices` entry must name a device before a worker starts.
+    private static func checkDevices(_ requests: [String]) throws {
+        guard !requests.isEmpty else { return }
+        let available = try GPUContext.availableDevices()
+        for request in requests { _ = try DeviceSelector.choose(from: available, request: request) }
+    }
+
     /// Stills keep their extension; videos become .mp4.
     static func outputPath(for input: String, in directory: String) -> String {
         let url = URL(fileURLWithPath: input)
@@ -106,31 +108,66 @@ enum BatchCommand {
         let ext = stillExtensions.contains(url.pathExtension.lowercased()) ? url.pathExtension : "mp4"
         return directory + "/" + url.deletingPathExtension().lastPathComponent + "." + ext
     }
+}
 
-    /// Removes `.NAME.velvet-partial-*` files a killed run left beside `output`.
-    static func removePartials(of output: String) {
-        let url = URL(fileURLWithPath: output)
-        let prefix = "." + url.lastPathComponent + ".velvet-partial-"
-        let directory = url.deletingLastPathComponent()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(prefix) {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+/// One input of a batch: skip it when finished, else render it and record it.
+private struct BatchJob: Sendable {
+    let policy: OverwritePolicy
+    let settings: EncoderSettings
+    /// A hash of every setting that changes the output, kept in each output's record.
+    let fingerprint: String
+
+    init(policy: OverwritePolicy, settings: EncoderSettings, beauty: BeautyRequest?) throws {
+        (self.policy, self.settings) = (policy, settings)
+        let encoder = "codec=\(settings.codec) crf=\(settings.crf) preset=\(settings.preset) pix-fmt=\(settings.pixelFormat ?? "-")"
+        fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(encoder)
+    }
+
+    /// Returns the line to report.
+    func run(_ input: String, _ output: String, renderer: VideoRenderer, options: BeautyOptions?) throws -> String {
+        var replacing = policy == .overwrite
+        if !replacing, FileManager.default.fileExists(atPath: output) {
+            switch BatchRecord.verdict(output: output, input: input, settings: fingerprint) {
+            case .finished: return "skipped \(input) (done: \(output))"
+            case .outdated where policy == .unspecified: replacing = true
+            case .outdated, .unproven: throw OutputFileError.exists(path: output)
+            }
         }
+        if let pid = PartialFiles.clearStale(of: output) { throw OutputFileError.busy(path: output, pid: pid) }
+        let fingerprint = fingerprint
+        let commit = CommitPolicy(replacesExisting: replacing) { finishedFile in
+            guard let stamp = BatchRecord.Stamp(finishedFile) else { throw OutputFileError.cannotWrite(path: output, reason: "the finished file vanished") }
+            try BatchRecord(input: input, settings: fingerprint, output: stamp).write(for: output)
+        }
+        let effect = try options.map { try BeautyEffect(context: renderer.context, options: $0) }
+        let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect, commit: commit)
+        return "rendered \(input) -> \(output) (\(summary.frames) frames, \(renderer.context.device.name))"
     }
 }
 
 /// Inputs shared by the workers.
 private final class BatchQueue: @unchecked Sendable {
     private let lock = NSLock()
-    private var pending: [(String, String)]
-    init(_ jobs: [(String, String)]) { pending = jobs }
-    func next() -> (String, String)? { lock.withLock { pending.isEmpty ? nil : pending.removeFirst() } }
+    private var pending: [(input: String, output: String)]
+    init(_ jobs: [(input: String, output: String)]) { pending = jobs }
+    func next() -> (input: String, output: String)? { lock.withLock { pending.isEmpty ? nil : pending.removeFirst() } }
+}
+
+/// The workers' GPU contexts, for the validation report at the end.
+private final class ContextList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var contexts: [GPUContext] = []
+    func add(_ context: GPUContext) { lock.withLock { contexts.append(context) } }
+    var all: [GPUContext] { lock.withLock { contexts } }
 }
 
 /// One line per input on stderr, and the failure count.
 private final class BatchReport: @unchecked Sendable {
     private let lock = NSLock()
+    private let quiet: Bool
     private(set) var failures = 0
-    func add(_ line: String, failed: Bool, quiet: Bool) {
+    init(quiet: Bool) { self.quiet = quiet }
+    func add(_ line: String, failed: Bool = false) {
         lock.withLock {
             if failed { failures += 1 }
             if !quiet || failed { printError("velvet batch: \(line)") }

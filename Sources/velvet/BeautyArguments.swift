@@ -1,6 +1,7 @@
 import Foundation
 import VelvetBeauty
 import VelvetFace
+import VelvetFiles
 import VelvetGPU
 import VelvetPipeline
 
@@ -83,25 +84,58 @@ enum BeautyArguments {
     /// The options for a render: nil with `--no-effects`.
     static func parse(_ arguments: inout ArgumentParser, store: PresetStore,
                       loadLUT: (String) throws -> ColorLUT) throws -> BeautyOptions? {
+        try parseRequest(&arguments, store: store)?.options(loadLUT: loadLUT)
+    }
+
+    /// What the command line asks for, checked but with no file loaded yet: nil with `--no-effects`.
+    static func parseRequest(_ arguments: inout ArgumentParser, store: PresetStore) throws -> BeautyRequest? {
         if arguments.flag("--no-effects") { return nil }
-        var preset = try basePreset(&arguments, store: store)
-        try apply(&arguments, to: &preset)
-        try preset.validate(file: "command line")
-        var options = try BeautyOptions(preset: preset, loadLUT: loadLUT)
+        var request = BeautyRequest(preset: try basePreset(&arguments, store: store))
+        try apply(&arguments, to: &request.preset)
+        try request.preset.validate(file: "command line")
         if let detector = arguments.value("--detector") {
             guard let choice = DetectorChoice(rawValue: detector) else { throw UsageError("--detector takes short, full or auto") }
-            options.detector = choice
+            request.detector = choice
         }
-        options.maxFaces = try arguments.int("--max-faces", default: options.maxFaces, range: FaceTrackerOptions.maxFacesRange)
+        request.maxFaces = try arguments.int("--max-faces", default: request.maxFaces, range: FaceTrackerOptions.maxFacesRange)
         if let view = arguments.value("--debug-view") {
             guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots or landmarks") }
-            options.debugView = debug
+            request.debugView = debug
         }
-        return options
+        return request
     }
 
     private static func parseColour(_ text: String, _ flag: String) throws -> RGBColour {
         guard let colour = RGBColour(hex: text) else { throw UsageError("\(flag) takes a colour as #RRGGBB, got '\(text)'") }
         return colour
+    }
+}
+
+/// The beauty settings of one command line: the preset with every flag applied, and the
+/// tracker and debug choices.
+struct BeautyRequest {
+    var preset: BeautyPreset
+    var detector = DetectorChoice.auto
+    var maxFaces = BeautyOptions().maxFaces
+    var debugView: BeautyOptions.DebugView?
+
+    func options(loadLUT: (String) throws -> ColorLUT) throws -> BeautyOptions {
+        var options = try BeautyOptions(preset: preset, loadLUT: loadLUT)
+        options.detector = detector
+        options.maxFaces = maxFaces
+        options.debugView = debugView
+        return options
+    }
+
+    /// Text that differs whenever the result would (a LUT file by its contents).
+    func fingerprint() throws -> String {
+        var text = String(decoding: try preset.encoded(), as: UTF8.self)
+        text += "\ndetector=\(detector.rawValue) max-faces=\(maxFaces) debug-view=\(debugView?.rawValue ?? "-")"
+        if case .file(let path) = preset.lut.source {
+            var hash = FNV1a()
+            hash.update(FileManager.default.contents(atPath: path) ?? Data())
+            text += "\nlut-file=\(hash.hex)"
+        }
+        return text
     }
 }

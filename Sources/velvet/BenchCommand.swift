@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFiles
 import VelvetGPU
 
 /// `velvet bench blur`: GPU time of the separable Gaussian blur, from timestamps.
@@ -59,7 +60,7 @@ enum BenchCommand {
             let recorder = try CommandRecorder(context: context)
             let readback = try recorder.download(destination)
             try recorder.submit().wait()
-            try Data(readback.bytes).write(to: URL(fileURLWithPath: outputPath))
+            try OutputFile.write(Data(readback.bytes), to: outputPath)
         }
         let measured = samples.dropFirst(2).sorted() // the first runs warm caches and JIT
         guard !measured.isEmpty else { throw GPUError.unsupported("timestamps on \(context.device.name)") }

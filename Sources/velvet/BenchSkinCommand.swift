@@ -7,6 +7,7 @@
 // `run` accepts it as shown). The guard keeps the executable linking until then.
 import Foundation
 import VelvetBeauty
+import VelvetFiles
 import VelvetGPU
 
 /// `velvet bench skin [--input RGBA --width W --height H --faces FACE.json] [--method bilateral|freqsep|both]
@@ -84,7 +85,7 @@ enum BenchSkinCommand {
                 let readback = iteration == iterations + 1 && outputPrefix != nil ? try recorder.download(frame.output) : nil
                 let timings = try recorder.submit().wait()
                 if let readback, let outputPrefix {
-                    try Data(readback.bytes).write(to: URL(fileURLWithPath: "\(outputPrefix)-\(method.rawValue).rgba"))
+                    try OutputFile.write(Data(readback.bytes), to: "\(outputPrefix)-\(method.rawValue).rgba")
                 }
                 guard iteration >= 2 else { continue } // warm caches and shader compilation
                 totals.append(timings.totalMilliseconds)

@@ -1,5 +1,6 @@
 import Foundation
 import VelvetBeauty
+import VelvetFiles
 import VelvetGPU
 import VelvetMedia
 import VelvetPipeline
@@ -19,22 +20,27 @@ enum CompareCommand {
         let report = arguments.value("--report") ?? (URL(fileURLWithPath: output).deletingPathExtension().path + ".html")
         let metricsPath = arguments.value("--metrics") ?? (URL(fileURLWithPath: report).deletingPathExtension().path + ".json")
         let settings = try RenderCommand.encoderSettings(&arguments)
+        let policy = try OverwritePolicy.parse(&arguments)
         let quiet = arguments.flag("--quiet")
         let request = arguments.value("--device")
         var preset = try BeautyArguments.basePreset(&arguments, store: .standard())
         try BeautyArguments.apply(&arguments, to: &preset)
         try arguments.finish()
+        try CommandFiles.checkEncoder(output, settings)
+        var files = CommandFiles(policy: policy)
+        files.input(input)
+        files.output(output, "-o")
+        files.output(report, "--report")
+        files.output(metricsPath, "--metrics")
+        try files.check()
 
         var a = preset.skinSettings(), b = preset.skinSettings()
         a.smoothing = methodA
         b.smoothing = methodB
         let context = try GPUContext(request: request)
         let effect = try CompareEffect(context: context, a: a, b: b)
-        let cancellation = CancellationFlag()
-        let interrupt = InterruptHandler(cancellation)
-        defer { interrupt.stop() }
         let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings, effect: effect,
-                                                                 progress: ProgressReporter(quiet: quiet), cancellation: cancellation)
+                                                                 progress: ProgressReporter(quiet: quiet), commit: policy.commit)
         guard let capture = effect.capture, let face = capture.faces.first else {
             throw MediaError.decode(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
         }
@@ -56,10 +62,11 @@ enum CompareCommand {
         for (index, (side, name, values)) in metrics.enumerated() {
             json[side] = ["method": name, "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() }, "gpu_ms_per_frame": timings[index]]
         }
-        try writeAtomically(try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]), to: metricsPath)
+        try OutputFile.write(try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]), to: metricsPath,
+                             policy: policy.commit)
         let html = try CompareReport(context: context, capture: capture, face: face, names: names, metrics: metrics.map(\.2),
                                      timings: timings, input: input, frames: summary.frames).html()
-        try writeAtomically(Data(html.utf8), to: report)
+        try OutputFile.write(Data(html.utf8), to: report, policy: policy.commit)
         try ValidationReport.check(context)
         print("A/B video: \(output)\nreport: \(report)\nmetrics: \(metricsPath)")
     }
@@ -69,12 +76,6 @@ enum CompareCommand {
         case "bilateral": return .bilateral
         case "freqsep", "frequency-separation": return .frequencySeparation
         default: throw UsageError("\(flag) takes bilateral or freqsep")
-        }
-    }
-
-    static func writeAtomically(_ data: Data, to path: String) throws {
-        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw MediaError.output(path: path, reason: error.localizedDescription)
         }
     }
 }

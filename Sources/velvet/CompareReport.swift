@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFiles
 import VelvetBeauty
 import VelvetGPU
 import VelvetMedia
@@ -130,12 +131,11 @@ struct CompareReport {
         let recorder = try CommandRecorder(context: context)
         try texels.withUnsafeBytes { try recorder.upload($0, to: gpu) }
         try recorder.submit().wait()
-        let path = NSTemporaryDirectory() + "velvet-report-\(UUID().uuidString).png"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try ClipSynthesizer(context: context).write(photo: gpu, to: path, width: width, height: height, frames: 1) { _ in
+        let scratch = ScratchFile("velvet-report-\(UUID().uuidString).png")
+        try ClipSynthesizer(context: context).write(photo: gpu, to: scratch.path, width: width, height: height, frames: 1) { _ in
             SimilarityTransform(translation: (x: Double(width - image.width) / 2, y: Double(height - image.height) / 2))
         }
-        return "data:image/png;base64," + (try Data(contentsOf: URL(fileURLWithPath: path))).base64EncodedString()
+        return "data:image/png;base64," + (try Data(contentsOf: URL(fileURLWithPath: scratch.path))).base64EncodedString()
     }
 
     private func escape(_ text: String) -> String {

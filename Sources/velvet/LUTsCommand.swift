@@ -1,7 +1,8 @@
 import Foundation
 import VelvetBeauty
+import VelvetFiles
 
-/// `velvet luts list | export DIR`: the colour grades Velvet ships (defined by formula in
+/// `velvet luts list | export DIR [-y|-n]`: the colour grades Velvet ships (defined by formula in
 /// BuiltInLUT), written as .cube files for editors and Resolve. Tools/make-luts.sh runs it.
 enum LUTsCommand {
     static func run(_ arguments: ArgumentParser) throws {
@@ -12,11 +13,15 @@ enum LUTsCommand {
             BuiltInLUT.allCases.forEach { print($0.rawValue) }
         case "export":
             guard let directory = arguments.takePositional() else { throw UsageError("luts export needs a DIR") }
+            let policy = try OverwritePolicy.parse(&arguments)
             try arguments.finish()
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for builtIn in BuiltInLUT.allCases {
-                let path = "\(directory)/\(builtIn.rawValue).cube"
-                try Data(builtIn.lut.cubeText.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try Directory.create(directory)
+            let paths = BuiltInLUT.allCases.map { (lut: $0, path: "\(directory)/\($0.rawValue).cube") }
+            var files = CommandFiles(policy: policy)
+            paths.forEach { files.output($0.path, "LUT file") }
+            try files.check()
+            for (builtIn, path) in paths {
+                try OutputFile.write(Data(builtIn.lut.cubeText.utf8), to: path, policy: policy.commit)
                 print(path)
             }
         default:

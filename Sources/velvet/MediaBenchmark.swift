@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFiles
 import VelvetGPU
 import VelvetMedia
 import VelvetBeauty
@@ -20,6 +21,7 @@ enum MediaBenchmark {
         let repeats = try arguments.int("--repeats", default: 1, range: 1...20)
         let json = arguments.flag("--json")
         try arguments.finish()
+        try CommandFiles.checkEncoder(directory + "/velvet-bench-gpu.mp4", settings)
 
         let context = try GPUContext(request: request)
         let clip = directory + "/velvet-bench-\(URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent)-\(size.width)x\(size.height)-\(frames).mp4"
@@ -72,10 +74,18 @@ enum MediaBenchmark {
         if json {
             printJSON(rows: rows, stageTimes: stageTimes, busy: busy, clip: clip, size: size, frames: frames,
                       settings: settings, device: context.device.name, cores: cores)
-            return
+        } else {
+            printTable(rows: rows, stageTimes: stageTimes, busy: busy, size: size, frames: frames, settings: settings,
+                       device: context.device.name, cores: cores, repeats: repeats)
         }
+        try ValidationReport.check(context)
+    }
+
+    private static func printTable(rows: [(String, Double)], stageTimes: [(String, [String: Double], Int)],
+                                   busy: [String: [String: Double]], size: (width: Int, height: Int), frames: Int,
+                                   settings: EncoderSettings, device: String, cores: Int, repeats: Int) {
         print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, \(settings.codec.encoderName) crf \(settings.crf) preset \(settings.preset), "
-              + "\(context.device.name), \(cores) CPU cores\n")
+              + "\(device), \(cores) CPU cores\n")
         print("| pipeline | fps |")
         print("|---|---:|")
         for (name, fps) in rows { print("| \(name) | \(String(format: "%.1f", fps)) |") }
@@ -130,14 +140,18 @@ enum MediaBenchmark {
     /// Seconds the ffmpeg CLI takes for the same transcode, or nil when it is not installed.
     private static func ffmpegCLI(clip: String, output: String, settings: EncoderSettings) throws -> Double? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else { return nil }
+        let file = try OutputFile(path: output)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", settings.codec.encoderName,
-                             "-crf", "\(settings.crf)", "-preset", settings.preset, output]
+                             "-crf", "\(settings.crf)", "-preset", settings.preset, "-f", "mp4", file.temporaryPath]
         let start = Date()
-        try process.run()
+        try file.creating { _ in try process.run() }
         process.waitUntilExit()
-        return process.terminationStatus == 0 ? Date().timeIntervalSince(start) : nil
+        let seconds = Date().timeIntervalSince(start)
+        guard process.terminationStatus == 0 else { return nil }
+        try file.commit()
+        return seconds
     }
 
     static func parseSize(_ text: String) throws -> (width: Int, height: Int) {

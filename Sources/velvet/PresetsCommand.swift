@@ -22,11 +22,12 @@ enum PresetsCommand {
             print(String(decoding: try preset.encoded(), as: UTF8.self))
         case "save":
             guard let name = arguments.takePositional() else { throw UsageError("presets save needs a NAME") }
+            let policy = try OverwritePolicy.parse(&arguments)
             var preset = try BeautyArguments.basePreset(&arguments, store: store)
             try BeautyArguments.apply(&arguments, to: &preset)
             try arguments.finish()
             try preset.validate(file: "command line")
-            try store.save(preset, as: name)
+            try store.save(preset, as: name, replacing: policy == .overwrite)
             print("saved \(store.fileURL(name).path)")
         case "delete":
             guard let name = arguments.takePositional() else { throw UsageError("presets delete needs a NAME") }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import VelvetGPU
 import VelvetMedia
@@ -12,19 +11,25 @@ enum RenderCommand {
         guard let input = arguments.takePositional() else { throw UsageError("render needs an INPUT file") }
         guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("render needs -o OUTPUT") }
         let settings = try encoderSettings(&arguments)
+        let policy = try OverwritePolicy.parse(&arguments)
         let quiet = arguments.flag("--quiet")
         let json = arguments.flag("--json")
         let request = arguments.value("--device")
-        let context = try GPUContext(request: request)
-        let options = try BeautyArguments.parse(&arguments, store: .standard()) { try LUTLoader.load($0, context: context) }
+        let beauty = try BeautyArguments.parseRequest(&arguments, store: .standard())
         try arguments.finish()
-        let effect = try options.map { try BeautyEffect(context: context, options: $0) }
+        try CommandFiles.checkEncoder(output, settings)
+        var files = CommandFiles(policy: policy)
+        files.input(input)
+        files.output(output, "-o")
+        try files.check()
+
+        let context = try GPUContext(request: request)
+        let effect = try beauty.map { request in
+            try BeautyEffect(context: context, options: try request.options { try LUTLoader.load($0, context: context) })
+        }
         let renderer = try VideoRenderer(context: context)
-        let cancellation = CancellationFlag()
-        let interrupt = InterruptHandler(cancellation)
-        defer { interrupt.stop() }
         let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect,
-                                          progress: ProgressReporter(quiet: quiet), cancellation: cancellation)
+                                          progress: ProgressReporter(quiet: quiet), commit: policy.commit)
         if json {
             var stages = summary.gpuMilliseconds
             effect?.stageMilliseconds.forEach { stages[$0.key, default: 0] += $0.value }
@@ -40,6 +45,8 @@ enum RenderCommand {
         try ValidationReport.check(context)
     }
 
+    /// `--codec`, `--crf`, `--preset-x264`, `--pix-fmt` (a name FFmpeg knows; whether the
+    /// encoder takes it is `CommandFiles.checkEncoder`'s).
     static func encoderSettings(_ arguments: inout ArgumentParser) throws -> EncoderSettings {
         var settings = EncoderSettings()
         if let codec = arguments.value("--codec") {
@@ -53,26 +60,13 @@ enum RenderCommand {
             }
             settings.preset = preset
         }
-        settings.pixelFormat = arguments.value("--pix-fmt")
+        if let format = arguments.value("--pix-fmt") {
+            guard EncoderCheck.isPixelFormat(format) else {
+                throw UsageError("--pix-fmt: unknown pixel format '\(format)' (ffmpeg -pix_fmts lists them)")
+            }
+            settings.pixelFormat = format
+        }
         return settings
-    }
-}
-
-/// Turns SIGINT into a cancellation: the render stops, removes its partial output and
-/// the tool exits 130.
-final class InterruptHandler: @unchecked Sendable {
-    private let source: DispatchSourceSignal
-
-    init(_ cancellation: CancellationFlag) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { cancellation.cancel() }
-        source.resume()
-    }
-
-    func stop() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
     }
 }
 

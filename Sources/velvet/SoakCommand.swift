@@ -6,8 +6,9 @@ import VelvetPipeline
 
 /// `velvet bench soak`: renders a long synthetic clip (a face photo with slow motion) with
 /// the default preset and samples resident memory and GPU memory every `--every` frames.
-/// Prints a table and the growth after warm-up; fails if the output's frame count differs
-/// or validation (when on) reported anything.
+/// Prints a table and the growth after warm-up; fails if the output's frame count differs,
+/// validation (when on) reported anything, resident memory grew more than `--max-growth`
+/// per cent (docs/RELIABILITY.md's bar: 2 %) or the GPU memory blocks grew at all.
 enum SoakCommand {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
@@ -17,6 +18,7 @@ enum SoakCommand {
         let photo = arguments.value("--photo") ?? "test-assets/grace_hopper.jpg"
         let directory = arguments.value("--work-dir") ?? NSTemporaryDirectory()
         let request = arguments.value("--device")
+        let maxGrowth = try arguments.float("--max-growth", default: 2, range: -100...1000)
         try arguments.finish()
 
         let context = try GPUContext(request: request)
@@ -43,17 +45,32 @@ enum SoakCommand {
         for sample in sampler.samples {
             print("| \(sample.frame) | \(String(format: "%.1f", sample.rss)) | \(String(format: "%.1f", sample.gpu)) |")
         }
-        // Warm-up: the first two samples (pools, caches and encoder lookahead fill up).
-        let settled = sampler.samples.dropFirst(2)
-        if let first = settled.first, let last = settled.last {
-            let growth = (last.rss - first.rss) / first.rss * 100
-            print(String(format: "\nRSS growth after warm-up: %.2f %% (frame %d -> %d); GPU memory %.1f -> %.1f MiB",
-                         growth, first.frame, last.frame, first.gpu, last.gpu))
-        }
         guard summary.frames == frames else {
             throw MediaError.encode("soak rendered \(summary.frames) of \(frames) frames")
         }
         try ValidationReport.check(context)
+        // Warm-up: the first two samples (pools, caches and encoder lookahead fill up).
+        let settled = sampler.samples.dropFirst(2)
+        guard let first = settled.first, let last = settled.last, settled.count >= 2 else {
+            print("\nToo short to judge growth: fewer than 4 samples (--frames / --every)")
+            return
+        }
+        let growth = (last.rss - first.rss) / first.rss * 100
+        print(String(format: "\nRSS growth after warm-up: %.2f %% (frame %d -> %d); GPU memory %.1f -> %.1f MiB",
+                     growth, first.frame, last.frame, first.gpu, last.gpu))
+        if Float(growth) > maxGrowth {
+            throw SoakFailure(String(format: "resident memory grew %.2f %% after warm-up (frame %d -> %d), above the %g %% bar (--max-growth)",
+                                     growth, first.frame, last.frame, Double(maxGrowth)))
+        }
+        if last.gpu > first.gpu {
+            throw SoakFailure(String(format: "GPU memory blocks grew from %.1f to %.1f MiB after warm-up (frame %d -> %d); the bar is no growth",
+                                     first.gpu, last.gpu, first.frame, last.frame))
+        }
+    }
+
+    struct SoakFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 }
 

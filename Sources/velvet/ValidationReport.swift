@@ -9,9 +9,13 @@ enum ValidationReport {
         var description: String { "the Vulkan validation layer reported \(count) message(s)" }
     }
 
-    static func check(_ context: GPUContext) throws {
-        guard let log = context.validationLog else { return }
-        let messages = log.drain()
+    static func check(_ context: GPUContext) throws { try check([context]) }
+
+    /// One report for several contexts (`batch`'s workers).
+    static func check(_ contexts: [GPUContext]) throws {
+        let logs = contexts.compactMap(\.validationLog)
+        guard !logs.isEmpty else { return }
+        let messages = logs.flatMap { $0.drain() }
         messages.forEach { printError("velvet: validation: \($0)") }
         printError("velvet: validation layer on, \(messages.count) message(s)")
         if !messages.isEmpty { throw Failure(count: messages.count) }

@@ -3,7 +3,8 @@ import VelvetGPU
 import VelvetMedia
 
 /// The `velvet` command line: parses the subcommand and maps errors to exit codes.
-/// Exit codes: 0 success, 1 runtime error (message on stderr), 2 usage error, 130 interrupted.
+/// Exit codes: 0 success, 1 runtime error, 2 usage error (each one line on stderr), 128+N
+/// ended by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT).
 enum VelvetCommand {
     static let usage = """
     usage: velvet <command> [options]
@@ -22,7 +23,8 @@ enum VelvetCommand {
       compare INPUT [--a bilateral] [--b freqsep] -o AB.mp4 [--report AB.html] [--metrics AB.json]
                               A/B video (A left, B right), metrics M4-M8 and an HTML report
       batch FILES... | --list FILE  --output-dir DIR [--shard I/N] [--devices 0,1] [render options]
-                              render many files; finished outputs are skipped, so a rerun resumes
+                              render many files; finished outputs (proved by .NAME.velvet-done)
+                              are skipped, so a rerun resumes; other settings or inputs re-render
       analyze INPUT           faces (score, box, 468 landmarks) per frame
           --json              print them as JSON on stdout
           --overlay OUT       write the input with the mesh and person mask drawn
@@ -32,44 +34,63 @@ enum VelvetCommand {
                               beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/)
       luts list | export DIR  the built-in colour grades, as .cube files
       devices                 list Vulkan devices and the one Velvet would use
-      bench blur|media|nn|tracker|skin [options]
+      bench blur|media|nn|tracker|skin|soak [options]
                               benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md)
 
     options (render, compare, demo, analyze, bench):
       --device INDEX|NAME     pick a Vulkan device (also VELVET_DEVICE); batch takes --devices 0,1
+    options (every command that writes files: render, compare, batch, analyze, demo, presets save,
+    luts export):
+      -y                      overwrite existing outputs
+      -n                      never overwrite (also the default: an existing output is an error)
+
+    exit codes: 0 success, 1 runtime error, 2 usage error, 128+N ended by signal N (130 SIGINT,
+    143 SIGTERM, 129 SIGHUP, 131 SIGQUIT; the unfinished output is removed)
     """
 
+    /// Runs one command line and returns the exit code: 0 success, 1 runtime error, 2 usage
+    /// error. (Signals exit 128+N from `TerminationSignals`.)
     static func run(_ arguments: [String]) -> Int32 {
         guard let command = arguments.first else {
             printError(usage)
             return 2
         }
         let rest = Array(arguments.dropFirst())
+        FailureReport.shared.alsoAsJSON(rest.contains("--json")) // until the parser knows better
         do {
+            let parser = try ArgumentParser(rest)
+            FailureReport.shared.alsoAsJSON(parser.has(flag: "--json"))
             switch command {
-            case "render": try RenderCommand.run(try ArgumentParser(rest))
-            case "demo": try DemoCommand.run(try ArgumentParser(rest))
-            case "presets": try PresetsCommand.run(try ArgumentParser(rest))
-            case "batch": try BatchCommand.run(try ArgumentParser(rest))
-            case "compare": try CompareCommand.run(try ArgumentParser(rest))
-            case "luts": try LUTsCommand.run(try ArgumentParser(rest))
-            case "analyze": try AnalyzeCommand.run(try ArgumentParser(rest))
-            case "devices": try DevicesCommand.run(try ArgumentParser(rest))
-            case "bench": try BenchCommand.run(try ArgumentParser(rest))
+            case "render": try RenderCommand.run(parser)
+            case "demo": try DemoCommand.run(parser)
+            case "presets": try PresetsCommand.run(parser)
+            case "batch": try BatchCommand.run(parser)
+            case "compare": try CompareCommand.run(parser)
+            case "luts": try LUTsCommand.run(parser)
+            case "analyze": try AnalyzeCommand.run(parser)
+            case "devices": try DevicesCommand.run(parser)
+            case "bench": try BenchCommand.run(parser)
             case "help", "--help", "-h": print(usage)
             default: throw UsageError("unknown command '\(command)'")
             }
+            try StandardOutput.flush()
             return 0
-        } catch MediaError.interrupted {
-            printError("velvet: interrupted; the unfinished output was removed")
-            return 130
-        } catch let error as UsageError {
-            printError("velvet: \(error.message)\n\n\(usage)")
-            return 2
         } catch {
-            printError("velvet: error: \(error)")
-            return 1
+            return fail(error)
         }
+    }
+
+    private static func fail(_ error: Error) -> Int32 {
+        let code = ErrorMessage.exitCode(for: error)
+        let message = ErrorMessage.text(for: error)
+        let line: String
+        switch code {
+        case 2: line = "velvet: \(message) (see velvet help)"
+        case 130: line = "velvet: interrupted; unfinished output removed"
+        default: line = "velvet: error: \(message)"
+        }
+        FailureReport.shared.print(line: line, message: message, exitCode: code)
+        return code
     }
 }
 

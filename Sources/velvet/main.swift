@@ -15,4 +15,5 @@ if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") {
 }
 #endif
 
+TerminationSignals.install()
 exit(VelvetCommand.run(Array(CommandLine.arguments.dropFirst())))

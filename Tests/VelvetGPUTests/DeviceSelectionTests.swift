@@ -27,7 +27,14 @@ final class DeviceSelectionTests: GPUTestCase {
             let message = "\(error)"
             XCTAssertTrue(message.contains("'radeon'") && message.contains("2: NVIDIA H200"), message)
         }
-        XCTAssertThrowsError(try DeviceSelector.choose(from: devices, request: "7"))
+        // All digits is an index, never part of a name ("630" is in "UHD Graphics 630").
+        for request in ["7", "630", " 15 "] {
+            XCTAssertThrowsError(try DeviceSelector.choose(from: devices, request: request)) { error in
+                guard case GPUError.deviceIndexOutOfRange(_, let available) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(available.count, 3)
+                XCTAssertTrue("\(error)".contains("available: 0: llvmpipe"), "\(error)")
+            }
+        }
         XCTAssertThrowsError(try DeviceSelector.choose(from: [], request: nil)) { error in
             XCTAssertEqual(error as? GPUError, .noDevice)
         }

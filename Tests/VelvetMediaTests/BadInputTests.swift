@@ -5,11 +5,12 @@ import XCTest
 /// Bad input: a one-line error, a non-zero exit, and nothing at the output path (nor any
 /// partial file beside it).
 final class BadInputTests: XCTestCase {
-    private func expectFailure(_ arguments: [String], in scratch: Scratch, output: String, mentions: String,
+    private func expectFailure(_ arguments: [String], in scratch: Scratch, output: String, mentions: String, status: Int32? = nil,
                                file: StaticString = #filePath, line: UInt = #line) throws {
         let before = scratch.files
         let result = try Tool.run(Tool.velvet, arguments)
         XCTAssertNotEqual(result.status, 0, file: file, line: line)
+        if let status { XCTAssertEqual(result.status, status, result.stderr, file: file, line: line) }
         let lines = result.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, "one line: \(result.stderr)", file: file, line: line)
         XCTAssertTrue(result.stderr.contains(mentions), "\(result.stderr) should mention \(mentions)", file: file, line: line)
@@ -89,36 +90,157 @@ final class BadInputTests: XCTestCase {
         let path = scratch.path("in.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", path])
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let result = try Tool.run(Tool.velvet, ["render", path, "-o", scratch.url.path + "/./in.png", "--no-effects"])
-        XCTAssertNotEqual(result.status, 0)
-        XCTAssertTrue(result.stderr.contains("overwrite the input"), result.stderr)
+        let result = try Tool.run(Tool.velvet, ["render", path, "-o", scratch.url.path + "/./in.png", "--no-effects", "-y"])
+        XCTAssertEqual(result.status, 2, "a usage error, even with -y")
+        XCTAssertTrue(result.stderr.contains("is the input") && result.stderr.contains("would be overwritten"), result.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
     }
 
     func testUsageErrorsExitTwo() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
         for arguments in [["render"], ["render", "a.mp4", "--no-effects"], ["render", "a.mp4", "-o", "b.mp4", "--crf", "99", "--no-effects"], ["frobnicate"],
-                          ["render", "a.mp4", "-o", "b.mp4", "--codec", "vp8", "--no-effects"]] {
+                          ["render", "a.mp4", "-o", "b.mp4", "--codec", "vp8", "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.mp4"), "-y", "-n", "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.unknown"), "--no-effects"]] {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            if arguments.count > 1 { XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)") }
         }
+        XCTAssertEqual(scratch.files, ["in.png"])
     }
 
-    func testInterruptRemovesPartialOutputAndExits130() throws {
+    /// `--pix-fmt` is checked when parsed (FFmpeg's names) and against the encoder, before any
+    /// decoding: the input here does not even exist.
+    func testPixelFormatIsCheckedBeforeDecoding() throws {
+        let scratch = try Scratch()
+        try expectFailure(["render", scratch.path("missing.mp4"), "-o", scratch.path("out.mp4"), "--pix-fmt", "foo", "--no-effects"],
+                          in: scratch, output: scratch.path("out.mp4"), mentions: "unknown pixel format 'foo'", status: 2)
+        try expectFailure(["render", scratch.path("missing.mp4"), "-o", scratch.path("out.png"), "--pix-fmt", "yuv420p", "--no-effects"],
+                          in: scratch, output: scratch.path("out.png"), mentions: "'yuv420p' for png", status: 2)
+    }
+
+    /// An all-digit `--device` is an index, never part of a name; out of range it is a usage
+    /// error listing the devices.
+    func testDeviceIndexOutOfRangeIsAUsageError() throws {
+        let scratch = try Scratch()
+        try expectFailure(["render", scratch.path("missing.mp4"), "-o", scratch.path("out.mp4"), "--device", "5", "--no-effects"],
+                          in: scratch, output: scratch.path("out.mp4"), mentions: "no Vulkan device 5", status: 2)
+        let listed = try Tool.run(Tool.velvet, ["devices", "--device", "5"])
+        XCTAssertEqual(listed.status, 2)
+        XCTAssertTrue(listed.stderr.contains("available: 0: "), listed.stderr)
+    }
+
+    /// No output may be an input or another output of the same command (by inode and by
+    /// resolved path): a one-line usage error before any work, every file untouched.
+    func testOutputThatIsAnInputOrAnotherOutputIsRefused() throws {
+        let scratch = try Scratch()
+        let video = scratch.path("v.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "0.4", "-c:v", "libx264", video])
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link.mp4"), withDestinationPath: video)
+        let original = try Data(contentsOf: URL(fileURLWithPath: video))
+        let cases: [[String]] = [
+            ["render", video, "-o", scratch.path("link.mp4")],
+            ["compare", video, "-o", scratch.path("ab.mp4"), "--metrics", video],
+            ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.url.path + "/./v.mp4"],
+            ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.path("ab.mp4")],
+            ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.path("r.html"), "--metrics", scratch.path("r.html")],
+            ["analyze", video, "--overlay", video],
+            ["analyze", video, "--overlay", scratch.path("o.mp4"), "--mask", scratch.path("o.mp4")],
+        ]
+        for arguments in cases {
+            let result = try Tool.run(Tool.velvet, arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("overwritten") || result.stderr.contains("same file"), result.stderr)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: video)), original)
+        XCTAssertEqual(scratch.files, ["link.mp4", "v.mp4"])
+    }
+
+    /// ffmpeg's -y/-n: an existing output is refused unless -y (with -n, and without either as
+    /// ffmpeg does when it cannot ask); a file that appears during the render is not
+    /// clobbered at commit time; a live writer's partial refuses a second render to the same
+    /// output, and partials of dead processes are removed.
+    func testOverwritePolicy() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png"), output = scratch.path("out.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: output))
+        for flags in [[], ["-n"]] {
+            try expectFailure(["render", input, "-o", output, "--no-effects"] + flags, in: scratch, output: scratch.path("none"),
+                              mentions: "out.png exists (use -y to overwrite)", status: 1)
+            XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), "mine")
+        }
+        let stale = "." + "out.png" + ".velvet-partial-999999999"
+        try Data().write(to: URL(fileURLWithPath: scratch.path(stale)))
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "-y"]).status, 0)
+        XCTAssertEqual(try Tool.pixels(output, "rgb24"), try Tool.pixels(input, "rgb24"))
+        XCTAssertEqual(scratch.files, ["in.png", "out.png"], "the dead process's partial was removed")
+
+        // A long render; a second render of the same output while it runs; a file put at its output meanwhile.
+        let long = scratch.path("long.mp4"), target = scratch.path("target.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", long])
+        let first = try Tool.start(Tool.velvet, ["render", long, "-o", target, "--preset-x264", "ultrafast", "--quiet", "--no-effects"])
+        XCTAssertTrue(Tool.waitUntil { scratch.files.contains { $0.contains("velvet-partial") } }, "the render never started writing")
+        let second = try Tool.run(Tool.velvet, ["render", input, "-o", target, "--no-effects", "-y"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains("is being written by velvet process \(first.process.processIdentifier)"), second.stderr)
+        try Data("arrived meanwhile".utf8).write(to: URL(fileURLWithPath: target))
+        let finished = first.wait()
+        XCTAssertEqual(finished.status, 1, finished.stderr)
+        XCTAssertTrue(finished.stderr.contains("target.mp4 exists (use -y to overwrite)"), finished.stderr)
+        XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "arrived meanwhile", "not clobbered")
+        XCTAssertFalse(scratch.files.contains { $0.contains("velvet-partial") }, "\(scratch.files)")
+    }
+
+    /// An output name near NAME_MAX (255 bytes) still gets a partial file (shortened, with a hash).
+    func testOutputNameNearNameMax() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+        let name = String(repeating: "n", count: 251) + ".png"
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path(name), "--no-effects"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(scratch.files, [name, "in.png"].sorted())
+    }
+
+    /// INT, TERM, HUP and QUIT alike: the render stops at once, its partial file is removed,
+    /// nothing is at the output path, one line, and the exit code is 128+N.
+    func testSignalsRemovePartialOutputAndExit128PlusN() throws {
         let scratch = try Scratch()
         let input = scratch.path("long.mp4"), output = scratch.path("out.mp4")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", input])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.velvet)
-        process.arguments = ["render", input, "-o", output, "--preset-x264", "ultrafast", "--quiet", "--no-effects"]
-        process.standardError = Pipe()
-        try process.run()
-        // Wait until the render is writing (its partial file exists), then interrupt.
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !scratch.files.contains(where: { $0.contains("velvet-partial") }) { usleep(20_000) }
-        XCTAssertTrue(scratch.files.contains { $0.contains("velvet-partial") }, "the render never started writing")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 130)
-        XCTAssertEqual(scratch.files, ["long.mp4"], "partial output removed")
+        for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT")] {
+            let render = try Tool.start(Tool.velvet, ["render", input, "-o", output, "--preset-x264", "ultrafast", "--quiet", "--no-effects"])
+            // Wait until the render is writing (its partial file exists), then signal it.
+            XCTAssertTrue(Tool.waitUntil(seconds: 60) { scratch.files.contains { $0.contains("velvet-partial") } }, "\(name): never started writing")
+            let result = render.stop(with: signal)
+            XCTAssertEqual(result.status, 128 + signal, "\(name): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "velvet: interrupted (\(name)); unfinished output removed\n")
+            XCTAssertEqual(scratch.files, ["long.mp4"], "\(name): partial output removed, nothing at the output path")
+        }
+    }
+
+    /// With `--json` an error is also one JSON object on stdout; a full stdout fails the command.
+    func testJSONErrorsAndAFullStandardOutput() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+        for (arguments, status) in [(["render", scratch.path("missing.png"), "-o", scratch.path("o.png"), "--json", "--no-effects"], Int32(1)),
+                                    (["render", input, "-o", scratch.path("o.png"), "--json", "--crf", "99", "--no-effects"], 2)] {
+            let result = try Tool.run(Tool.velvet, arguments)
+            XCTAssertEqual(result.status, status, result.stderr)
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.output) as? [String: Any], result.stdout)
+            XCTAssertEqual(object["exit_code"] as? Int, Int(status))
+            XCTAssertFalse((object["error"] as? String ?? "").isEmpty)
+        }
+        for arguments in [["presets", "list"], ["render", input, "-o", scratch.path("o.png"), "--json", "--no-effects", "--quiet"]] {
+            let result = try Tool.run(Tool.velvet, arguments, environment: ["XDG_CONFIG_HOME": scratch.path("config")], stdoutPath: "/dev/full")
+            XCTAssertEqual(result.status, 1, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").last, "velvet: error: cannot write to standard output: No space left on device")
+        }
     }
 }

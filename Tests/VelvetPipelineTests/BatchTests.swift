@@ -20,7 +20,7 @@ final class BatchTests: XCTestCase {
             let result = try Tool.run(Tool.velvet, ["batch", "--list", scratch.path("list.txt"), "--output-dir", output,
                                                     "--shard", "\(index)/3", "--preset", "none", "--quiet"])
             XCTAssertEqual(result.status, 0, result.stderr)
-            seen += try FileManager.default.contentsOfDirectory(atPath: output)
+            seen += try FileManager.default.contentsOfDirectory(atPath: output).filter { !$0.hasPrefix(".") }
         }
         XCTAssertEqual(seen.sorted(), names.sorted(), "every file once across the shards")
         XCTAssertEqual(try Tool.run(Tool.velvet, ["batch", scratch.path("p1.png"), "--output-dir", scratch.path("x"), "--shard", "3/3"]).status, 2)
@@ -48,17 +48,24 @@ final class BatchTests: XCTestCase {
         XCTAssertTrue(files().contains { $0.contains("velvet-partial") }, "the kill left a partial file: \(files())")
         XCTAssertLessThan(files().filter { $0.hasSuffix(".mp4") && !$0.hasPrefix(".") }.count, 4)
 
+        func modified(_ name: String) throws -> Date? {
+            try FileManager.default.attributesOfItem(atPath: output + "/" + name)[.modificationDate] as? Date
+        }
+        let finishedBefore = try modified("clip1.mp4")
         let resumed = try Tool.run(Tool.velvet, arguments)
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        XCTAssertEqual(files().sorted(), ["clip1.mp4", "clip2.mp4", "clip3.mp4", "clip4.mp4"], "no partial files left")
-        for name in files() {
+        XCTAssertEqual(try modified("clip1.mp4"), finishedBefore, "the finished output is skipped, not rendered again")
+        XCTAssertEqual(files().filter { !$0.contains("velvet-done") }.sorted(), ["clip1.mp4", "clip2.mp4", "clip3.mp4", "clip4.mp4"],
+                       "no partial files left")
+        XCTAssertEqual(files().filter { $0.hasSuffix(".velvet-done") }.count, 4, "a record of each finished output")
+        for name in files() where !name.hasPrefix(".") {
             XCTAssertEqual(try Tool.probe(output + "/" + name, "stream=nb_frames"), "50", name)
         }
     }
 
-    /// Two inputs that would write the same output name are refused before anything runs;
-    /// Ctrl-C stops a batch with exit 130, leaving finished outputs and no partial files.
-    func testNameClashIsRefusedAndInterruptLeavesNoPartials() throws {
+    /// Two inputs that would write the same output name are refused before anything runs, and
+    /// so is an output folder that would put an output over its input.
+    func testNameClashAndOutputOverInputAreRefused() throws {
         let scratch = try Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path("a"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: scratch.path("b"), withIntermediateDirectories: true)
@@ -71,26 +78,141 @@ final class BatchTests: XCTestCase {
         XCTAssertTrue(clash.stderr.contains("same.png") && clash.stderr.contains("rename one"), clash.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("out")), "nothing was started")
 
-        let inputs = (1...3).map { scratch.path("clip\($0).mp4") }
+        let original = try Data(contentsOf: URL(fileURLWithPath: scratch.path("a/same.png")))
+        let overInput = try Tool.run(Tool.velvet, ["batch", scratch.path("a/same.png"), "--output-dir", scratch.path("a"), "--preset", "none"])
+        XCTAssertEqual(overInput.status, 2, overInput.stderr)
+        XCTAssertEqual(overInput.stderr.split(separator: "\n").count, 1, overInput.stderr)
+        XCTAssertTrue(overInput.stderr.contains("would be overwritten"), overInput.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: scratch.path("a/same.png"))), original)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("a")), ["same.png"])
+    }
+
+    /// INT, TERM, HUP and QUIT alike stop a batch at once with 128+N: finished outputs are
+    /// kept (whole), the unfinished one is removed, no more are started; a rerun completes.
+    func testSignalsStopABatchKeepingFinishedOutputs() throws {
+        let scratch = try Scratch()
+        let inputs = (1...4).map { scratch.path("clip\($0).mp4") }
         for input in inputs {
-            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "4", "-c:v", "libx264", "-preset", "ultrafast", input])
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "2", "-c:v", "libx264", "-preset", "ultrafast", input])
         }
         let output = scratch.path("videos")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.velvet)
-        process.arguments = ["batch"] + inputs + ["--output-dir", output, "--no-effects", "--preset-x264", "ultrafast", "--quiet"]
-        process.standardError = Pipe()
-        try process.run()
+        let arguments = ["batch"] + inputs + ["--output-dir", output, "--no-effects", "--preset-x264", "ultrafast", "--quiet"]
         func files() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? [] }
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, !files().contains(where: { $0.contains("velvet-partial") }) { usleep(10_000) }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 130)
-        XCTAssertFalse(files().contains { $0.contains("velvet-partial") }, "no partial files: \(files())")
-        XCTAssertLessThan(files().count, 3, "the batch stopped early: \(files())")
-        for name in files() {
-            XCTAssertEqual(try Tool.probe(output + "/" + name, "stream=nb_frames"), "100", "finished outputs are whole: \(name)")
+        func finished() -> [String] { files().filter { !$0.hasPrefix(".") } }
+        for (index, (signal, name)) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT")].enumerated() {
+            let before = finished().count
+            let batch = try Tool.start(Tool.velvet, arguments)
+            // The first time, once an output is finished and the next is being written.
+            XCTAssertTrue(Tool.waitUntil { (index > 0 || !finished().isEmpty) && files().contains { $0.contains("velvet-partial") } },
+                          "\(name): \(files())")
+            let result = batch.stop(with: signal)
+            XCTAssertEqual(result.status, 128 + signal, "\(name): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "velvet: interrupted (\(name)); unfinished output removed\n")
+            XCTAssertFalse(files().contains { $0.contains("velvet-partial") }, "\(name): no partial files: \(files())")
+            XCTAssertGreaterThanOrEqual(finished().count, max(before, 1), "\(name): finished outputs kept")
+            XCTAssertLessThan(finished().count, 4, "\(name): the batch stopped early: \(files())")
+            for file in finished() {
+                XCTAssertEqual(try Tool.probe(output + "/" + file, "stream=nb_frames"), "50", "\(name): finished outputs are whole: \(file)")
+            }
         }
+        let rerun = try Tool.run(Tool.velvet, arguments)
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        XCTAssertEqual(finished().sorted(), ["clip1.mp4", "clip2.mp4", "clip3.mp4", "clip4.mp4"])
+    }
+
+    /// A --list with CRLF line ends, a byte-order mark and no final newline is read line by line.
+    func testListWithCRLFByteOrderMarkAndNoFinalNewline() throws {
+        let scratch = try Scratch()
+        let names = ["p1.png", "p2.png", "p3.png"]
+        for name in names { try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", scratch.path(name)]) }
+        let text = "\u{FEFF}# inputs\r\n" + names.map { scratch.path($0) }.joined(separator: "\r\n") + "\r\n\r\n" + scratch.path(names[0])
+        try text.write(toFile: scratch.path("list.txt"), atomically: true, encoding: .utf8)
+        let result = try Tool.run(Tool.velvet, ["batch", "--list", scratch.path("list.txt"), "--output-dir", scratch.path("out"),
+                                                "--preset", "none", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).filter { !$0.hasPrefix(".") }.sorted(), names)
+    }
+
+    /// An output counts as finished only when its record matches the input, the settings and
+    /// the output itself: a 0-byte or foreign file in the way is refused (not skipped), a
+    /// settings or input change re-renders, `-n` never replaces, `-y` re-renders everything.
+    func testOnlyProvablyFinishedOutputsAreSkipped() throws {
+        let scratch = try Scratch()
+        let inputs = ["a.png", "b.png"].map { scratch.path($0) }
+        for input in inputs { try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input]) }
+        let output = scratch.path("out")
+        func batch(_ extra: [String]) throws -> Tool.Result {
+            try Tool.run(Tool.velvet, ["batch"] + inputs + ["--output-dir", output, "--preset", "none"] + extra)
+        }
+        func lines(_ result: Tool.Result, _ word: String) -> Int { result.stderr.split(separator: "\n").filter { $0.contains(word) }.count }
+
+        let first = try batch([])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(lines(first, "rendered"), 2)
+        XCTAssertEqual(lines(try batch([]), "skipped"), 2, "finished outputs are skipped")
+        XCTAssertEqual(lines(try batch(["--sharpen", "0.5"]), "rendered"), 2, "other settings re-render")
+        XCTAssertEqual(lines(try batch(["--sharpen", "0.5"]), "skipped"), 2)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-vf", "negate", "-frames:v", "1", inputs[0]])
+        let changed = try batch(["--sharpen", "0.5", "-n"])
+        XCTAssertEqual(changed.status, 1, "-n never replaces: \(changed.stderr)")
+        XCTAssertTrue(changed.stderr.contains("a.png exists (use -y to overwrite)"), changed.stderr)
+        XCTAssertEqual(lines(try batch(["--sharpen", "0.5"]), "rendered"), 1, "a changed input re-renders")
+
+        try Data().write(to: URL(fileURLWithPath: output + "/b.png"))
+        let empty = try batch(["--sharpen", "0.5"])
+        XCTAssertEqual(empty.status, 1, empty.stderr)
+        XCTAssertTrue(empty.stderr.contains("failed \(inputs[1]): \(output)/b.png exists (use -y to overwrite)"), empty.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: output + "/b.png")).count, 0, "a file it cannot prove it wrote is left alone")
+        let forced = try batch(["--sharpen", "0.5", "-y"])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertEqual(lines(forced, "rendered"), 2, "-y re-renders all")
+        XCTAssertEqual(try Tool.pixels(output + "/b.png", "rgb24").count, 64 * 48 * 3)
+    }
+
+    /// With VELVET_VALIDATION=1 a batch fails when the layer reported anything (here the
+    /// layer's best-practices checks, turned on from outside, report on every render).
+    func testValidationMessagesFailTheBatch() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", scratch.path("in.png")])
+        let arguments = ["batch", scratch.path("in.png"), "--output-dir", scratch.path("out"), "--no-effects", "--quiet"]
+        let clean = try Tool.run(Tool.velvet, arguments, environment: ["VELVET_VALIDATION": "1"])
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        XCTAssertTrue(clean.stderr.contains("validation layer on, 0 message(s)"), clean.stderr)
+        let noisy = try Tool.run(Tool.velvet, arguments + ["-y"], environment: [
+            "VELVET_VALIDATION": "1", "VK_LAYER_ENABLES": "VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT"])
+        XCTAssertEqual(noisy.status, 1)
+        XCTAssertTrue(noisy.stderr.contains("the Vulkan validation layer reported"), noisy.stderr)
+    }
+
+    /// Two workers on the one lavapipe device (`--devices 0,0`) share the queue: every output
+    /// once, each with all its frames.
+    func testTwoWorkersOnOneDevice() throws {
+        let scratch = try Scratch()
+        let inputs = (1...4).map { scratch.path("clip\($0).mp4") }
+        for (index, input) in inputs.enumerated() {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "\(5 + index)", "-c:v", "libx264",
+                             "-preset", "ultrafast", input])
+        }
+        let output = scratch.path("out")
+        let result = try Tool.run(Tool.velvet, ["batch"] + inputs + ["--output-dir", output, "--devices", "0,0", "--no-effects",
+                                                                     "--preset-x264", "ultrafast"], environment: ["VELVET_VALIDATION": "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for (index, input) in inputs.enumerated() {
+            XCTAssertEqual(result.stderr.components(separatedBy: "rendered \(input) ").count - 1, 1, "\(input) once: \(result.stderr)")
+            XCTAssertEqual(try Tool.probe(output + "/clip\(index + 1).mp4", "stream=nb_frames"), "\(5 + index)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output).filter { !$0.hasPrefix(".") }.count, 4)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["batch", inputs[0], "--output-dir", output, "--devices", "0,7"]).status, 2,
+                       "a device that does not exist is a usage error before any work")
+    }
+
+    /// `--output-dir` naming a regular file: one clean line, not a Foundation error dump.
+    func testOutputDirThatIsAFileIsOneCleanLine() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", scratch.path("in.png")])
+        try Data("x".utf8).write(to: URL(fileURLWithPath: scratch.path("file")))
+        let result = try Tool.run(Tool.velvet, ["batch", scratch.path("in.png"), "--output-dir", scratch.path("file"), "--no-effects"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "velvet: error: cannot write \(scratch.path("file")): it exists and is not a directory\n")
     }
 }

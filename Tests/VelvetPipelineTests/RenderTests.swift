@@ -172,6 +172,11 @@ final class DemoTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["after-bilateral.mp4", "after.mp4", "after.png", "before-after.png", "before.mp4"])
         XCTAssertEqual(try Tool.probe(scratch.path("after.mp4"), "stream=nb_frames"), "6")
         XCTAssertTrue(result.stdout.contains("a face in 6"), result.stdout)
+        // A second run refuses before any work unless -y (Tools/demo.sh passes it).
+        let again = try Tool.run(Tool.velvet, ["demo", "--output-dir", scratch.url.path, "--frames", "6", "--size", "320x180",
+                                               "--assets", repository.appendingPathComponent("test-assets").path, "--quiet"])
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("before.mp4 exists (use -y to overwrite)"), again.stderr)
     }
 }
 
@@ -183,7 +188,11 @@ final class PresetCommandTests: XCTestCase {
         let environment = ["XDG_CONFIG_HOME": scratch.path("config"), "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path]
         func velvet(_ arguments: [String]) throws -> Tool.Result { try Tool.run(Tool.velvet, arguments, environment: environment) }
 
-        XCTAssertEqual(try velvet(["presets", "save", "mine", "--preset", "soft", "--lipstick", "0.8"]).status, 0)
+        XCTAssertEqual(try velvet(["presets", "save", "mine", "--preset", "soft", "--lipstick", "0.6"]).status, 0)
+        let again = try velvet(["presets", "save", "mine", "--preset", "soft", "--lipstick", "0.8"])
+        XCTAssertEqual(again.status, 1, "a saved preset is replaced only with -y")
+        XCTAssertTrue(again.stderr.contains("mine.json exists (use -y to overwrite)"), again.stderr)
+        XCTAssertEqual(try velvet(["presets", "save", "mine", "--preset", "soft", "--lipstick", "0.8", "-y"]).status, 0)
         XCTAssertTrue(try velvet(["presets", "list"]).stdout.contains("mine"))
         XCTAssertTrue(try velvet(["presets", "show", "mine"]).stdout.contains("\"strength\" : 0.8"))
         XCTAssertEqual(try velvet(["presets", "default", "mine"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), "mine")
@@ -217,6 +226,9 @@ final class LUTCommandTests: XCTestCase {
         let exported = try Tool.run(Tool.velvet, ["luts", "export", scratch.path("luts")])
         XCTAssertEqual(exported.status, 0, exported.stderr)
         XCTAssertEqual(exported.stdout.split(separator: "\n").count, 4)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["luts", "export", scratch.path("luts")]).status, 1, "exported files are replaced only with -y")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["luts", "export", scratch.path("luts"), "-y"]).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("luts")).count, 4, "no partial files")
         let photo = repository.appendingPathComponent("test-assets/astronaut.png").path
         let warm = try Tool.run(Tool.velvet, ["render", photo, "-o", scratch.path("warm.png"), "--preset", "none",
                                              "--lut", scratch.path("luts/warm.cube"), "--lut-on", "frame"], environment: environment)

@@ -1,0 +1,127 @@
+import Foundation
+
+/// How an output is moved into place.
+public struct CommitPolicy: Sendable {
+    /// Replace a file already at the path (`-y`); otherwise the commit fails if one appeared.
+    public var replacesExisting: Bool
+    /// Runs under the commit lock just before the rename, with the finished temporary file:
+    /// what it writes (a record of the output) cannot be split from the output by a signal.
+    public var beforeRename: (@Sendable (_ finishedFile: String) throws -> Void)?
+
+    public init(replacesExisting: Bool, beforeRename: (@Sendable (String) throws -> Void)? = nil) {
+        self.replacesExisting = replacesExisting
+        self.beforeRename = beforeRename
+    }
+
+    public static let replace = CommitPolicy(replacesExisting: true)
+    public static let noClobber = CommitPolicy(replacesExisting: false)
+}
+
+/// An output written under a temporary name beside its path (`PartialFiles`) and renamed into
+/// place only when complete, so the path never holds a half-written file. The temporary file
+/// is registered with `UnfinishedFiles` from before it exists until it is committed or
+/// deleted, so an interrupted process removes it. Every file Velvet writes goes through here.
+public final class OutputFile: @unchecked Sendable {
+    public let path: String
+    public let temporaryPath: String
+    private let policy: CommitPolicy
+    private var done = false
+
+    /// Checks that the output's directory exists and is writable.
+    public init(path: String, policy: CommitPolicy = .replace) throws {
+        try Self.checkDirectory(of: path)
+        self.path = path
+        self.policy = policy
+        temporaryPath = PartialFiles.path(for: path)
+    }
+
+    /// Fails unless `path`'s folder exists and is writable.
+    public static func checkDirectory(of path: String) throws {
+        let directory = PartialFiles.directory(of: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw OutputFileError.cannotWrite(path: path, reason: "directory \(directory) does not exist")
+        }
+        guard isDirectory.boolValue else { throw OutputFileError.cannotWrite(path: path, reason: "\(directory) is not a directory") }
+        guard access(directory, W_OK) == 0 else {
+            throw OutputFileError.cannotWrite(path: path, reason: "directory \(directory) is not writable")
+        }
+    }
+
+    deinit { discard() }
+
+    /// Runs `create`, which creates the temporary file, with the file registered for removal
+    /// and no signal sweep in between.
+    public func creating<T>(_ create: (_ temporaryPath: String) throws -> T) rethrows -> T {
+        try UnfinishedFiles.shared.adding(temporaryPath) { try create(temporaryPath) }
+    }
+
+    /// Moves the finished temporary file to `path`.
+    public func commit() throws {
+        try UnfinishedFiles.shared.exclusively {
+            try policy.beforeRename?(temporaryPath)
+            if policy.replacesExisting {
+                guard rename(temporaryPath, path) == 0 else { throw failure(errno) }
+            } else {
+                try moveWithoutReplacing()
+            }
+            done = true
+            UnfinishedFiles.shared.remove(temporaryPath)
+        }
+    }
+
+    /// Deletes the temporary file (a failed or abandoned output).
+    public func discard() {
+        guard !done else { return }
+        done = true
+        UnfinishedFiles.shared.exclusively {
+            unlink(temporaryPath)
+            UnfinishedFiles.shared.remove(temporaryPath)
+        }
+    }
+
+    /// Writes `data` to `path` through a temporary file.
+    public static func write(_ data: Data, to path: String, policy: CommitPolicy = .replace) throws {
+        let file = try OutputFile(path: path, policy: policy)
+        let descriptor = file.creating { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        guard descriptor >= 0 else { throw file.failure(errno) }
+        defer { close(descriptor) }
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard written, fsync(descriptor) == 0 || errno == EINVAL else { throw file.failure(errno) }
+        try file.commit()
+    }
+
+    /// link() fails rather than replace; the temporary name is then dropped. Filesystems
+    /// without hard links get renameat2(RENAME_NOREPLACE), the same guarantee.
+    private func moveWithoutReplacing() throws {
+        if link(temporaryPath, path) == 0 {
+            unlink(temporaryPath)
+            return
+        }
+        let linkError = errno
+        guard linkError == EPERM || linkError == EOPNOTSUPP || linkError == EMLINK, let renameAt2 = Self.renameAt2 else {
+            throw linkError == EEXIST ? OutputFileError.exists(path: path) : failure(linkError)
+        }
+        guard renameAt2(AT_FDCWD, temporaryPath, AT_FDCWD, path, 1 /* RENAME_NOREPLACE */) == 0 else {
+            throw errno == EEXIST ? OutputFileError.exists(path: path) : failure(errno)
+        }
+    }
+
+    private func failure(_ code: Int32) -> OutputFileError {
+        .cannotWrite(path: path, reason: String(cString: strerror(code)))
+    }
+
+    /// glibc's renameat2, looked up at run time (Swift's Glibc module leaves out the GNU extensions).
+    private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+    private static let renameAt2: RenameAt2? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2")
+        .map { unsafeBitCast($0, to: RenameAt2.self) }
+}

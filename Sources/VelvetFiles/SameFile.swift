@@ -1,0 +1,28 @@
+import Foundation
+
+/// Whether two paths name one file: the same device and inode when both exist, else the same
+/// path once `.`, `..` and symbolic links in its directory are resolved.
+public enum SameFile {
+    public static func check(_ lhs: String, _ rhs: String) -> Bool {
+        !Set(keys(lhs)).isDisjoint(with: keys(rhs))
+    }
+
+    /// What identifies the file at `path`: its device and inode when it exists, and its
+    /// resolved path. Two paths share a key exactly when `check` says they are one file, so
+    /// many paths can be compared through a set.
+    public static func keys(_ path: String) -> [String] {
+        var info = stat()
+        let resolvedKey = "path:" + resolved(path)
+        guard stat(path, &info) == 0 else { return [resolvedKey] }
+        return ["inode:\(info.st_dev):\(info.st_ino)", resolvedKey]
+    }
+
+    /// The absolute path with its directory's symbolic links resolved (the file itself may not exist yet).
+    public static func resolved(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let directory = url.deletingLastPathComponent().path
+        guard let real = realpath(directory, nil) else { return url.path }
+        defer { free(real) }
+        return URL(fileURLWithPath: String(cString: real)).appendingPathComponent(url.lastPathComponent).path
+    }
+}

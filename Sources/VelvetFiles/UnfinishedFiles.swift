@@ -1,0 +1,39 @@
+import Foundation
+
+/// The files this process must not leave behind: partial outputs being written and scratch
+/// files it deletes when done. The signal path deletes them all just before the process
+/// exits. Creating, committing and deleting such a file happen under this registry's lock,
+/// and the signal path keeps the lock until the process is gone, so no file is created or
+/// renamed into place after the sweep.
+public final class UnfinishedFiles: @unchecked Sendable {
+    public static let shared = UnfinishedFiles()
+
+    private let lock = NSRecursiveLock()
+    private var paths: Set<String> = []
+
+    /// Registers `path`, then runs `body` (which may create it) under the lock.
+    public func adding<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
+        try lock.withLock {
+            paths.insert(path)
+            return try body()
+        }
+    }
+
+    /// Runs `body` (a rename into place, a file being created) so no sweep happens meanwhile.
+    public func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        try lock.withLock(body)
+    }
+
+    /// Forgets `path` (it was committed or deleted).
+    public func remove(_ path: String) {
+        lock.withLock { _ = paths.remove(path) }
+    }
+
+    /// Deletes every registered file and keeps the lock, so nothing is created or committed
+    /// until the process exits. Only for the path that ends the process.
+    public func deleteAllBeforeExit() {
+        lock.lock()
+        for path in paths { unlink(path) }
+        paths.removeAll()
+    }
+}

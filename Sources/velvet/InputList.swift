@@ -1,0 +1,22 @@
+import Foundation
+import VelvetMedia
+
+/// A `--list` file: one path per line. LF, CRLF and CR line ends alike, a UTF-8 byte-order
+/// mark and a missing final newline are accepted; surrounding spaces are trimmed; empty
+/// lines and lines starting with `#` are skipped.
+enum InputList {
+    static func read(_ path: String) throws -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the list" : "no such file"
+            throw MediaError.cannotOpen(path: path, reason: reason)
+        }
+        return parse(String(decoding: data, as: UTF8.self))
+    }
+
+    static func parse(_ text: String) -> [String] {
+        let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        // Character.isNewline covers "\n", "\r" and "\r\n" (one Character in Swift).
+        return body.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+}

@@ -1,0 +1,41 @@
+import Dispatch
+import Foundation
+import VelvetFiles
+
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT end every command alike and at once, whatever it is
+/// doing: the files it was writing (and its scratch files) are deleted, one line is printed
+/// and the process exits 128+N (130, 143, 129, 131). Outputs already moved into place stay,
+/// so an interrupted `batch` keeps what it finished and starts nothing more. Handled for the
+/// whole process, so no command needs to poll for cancellation.
+enum TerminationSignals {
+    static let names: [Int32: String] = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT"]
+
+    /// Call once, before any work.
+    static func install() {
+        for (number, name) in names {
+            // Ignored as a signal (no default death, no runtime crash report for SIGQUIT);
+            // delivered to the dispatch source instead.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { terminate(signal: number, name: name) }
+            source.resume()
+            Sources.shared.keep(source)
+        }
+    }
+
+    private static func terminate(signal number: Int32, name: String) -> Never {
+        UnfinishedFiles.shared.deleteAllBeforeExit()
+        let code = 128 + number
+        FailureReport.shared.print(line: "velvet: interrupted (\(name)); unfinished output removed",
+                                   message: "interrupted (\(name))", exitCode: code)
+        _exit(code)
+    }
+
+    /// Keeps the dispatch sources alive for the life of the process.
+    private final class Sources: @unchecked Sendable {
+        static let shared = Sources()
+        private let lock = NSLock()
+        private var sources: [DispatchSourceSignal] = []
+        func keep(_ source: DispatchSourceSignal) { lock.withLock { sources.append(source) } }
+    }
+}
