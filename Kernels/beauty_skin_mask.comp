@@ -13,16 +13,11 @@
 // and, in `owner`, the index of that face (-1: none), which the size-dependent stages
 // read to know whose scale a pixel takes. The first pass covers the whole mask and
 // starts it empty; the others read what the earlier ones wrote.
-// Geometry layout: SkinMaskGeometry.swift. A workgroup copies the blocks of the faces that
-// reach it to shared memory (per-lane storage-buffer reads in the polygon loops are slow
-// on lavapipe), as many as fit; the rest it reads from the buffer.
+// Geometry layout: SkinMaskGeometry.swift, read through face_table.glsl.
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
-const int MAX_FLOATS = 4096;
-const int MAX_SLOTS = 64;
-const int DIRECTORY_STRIDE = 8;
 const int HEADER_STRIDE = 8;
 const int POLYGON_STRIDE = 8;
 const int ROLE_OVAL = 0;
@@ -48,81 +43,8 @@ layout(push_constant) uniform Parameters {
     ivec2 extent;
 } parameters;
 
-shared float table[MAX_FLOATS];
-shared int slotFace[MAX_SLOTS];
-shared int slotBase[MAX_SLOTS];   // block start in `table`, or -1: read from the buffer
-shared int slotCount;
-shared int tableUsed;
-
-// A float of the face in `slot`, at `offset` within its block.
-float faceValue(int slot, int offset) {
-    int base = slotBase[slot];
-    if (base >= 0) {
-        return table[base + offset];
-    }
-    int face = slotFace[slot];
-    return geometry.data[int(geometry.data[face * DIRECTORY_STRIDE]) + offset];
-}
-
-// Signed distance from p to a closed polygon of the face in `slot` (negative inside),
-// even-odd rule; `first` is the offset of its first vertex within the block.
-float polygonDistance(vec2 p, int slot, int first, int count) {
-    float nearest = 1e20;
-    bool inside = false;
-    vec2 a = vec2(faceValue(slot, first + 2 * (count - 1)), faceValue(slot, first + 2 * (count - 1) + 1));
-    for (int i = 0; i < count; ++i) {
-        vec2 b = vec2(faceValue(slot, first + 2 * i), faceValue(slot, first + 2 * i + 1));
-        vec2 edge = b - a;
-        vec2 toP = p - a;
-        float along = clamp(dot(toP, edge) / max(dot(edge, edge), 1e-12), 0.0, 1.0);
-        vec2 offset = toP - edge * along;
-        nearest = min(nearest, dot(offset, offset));
-        if ((a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) * edge.x / edge.y) {
-            inside = !inside;
-        }
-        a = b;
-    }
-    float distance = sqrt(nearest);
-    return inside ? -distance : distance;
-}
-
-// Lists, from `firstFace` on, up to MAX_SLOTS faces whose reach meets the frame box
-// (low, high), copying their blocks to shared memory while they fit.
-void gatherFaces(int firstFace, vec2 low, vec2 high) {
-    if (gl_LocalInvocationIndex == 0) {
-        int count = 0;
-        int used = 0;
-        for (int face = firstFace; face < parameters.faceCount && count < MAX_SLOTS; ++face) {
-            int entry = face * DIRECTORY_STRIDE;
-            vec4 box = vec4(geometry.data[entry + 4], geometry.data[entry + 5], geometry.data[entry + 6], geometry.data[entry + 7]);
-            if (box.z < low.x || box.w < low.y || box.x > high.x || box.y > high.y) {
-                continue;
-            }
-            int length = int(geometry.data[entry + 1]);
-            slotFace[count] = face;
-            slotBase[count] = used + length <= MAX_FLOATS ? used : -1;
-            used += slotBase[count] >= 0 ? length : 0;
-            count += 1;
-        }
-        slotCount = count;
-        tableUsed = used;
-    }
-    barrier();
-    // Every invocation copies a share of every listed block.
-    for (int slot = 0; slot < slotCount; ++slot) {
-        int base = slotBase[slot];
-        if (base < 0) {
-            continue;
-        }
-        int entry = slotFace[slot] * DIRECTORY_STRIDE;
-        int start = int(geometry.data[entry]);
-        int length = int(geometry.data[entry + 1]);
-        for (int i = int(gl_LocalInvocationIndex); i < length; i += 256) {
-            table[base + i] = geometry.data[start + i];
-        }
-    }
-    barrier();
-}
+#define FACE_COUNT parameters.faceCount
+#include "face_table.glsl"
 
 // How much of the polygon `polygon` (index within the face's block) covers p, as the
 // roles define it; 0 when p is farther than its reach.
@@ -135,7 +57,7 @@ float polygonCover(vec2 p, int slot, int polygon, float feather, float zoneFeath
     if (p.x < bounds.x - reach || p.y < bounds.y - reach || p.x > bounds.z + reach || p.y > bounds.w + reach) {
         return 0.0;
     }
-    float sd = polygonDistance(p, slot, int(faceValue(slot, entry)), int(faceValue(slot, entry + 1)));
+    float sd = facePolygonDistance(p, slot, int(faceValue(slot, entry)), int(faceValue(slot, entry + 1)));
     // Holes and exclusions are solid up to their (grown) outline and fade out over
     // 2 x feather beyond it, so the feature's surroundings stay untouched too; the oval
     // (spot removal's reach) fades out inside its outline, the zones across theirs.
@@ -161,9 +83,7 @@ void main() {
     ivec2 groupOrigin = parameters.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy);
     vec2 groupLow = vec2(groupOrigin) * parameters.pixelScale;
     vec2 groupHigh = vec2(groupOrigin + ivec2(gl_WorkGroupSize.xy)) * parameters.pixelScale;
-    int entry = parameters.face * DIRECTORY_STRIDE;
-    vec4 faceBox = vec4(geometry.data[entry + 4], geometry.data[entry + 5], geometry.data[entry + 6], geometry.data[entry + 7]);
-    bool groupReached = !(faceBox.z < groupLow.x || faceBox.w < groupLow.y || faceBox.x > groupHigh.x || faceBox.y > groupHigh.y);
+    bool groupReached = faceBoxMeets(faceBox(parameters.face), groupLow, groupHigh);
 
     float candidate = 0.0;
     float zone = parameters.elsewhere;
@@ -171,10 +91,10 @@ void main() {
     float holes = 1.0;
     float allowed = 1.0;
     if (groupReached) {
-        for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += MAX_SLOTS) {
+        for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
             gatherFaces(firstFace, groupLow, groupHigh);
-            for (int slot = 0; slot < slotCount; ++slot) {
-                bool own = slotFace[slot] == parameters.face;
+            for (int slot = 0; slot < faceSlotCount; ++slot) {
+                bool own = faceSlotIndex[slot] == parameters.face;
                 float feather = faceValue(slot, 4);
                 float zoneFeather = faceValue(slot, 5);
                 int polygons = int(faceValue(slot, 6));

@@ -9,16 +9,14 @@
 // Dispatched over the makeup region only, after the host copied the frame to the
 // destination; a pixel neither effect touches is copied texel for texel.
 //
-// Geometry, per face 28 floats: box x0 y0 x1 y1 (anything can change); lip box x0 y0 x1 y1
-// (grown by the feather); feather; outer loop first float, count; inner loop first, count;
-// 3 unused; two blush patches of 6 floats: centre x y, major axis / a (x y), minor axis / b (x y).
-// Then the loop vertices (x y pairs). Copied to shared memory once per workgroup.
+// Geometry (MakeupGeometry.packed, read through face_table.glsl): per face a block of lip
+// box x0 y0 x1 y1 (grown by the feather); feather; outer loop first float, count; inner
+// loop first, count; two blush patches of 6 floats: centre x y, major axis / a (x y),
+// minor axis / b (x y); then the loop vertices (x y pairs).
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
-const int MAX_FLOATS = 1024;
-const int FACE_STRIDE = 28;
 const int BLEND_NATURAL = 0;
 const int BLEND_MULTIPLY = 1;
 const int BLEND_SOFT_LIGHT = 2;
@@ -35,35 +33,14 @@ layout(binding = 2) writeonly uniform image2D destination;
 layout(push_constant) uniform Parameters {
     ivec2 origin;
     ivec2 regionSize;
-    int floatCount;
     int faceCount;
     int blend;
     vec4 lipColour;    // rgb, strength
     vec4 blushColour;  // rgb, strength
 } parameters;
 
-shared float table[MAX_FLOATS];
-
-// Signed distance from p to a closed polygon (negative inside), even-odd rule.
-float polygonDistance(vec2 p, int first, int count) {
-    float nearest = 1e20;
-    bool inside = false;
-    vec2 a = vec2(table[first + 2 * (count - 1)], table[first + 2 * (count - 1) + 1]);
-    for (int i = 0; i < count; ++i) {
-        vec2 b = vec2(table[first + 2 * i], table[first + 2 * i + 1]);
-        vec2 edge = b - a;
-        vec2 toP = p - a;
-        float along = clamp(dot(toP, edge) / max(dot(edge, edge), 1e-12), 0.0, 1.0);
-        vec2 offset = toP - edge * along;
-        nearest = min(nearest, dot(offset, offset));
-        if ((a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) * edge.x / edge.y) {
-            inside = !inside;
-        }
-        a = b;
-    }
-    float distance = sqrt(nearest);
-    return inside ? -distance : distance;
-}
+#define FACE_COUNT parameters.faceCount
+#include "face_table.glsl"
 
 vec3 softLight(vec3 base, vec3 blend) {
     vec3 b = clamp(base, 0.0, 1.0);
@@ -98,45 +75,43 @@ vec3 lipBlend(vec3 base, vec3 colour) {
 }
 
 void main() {
-    uint local = gl_LocalInvocationIndex;
-    int count = min(parameters.floatCount, MAX_FLOATS);
-    for (int i = int(local); i < count; i += 256) {
-        table[i] = geometry.data[i];
-    }
-    barrier();
-
     ivec2 offset = ivec2(gl_GlobalInvocationID.xy);
+    ivec2 pixel = parameters.origin + offset;
+    vec2 p = vec2(pixel) + 0.5;
+    vec2 groupLow = vec2(parameters.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy));
+    vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
+    float blush = 0.0;
+    float lips = 0.0;
+    for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
+        gatherFaces(firstFace, groupLow, groupHigh);
+        for (int slot = 0; slot < faceSlotCount; ++slot) {
+            if (!faceBoxMeets(faceBox(faceSlotIndex[slot]), p, p)) {
+                continue;
+            }
+            for (int cheek = 0; cheek < 2; ++cheek) {
+                int base = 9 + 6 * cheek;
+                vec2 v = p - facePoint(slot, base);
+                vec2 q = vec2(dot(v, facePoint(slot, base + 2)), dot(v, facePoint(slot, base + 4)));
+                float r2 = dot(q, q);
+                if (r2 < 1.0) {
+                    blush = max(blush, (1.0 - r2) * (1.0 - r2));
+                }
+            }
+            if (faceBoxMeets(vec4(facePoint(slot, 0), facePoint(slot, 2)), p, p)) {
+                float feather = faceValue(slot, 4);
+                float outer = facePolygonDistance(p, slot, int(faceValue(slot, 5)), int(faceValue(slot, 6)));
+                if (outer < feather) {
+                    float inner = facePolygonDistance(p, slot, int(faceValue(slot, 7)), int(faceValue(slot, 8)));
+                    lips = max(lips, (1.0 - smoothstep(-feather, feather, outer)) * smoothstep(-feather, feather, inner));
+                }
+            }
+        }
+        barrier();
+    }
     if (any(greaterThanEqual(offset, parameters.regionSize))) {
         return;
     }
-    ivec2 pixel = parameters.origin + offset;
-    vec2 p = vec2(pixel) + 0.5;
     vec4 original = texelFetch(source, pixel, 0);
-    float blush = 0.0;
-    float lips = 0.0;
-    for (int face = 0; face < parameters.faceCount; ++face) {
-        int header = face * FACE_STRIDE;
-        if (p.x < table[header] || p.y < table[header + 1] || p.x > table[header + 2] || p.y > table[header + 3]) {
-            continue;
-        }
-        for (int cheek = 0; cheek < 2; ++cheek) {
-            int base = header + 16 + 6 * cheek;
-            vec2 v = p - vec2(table[base], table[base + 1]);
-            vec2 q = vec2(dot(v, vec2(table[base + 2], table[base + 3])), dot(v, vec2(table[base + 4], table[base + 5])));
-            float r2 = dot(q, q);
-            if (r2 < 1.0) {
-                blush = max(blush, (1.0 - r2) * (1.0 - r2));
-            }
-        }
-        if (p.x >= table[header + 4] && p.y >= table[header + 5] && p.x <= table[header + 6] && p.y <= table[header + 7]) {
-            float feather = table[header + 8];
-            float outer = polygonDistance(p, int(table[header + 9]), int(table[header + 10]));
-            if (outer < feather) {
-                float inner = polygonDistance(p, int(table[header + 11]), int(table[header + 12]));
-                lips = max(lips, (1.0 - smoothstep(-feather, feather, outer)) * smoothstep(-feather, feather, inner));
-            }
-        }
-    }
     vec3 colour = original.rgb;
     float blushWeight = blush * BLUSH_PEAK * parameters.blushColour.a;
     if (blushWeight > 0.0) {

@@ -24,9 +24,8 @@ public struct MakeupGeometry: Sendable {
         public let cheeks: [Patch]
     }
 
-    public static let maxFaces = 4
-    static let faceStride = 28
-    static let maxFloats = 1024
+    static let directoryStride = 8
+    static let blockHeader = 21
     static let blushMinorRatio: Float = 0.65
     static let cheekPoints = [(50, 234), (280, 454)]
 
@@ -38,7 +37,7 @@ public struct MakeupGeometry: Sendable {
         lipstick = settings.lipstick.strength > 0
         blush = settings.blush.strength > 0
         guard lipstick || blush else { self.faces = []; return }
-        self.faces = faces.sorted { $0.faceSize > $1.faceSize }.prefix(Self.maxFaces).map { face in
+        self.faces = faces.map { face in
             let cheeks = Self.cheekPoints.map { cheek, side -> Patch in
                 let point = face.landmarks[cheek], toSide = face.landmarks[side] - point
                 let distance = (toSide * toSide).sum().squareRoot()
@@ -94,35 +93,29 @@ public struct MakeupGeometry: Sendable {
         return result ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
     }
 
+    /// Floats for the kernel's geometry buffer: the face directory of `face_table.glsl`
+    /// (its box: what the face's makeup can touch), then per face a block of
+    /// `blockHeader` floats: lip box x0 y0 x1 y1 (an empty box with lipstick off), feather,
+    /// outer loop first float and count, inner loop first and count, two blush patches of
+    /// 6 floats (centre x y, major axis / a, minor axis / b); then the loops' vertices.
     var packed: [Float] {
-        var headers: [Float] = [], vertices: [Float] = []
-        let vertexStart = faces.count * Self.faceStride
+        var directory: [Float] = [], blocks: [Float] = []
+        let blocksStart = faces.count * Self.directoryStride
         for face in faces {
-            var header = [Float](repeating: 0, count: Self.faceStride)
             let (lips, all) = boxes(face)
-            header[0] = all.0.x; header[1] = all.0.y; header[2] = all.1.x; header[3] = all.1.y
-            if lipstick {
-                header[4] = lips.0.x; header[5] = lips.0.y; header[6] = lips.1.x; header[7] = lips.1.y
-            } else {
-                // An empty lip box: the kernel never evaluates the lips.
-                header[4] = 1; header[5] = 1; header[6] = 0; header[7] = 0
+            var block = lipstick ? [lips.0.x, lips.0.y, lips.1.x, lips.1.y] : [1, 1, 0, 0]
+            block.append(face.feather)
+            block += [Float(Self.blockHeader), Float(face.outerLips.count)]
+            block += [Float(Self.blockHeader + 2 * face.outerLips.count), Float(face.innerLips.count)]
+            for patch in face.cheeks {
+                block += [patch.centre.x, patch.centre.y, patch.major.x / patch.semiMajor, patch.major.y / patch.semiMajor,
+                          patch.minor.x / patch.semiMinor, patch.minor.y / patch.semiMinor]
             }
-            header[8] = face.feather
-            header[9] = Float(vertexStart + vertices.count)
-            header[10] = Float(face.outerLips.count)
-            for point in face.outerLips { vertices += [point.x, point.y] }
-            header[11] = Float(vertexStart + vertices.count)
-            header[12] = Float(face.innerLips.count)
-            for point in face.innerLips { vertices += [point.x, point.y] }
-            for (slot, patch) in face.cheeks.enumerated() {
-                let base = 16 + 6 * slot
-                header[base] = patch.centre.x; header[base + 1] = patch.centre.y
-                header[base + 2] = patch.major.x / patch.semiMajor; header[base + 3] = patch.major.y / patch.semiMajor
-                header[base + 4] = patch.minor.x / patch.semiMinor; header[base + 5] = patch.minor.y / patch.semiMinor
-            }
-            headers += header
+            for point in face.outerLips + face.innerLips { block += [point.x, point.y] }
+            directory += [Float(blocksStart + blocks.count), Float(block.count), 0, 0, all.0.x, all.0.y, all.1.x, all.1.y]
+            blocks += block
         }
-        return headers + vertices
+        return directory + blocks
     }
 }
 

@@ -28,7 +28,6 @@ public final class MakeupPipeline {
         let region = geometry.region(width: image.width, height: image.height)
         guard !geometry.faces.isEmpty, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
         let floats = geometry.packed
-        precondition(floats.count <= MakeupGeometry.maxFloats, "makeup geometry of \(floats.count) floats exceeds the kernel's table")
         // A buffer per frame (the recorder keeps it alive), so frames in flight never share one.
         let buffer = try GPUBuffer(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: buffer) }
@@ -37,7 +36,6 @@ public final class MakeupPipeline {
         var push = PushConstants()
         push.ivec2(Int32(region.x), Int32(region.y))
         push.ivec2(Int32(region.width), Int32(region.height))
-        push.int(Int32(floats.count))
         push.int(Int32(geometry.faces.count))
         push.int(Self.blendCode(lip.blend))
         push.vec4(lip.colour.red, lip.colour.green, lip.colour.blue, lip.strength)

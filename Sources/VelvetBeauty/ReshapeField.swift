@@ -55,14 +55,14 @@ public struct ReshapeField: Sendable {
         public let bounds: (min: SIMD2<Float>, max: SIMD2<Float>)
     }
 
-    public static let maxFaces = 4
+    static let directoryStride = 8
+    static let blockHeader = 11
     public let faces: [FaceTerms]
 
-    /// Terms for the `maxFaces` largest faces; empty when both strengths are 0.
+    /// Terms for every face; empty when both strengths are 0.
     public init(faces: [BeautyFace], settings: ReshapeSettings) {
         guard !settings.isIdentity else { self.faces = []; return }
-        let chosen = faces.sorted { $0.faceSize > $1.faceSize }.prefix(Self.maxFaces)
-        self.faces = chosen.map { Self.terms(for: $0, settings: settings) }
+        self.faces = faces.map { Self.terms(for: $0, settings: settings) }
     }
 
     private static func terms(for face: BeautyFace, settings: ReshapeSettings) -> FaceTerms {
@@ -142,30 +142,32 @@ public struct ReshapeField: Sendable {
         return result ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
     }
 
-    /// Floats for the kernel's geometry buffer (layout in reshape_warp.comp).
+    /// Floats for the kernel's geometry buffer: the face directory of `face_table.glsl`
+    /// (its box: the pixels that can move), then per face a block of `blockHeader` floats:
+    /// right eye cx cy 1/R^2 a, left eye cx cy 1/R^2 a, rho, anchor count, eye count;
+    /// then the anchors, 4 floats each: position x y, forward translation x y.
     var packed: [Float] {
-        var headers: [Float] = [], anchorData: [Float] = []
-        let anchorStart = faces.count * 16
+        var directory: [Float] = [], blocks: [Float] = []
+        let blocksStart = faces.count * Self.directoryStride
         for face in faces {
-            var header = [Float](repeating: 0, count: 16)
-            header[0] = face.bounds.min.x; header[1] = face.bounds.min.y
-            header[2] = face.bounds.max.x; header[3] = face.bounds.max.y
+            var block = [Float](repeating: 0, count: Self.blockHeader)
             for (slot, eye) in face.eyes.enumerated() {
-                header[4 + 4 * slot] = eye.centre.x
-                header[5 + 4 * slot] = eye.centre.y
-                header[6 + 4 * slot] = 1 / (eye.radius * eye.radius)
-                header[7 + 4 * slot] = eye.amount
+                block[4 * slot] = eye.centre.x
+                block[4 * slot + 1] = eye.centre.y
+                block[4 * slot + 2] = 1 / (eye.radius * eye.radius)
+                block[4 * slot + 3] = eye.amount
             }
-            header[12] = face.rho
-            header[13] = Float(face.anchors.count)
-            header[14] = Float(anchorStart + anchorData.count)
-            header[15] = Float(face.eyes.count)
+            block[8] = face.rho
+            block[9] = Float(face.anchors.count)
+            block[10] = Float(face.eyes.count)
             for anchor in face.anchors {
-                anchorData += [anchor.position.x, anchor.position.y, anchor.translation.x, anchor.translation.y]
+                block += [anchor.position.x, anchor.position.y, anchor.translation.x, anchor.translation.y]
             }
-            headers += header
+            directory += [Float(blocksStart + blocks.count), Float(block.count), 0, 0,
+                          face.bounds.min.x, face.bounds.min.y, face.bounds.max.x, face.bounds.max.y]
+            blocks += block
         }
-        return headers + anchorData
+        return directory + blocks
     }
 }
 

@@ -10,7 +10,6 @@ public final class ReshapeStage {
 
     public let context: GPUContext
     private let kernel: ComputeKernel
-    private static let maxFloats = 512
 
     public init(context: GPUContext) throws {
         self.context = context
@@ -29,7 +28,6 @@ public final class ReshapeStage {
         let region = field.region(width: image.width, height: image.height)
         guard !field.isIdentity, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
         let floats = field.packed
-        precondition(floats.count <= Self.maxFloats, "reshape geometry of \(floats.count) floats exceeds the kernel's table")
         // A buffer per frame (the recorder keeps it alive), so frames in flight never share one.
         let geometry = try GPUBuffer(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: geometry) }
@@ -39,7 +37,6 @@ public final class ReshapeStage {
         push.ivec2(Int32(region.width), Int32(region.height))
         let inverse = image.inverseSize
         push.vec2(inverse.0, inverse.1)
-        push.int(Int32(floats.count))
         push.int(Int32(field.faces.count))
         recorder.dispatch(kernel, [.sampledImage(image, .linear), .buffer(geometry), .storageImage(destination)],
                           push: push, covering: region.width, region.height)

@@ -1,0 +1,101 @@
+// Per-workgroup access to a table of faces of any length (SkinMaskGeometry,
+// MakeupGeometry and ReshapeField pack theirs so). The buffer starts with a directory of
+// FACE_DIRECTORY_STRIDE floats per face: block start, block length, two spare, and the
+// frame box the face can touch (x0 y0 x1 y1); each face's block follows, with offsets
+// inside a block relative to its start. A workgroup lists the faces whose box meets its
+// own, up to FACE_SLOTS at a time, and copies their blocks to shared memory while they
+// fit (per-lane storage-buffer reads in the inner loops are slow on lavapipe); blocks
+// that do not fit are read from the buffer. The including kernel declares
+//   layout(binding = N) buffer Geometry { float data[]; } geometry;
+// and a push-constant `faceCount` reached through FACE_COUNT, before including this.
+
+const int FACE_TABLE_FLOATS = 4096;
+const int FACE_SLOTS = 64;
+const int FACE_DIRECTORY_STRIDE = 8;
+
+shared float faceTable[FACE_TABLE_FLOATS];
+shared int faceSlotIndex[FACE_SLOTS];
+shared int faceSlotBase[FACE_SLOTS];   // block start in faceTable, or -1: read from the buffer
+shared int faceSlotCount;
+
+// The frame box face `face` can touch.
+vec4 faceBox(int face) {
+    int entry = face * FACE_DIRECTORY_STRIDE;
+    return vec4(geometry.data[entry + 4], geometry.data[entry + 5], geometry.data[entry + 6], geometry.data[entry + 7]);
+}
+
+bool faceBoxMeets(vec4 box, vec2 low, vec2 high) {
+    return !(box.z < low.x || box.w < low.y || box.x > high.x || box.y > high.y);
+}
+
+// A float of the face in `slot`, at `offset` within its block.
+float faceValue(int slot, int offset) {
+    int base = faceSlotBase[slot];
+    if (base >= 0) {
+        return faceTable[base + offset];
+    }
+    return geometry.data[int(geometry.data[faceSlotIndex[slot] * FACE_DIRECTORY_STRIDE]) + offset];
+}
+
+vec2 facePoint(int slot, int offset) {
+    return vec2(faceValue(slot, offset), faceValue(slot, offset + 1));
+}
+
+// Lists, from face `firstFace` on, up to FACE_SLOTS faces whose box meets the frame box
+// (low, high), and copies their blocks. Call from every invocation of the workgroup (it
+// holds barriers), with uniform arguments; call `barrier()` before calling it again.
+void gatherFaces(int firstFace, vec2 low, vec2 high) {
+    if (gl_LocalInvocationIndex == 0) {
+        int count = 0;
+        int used = 0;
+        for (int face = firstFace; face < FACE_COUNT && count < FACE_SLOTS; ++face) {
+            if (!faceBoxMeets(faceBox(face), low, high)) {
+                continue;
+            }
+            int length = int(geometry.data[face * FACE_DIRECTORY_STRIDE + 1]);
+            bool fits = used + length <= FACE_TABLE_FLOATS;
+            faceSlotIndex[count] = face;
+            faceSlotBase[count] = fits ? used : -1;
+            used += fits ? length : 0;
+            count += 1;
+        }
+        faceSlotCount = count;
+    }
+    barrier();
+    uint invocations = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    for (int slot = 0; slot < faceSlotCount; ++slot) {
+        int base = faceSlotBase[slot];
+        if (base < 0) {
+            continue;
+        }
+        int entry = faceSlotIndex[slot] * FACE_DIRECTORY_STRIDE;
+        int start = int(geometry.data[entry]);
+        int length = int(geometry.data[entry + 1]);
+        for (int i = int(gl_LocalInvocationIndex); i < length; i += int(invocations)) {
+            faceTable[base + i] = geometry.data[start + i];
+        }
+    }
+    barrier();
+}
+
+// Signed distance from p to a closed polygon of the face in `slot` (negative inside),
+// even-odd rule; `first` is the offset of its first vertex (x y pairs) in the block.
+float facePolygonDistance(vec2 p, int slot, int first, int count) {
+    float nearest = 1e20;
+    bool inside = false;
+    vec2 a = facePoint(slot, first + 2 * (count - 1));
+    for (int i = 0; i < count; ++i) {
+        vec2 b = facePoint(slot, first + 2 * i);
+        vec2 edge = b - a;
+        vec2 toP = p - a;
+        float along = clamp(dot(toP, edge) / max(dot(edge, edge), 1e-12), 0.0, 1.0);
+        vec2 offset = toP - edge * along;
+        nearest = min(nearest, dot(offset, offset));
+        if ((a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) * edge.x / edge.y) {
+            inside = !inside;
+        }
+        a = b;
+    }
+    float distance = sqrt(nearest);
+    return inside ? -distance : distance;
+}
