@@ -1,8 +1,10 @@
 #version 450
 #extension GL_GOOGLE_include_directive : enable
-// Composite: out = mix(spotFixed, processed, skin x zone x strength) inside the region of
-// interest. A pixel with no blend weight and no spot fill is copied from the original
-// texel untouched, so everything the mask does not reach is bit-exact (metric M3).
+// Composite: out = mix(spotFixed, processed, skin x zone x gain) inside the region of
+// interest, where gain is the strength fit's per-face gain (beauty_fit_reduce.comp),
+// blended across faces by their radial gradients (so overlapping faces with other gains
+// meet without a step). A pixel with no blend weight and no spot fill is copied from the
+// original texel untouched, so everything the mask does not reach is bit-exact (M3).
 // With WRITE_WEIGHTS the final weight max(blend, spot fill) is also written (tests).
 #include "beauty_common.glsl"
 
@@ -15,17 +17,43 @@ layout(binding = 2) uniform sampler2D processed; // nearest: smoothed
 layout(binding = 3) uniform sampler2D mask;      // linear
 layout(binding = 4) writeonly uniform image2D destination;
 layout(binding = 5) writeonly uniform image2D weights;
+layout(binding = 6) buffer Geometry { float data[]; } geometry; // the skin mask's faces
+layout(binding = 7) buffer Gains { float data[]; } gains;       // per face, GAIN_STRIDE floats, gain first
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;
     ivec2 size;
     ivec2 frameSize;
     vec2 inverseFrame;
-    float strength;
+    int faceCount;
 } parameters;
+
+#define FACE_COUNT parameters.faceCount
+#include "face_table.glsl"
+
+const int GAIN_STRIDE = 8;
 
 void main() {
     ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
+    vec2 p = vec2(pixel) + 0.5;
+    // The faces reaching this workgroup (every invocation takes part: barriers inside).
+    vec2 groupLow = vec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy);
+    vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
+    bool groupInRegion = faceBoxMeets(vec4(vec2(parameters.origin), vec2(parameters.origin + parameters.size)),
+                                      groupLow, groupHigh);
+    float gainSum = 0.0;
+    float gainWeight = 0.0;
+    if (groupInRegion) {
+        for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
+            gatherFaces(firstFace, groupLow, groupHigh);
+            for (int slot = 0; slot < faceSlotCount; ++slot) {
+                float k = 1.0 - smoothstep(faceValue(slot, 2), faceValue(slot, 3), distance(p, facePoint(slot, 0)));
+                gainSum += k * gains.data[faceSlotIndex[slot] * GAIN_STRIDE];
+                gainWeight += k;
+            }
+            barrier();
+        }
+    }
     if (any(greaterThanEqual(pixel, parameters.frameSize))) {
         return;
     }
@@ -35,7 +63,8 @@ void main() {
     vec4 result = source;
     if (beautyInRegion(pixel, parameters.origin, parameters.size)) {
         vec4 m = texture(mask, (vec2(pixel) + 0.5) * parameters.inverseFrame);
-        weight = clamp(m.r * m.g * parameters.strength, 0.0, 1.0);
+        float gain = gainWeight > 0.0 ? gainSum / gainWeight : 0.0;
+        weight = clamp(m.r * m.g * gain, 0.0, 1.0);
         vec4 fixedPixel = texelFetch(spotFixed, pixel, 0);
         // Spot fills exist only where the mask permits them (the spot stage writes its
         // faces' regions only, not all of this one).

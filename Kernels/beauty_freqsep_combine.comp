@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : enable
 // Frequency separation, recombine: out = B + guard * (S - B)' + detail * (I - B), where
-// I is the (spot-fixed) image, B its small-Gaussian low layer, I - B the high layer
+// I is the (spot-fixed) image, B its small-Gaussian low layer over the skin, I - B the high layer
 // (pores, grain) and S the mask-aware heavy low-pass (the smoothed low layer). The guard
 // fades the low-layer change out where S and B differ strongly (a shadow edge, the jaw
 // line), so the smoothing evens out blotches without flattening real edges. (S - B)' is
@@ -11,7 +11,7 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(binding = 0) uniform sampler2D source;   // nearest: I
-layout(binding = 1) uniform sampler2D base;     // nearest: B
+layout(binding = 1) uniform sampler2D base;     // nearest: B as normalised-convolution sums (rgb*m, m)
 layout(binding = 2) uniform sampler2D smoothed; // linear: normalised-convolution sums (rgb*m, m)
 layout(binding = 3) uniform sampler2D mask;     // linear
 layout(binding = 4) writeonly uniform image2D destination;
@@ -36,7 +36,8 @@ void main() {
         imageStore(destination, pixel, original);
         return;
     }
-    vec3 low = texelFetch(base, pixel, 0).rgb;
+    vec4 baseSums = texelFetch(base, pixel, 0);
+    vec3 low = baseSums.a > 1e-4 ? baseSums.rgb / baseSums.a : original.rgb;
     vec4 sums = texture(smoothed, uv);
     vec3 smoothLow = sums.a > 1e-4 ? sums.rgb / sums.a : low;
     float difference = beautyLuma(smoothLow) - beautyLuma(low);

@@ -61,12 +61,15 @@ public struct BeautySettings: Sendable, Equatable {
 
     /// Which smoothing runs.
     public var smoothing: Smoothing = .frequencySeparation
-    /// Smoothing strength, 0...1: scales the blend weight and the bilateral radius.
+    /// Smoothing strength, 0...1: the share of each face's blotch amplitude (the mid band of
+    /// quality metric M5) removed, from none at 0 to `1 - sqrt(strongestMidBand)` at 1; the
+    /// blend gain that gets there is measured per face (`StrengthFit`).
     public var strength: Float = 1
+    /// The mid-band energy share (M5) strength 1 leaves, 0.01...1.
+    public var strongestMidBand: Float = 0.1
     /// Bilateral implementation (bilateral smoothing only).
     public var bilateral: BilateralImplementation = .grid
-    /// Bilateral radius at strength 1, as a fraction of the face size (0.005...0.3);
-    /// radius = strength x maxRadius, spatial sigma = radius / 3.
+    /// Bilateral radius as a fraction of the face size (0.005...0.3); spatial sigma = radius / 3.
     public var maxRadius: Float = 0.1
     /// Bilateral range sigma on luma (0.01...0.5).
     public var rangeSigma: Float = 0.3
@@ -112,6 +115,13 @@ public struct BeautySettings: Sendable, Equatable {
     /// The defaults.
     public static let standard = BeautySettings()
 
+    /// The mid-band energy share (M5) `strength` aims to leave on every face: the
+    /// blotches' amplitude falls linearly from 1 at strength 0 to sqrt(strongestMidBand) at 1.
+    public var midBandTarget: Float {
+        let amplitude = 1 - strength * (1 - strongestMidBand.squareRoot())
+        return amplitude * amplitude
+    }
+
     /// Every effect off: the output equals the input.
     public static var off: BeautySettings {
         var settings = BeautySettings()
@@ -129,6 +139,7 @@ public struct BeautySettings: Sendable, Equatable {
             }
         }
         try check("strength", strength, 0...1)
+        try check("strongestMidBand", strongestMidBand, 0.01...1)
         try check("maxRadius", maxRadius, 0.005...0.3)
         try check("rangeSigma", rangeSigma, 0.01...0.5)
         try check("baseSigma", baseSigma, 0.001...0.05)

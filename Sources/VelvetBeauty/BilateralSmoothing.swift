@@ -3,7 +3,7 @@ import VelvetGPU
 import VelvetKernels
 
 /// Bilateral smoothing of the skin: spatial sigma = radius / 3 with
-/// radius = strength x maxRadius x face size, range sigma on luma; RGB is averaged with
+/// radius = maxRadius x face size (strength acts through the blend gain), range sigma on luma; RGB is averaged with
 /// those weights, each neighbour also weighted by its skin-mask value (a mask-aware
 /// bilateral: eyes, brows, lips and background do not bleed into the skin), and the
 /// colour (non-luma) part of the change is scaled by
@@ -38,7 +38,7 @@ final class BilateralSmoothing {
 
     /// Spatial sigma in pixels for these settings and face size.
     static func spatialSigma(settings: BeautySettings, faceSize: Float) -> Float {
-        settings.strength * settings.maxRadius * faceSize / 3
+        settings.maxRadius * faceSize / 3
     }
 
     /// Records the filter of `source` into `destination` over `region` (pixels where the

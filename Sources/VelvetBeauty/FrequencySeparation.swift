@@ -3,7 +3,8 @@ import VelvetGPU
 import VelvetKernels
 
 /// Frequency-separation smoothing: split the image I into a low layer B (a small
-/// Gaussian, sigma baseSigma x face size) and a high layer I - B (pores, grain); smooth
+/// Gaussian, sigma baseSigma x face size, over the skin only: a normalised convolution
+/// weighted by the skin mask) and a high layer I - B (pores, grain); smooth
 /// only the low layer, with a mask-aware low-pass S (normalised convolution weighted by the
 /// skin mask, sigma lowPassSigma x face size) so neither background nor eyes and lips bleed
 /// into the skin; recombine as B + guard x (S - B) + detail x (I - B)
@@ -45,16 +46,18 @@ final class FrequencySeparation {
         let rowsRegion = PixelRegion(x: region.x, y: region.y, width: region.width, height: region.height)
             .grown(by: radius, width: width, height: height)
         let firstPass = PixelRegion(x: region.x, y: rowsRegion.y, width: region.width, height: rowsRegion.height)
+        let inverse = source.inverseSize
         for (input, output, vertical, area) in [(source, horizontal, 0, firstPass), (horizontal, base, 1, region)] {
             var push = PushConstants()
             push.ivec2(Int32(area.x), Int32(area.y))
             push.ivec2(Int32(area.width), Int32(area.height))
+            push.vec2(inverse.0, inverse.1)
             push.int(Int32(vertical))
             push.int(Int32(radius))
             push.float(factor)
             push.float(1 / total)
-            recorder.dispatch(baseBlur, [.sampledImage(input, .nearest), .storageImage(output)], push: push,
-                              covering: area.width, area.height)
+            recorder.dispatch(baseBlur, [.sampledImage(input, .nearest), .sampledImage(mask, .linear), .storageImage(output)],
+                              push: push, covering: area.width, area.height)
         }
 
         // Smoothed low layer S: normalised convolution at reduced resolution.
@@ -70,7 +73,6 @@ final class FrequencySeparation {
         push.ivec2(Int32(region.width), Int32(region.height))
         push.ivec2(Int32(lw), Int32(lh))
         push.int(Int32(scale))
-        let inverse = source.inverseSize
         push.vec2(inverse.0, inverse.1)
         recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(sums)],
                           push: push, covering: lw, lh)

@@ -1,8 +1,8 @@
 import VelvetGPU
 import VelvetKernels
 
-/// Stage 4: the composite out = mix(spot-fixed, smoothed, skin x zone x strength) over the
-/// region of interest; every other pixel, and every pixel with weight 0 and no spot fill,
+/// Stage 4: the composite out = mix(spot-fixed, smoothed, skin x zone x gain) over the
+/// region of interest, gain the strength fit's for the face (blended across faces); every other pixel, and every pixel with weight 0 and no spot fill,
 /// is the original texel unchanged (bit-exact). Optionally also writes the final weight.
 final class SkinBlend {
     private let kernel: ComputeKernel
@@ -14,20 +14,24 @@ final class SkinBlend {
                                            specialization: ["WRITE_WEIGHTS": .int(1)])
     }
 
+    /// - Parameters:
+    ///   - geometry: the skin mask's face table; gains: the strength fit's per-face gains in
+    ///     the same order (nil: no smoothing, only spot fills).
     func record(on recorder: CommandRecorder, original: GPUImage, spotFixed: GPUImage, processed: GPUImage,
                 mask: GPUImage, destination: GPUImage, weights: GPUImage?, dummy: GPUImage,
-                region: PixelRegion, strength: Float) {
+                region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?) {
         var push = PushConstants()
         push.ivec2(Int32(region.x), Int32(region.y))
         push.ivec2(Int32(max(0, region.width)), Int32(max(0, region.height)))
         push.ivec2(Int32(original.width), Int32(original.height))
         let inverse = original.inverseSize
         push.vec2(inverse.0, inverse.1)
-        push.float(strength)
+        push.int(Int32(gains == nil ? 0 : faceCount))
         recorder.dispatch(weights == nil ? kernel : weightedKernel,
                           [.sampledImage(original, .nearest), .sampledImage(spotFixed, .nearest),
                            .sampledImage(processed, .nearest), .sampledImage(mask, .linear),
-                           .storageImage(destination), .storageImage(weights ?? dummy)],
+                           .storageImage(destination), .storageImage(weights ?? dummy),
+                           .buffer(geometry), .buffer(gains ?? geometry)],
                           push: push, covering: original.width, original.height)
     }
 }

@@ -54,6 +54,8 @@ final class SkinMask {
     struct Output {
         let mask: GPUImage
         let owner: GPUImage
+        /// The faces' geometry as the kernel read it (the blend reads it too).
+        let geometry: GPUBuffer
         /// Frame pixels per mask pixel.
         let factor: Int
     }
@@ -101,7 +103,7 @@ final class SkinMask {
             recorder.dispatch(draw, [.sampledImage(person, .linear), .buffer(buffer), .storageImage(mask), .storageImage(owner)],
                               push: push, covering: x1 - x0, y1 - y0)
         }
-        return Output(mask: mask, owner: owner, factor: factor)
+        return Output(mask: mask, owner: owner, geometry: buffer, factor: factor)
     }
 
     /// The person probability blurred with `sigma` on a frame-shaped grid sigma / 2 times

@@ -17,6 +17,33 @@ public struct SkinFrame {
     public let spots: GPUImage?
     /// Frame pixels the skin stages worked on; empty when nothing could change.
     public let region: PixelRegion
+    /// Each face's achieved figures, when `SkinPipeline.measuresQuality` (read after the
+    /// submission completed).
+    public let quality: PendingSkinQuality?
+}
+
+/// What the output achieved on one face, measured on the GPU in the metrics' own discs:
+/// M5 (blotches kept), M6 (pores kept) and M8 (the worse cheek's mean colour change);
+/// nil where a disc fell outside the frame.
+public struct FaceSkinQuality: Sendable, Equatable {
+    public var face: BeautyFace
+    public var midBandRatio: Double?
+    public var fineBandRatio: Double?
+    public var colourShift: Double?
+}
+
+/// A frame's quality measurement on its way back from the GPU.
+public struct PendingSkinQuality: @unchecked Sendable {
+    let readback: GPUReadback
+    let faces: [BeautyFace]
+
+    /// The figures per face; valid once the frame's submission completed.
+    public func resolve() -> [FaceSkinQuality] {
+        zip(faces, StrengthFit.achieved(readback, faceCount: faces.count)).map { face, achieved in
+            FaceSkinQuality(face: face, midBandRatio: achieved.midBandRatio, fineBandRatio: achieved.fineBandRatio,
+                            colourShift: achieved.colourShift)
+        }
+    }
 }
 
 /// The skin pipeline for one frame: mask + zones, spot removal, smoothing (bilateral or
@@ -34,14 +61,18 @@ public final class SkinPipeline {
         public static let mask = "skin.mask"
         public static let spots = "skin.spots"
         public static let smoothing = "skin.smoothing"
+        public static let fit = "skin.fit"
         public static let blend = "skin.blend"
         public static let sharpen = "skin.sharpen"
-        public static let all = [mask, spots, smoothing, blend, sharpen]
+        public static let measure = "skin.measure"
+        public static let all = [mask, spots, smoothing, fit, blend, sharpen, measure]
     }
 
     public let context: GPUContext
     /// Also write the final blend weight per pixel (for tests and the A/B report).
     public var capturesWeights = false
+    /// Also measure each face's achieved M5, M6 and M8 on the output (`SkinFrame.quality`).
+    public var measuresQuality = false
 
     fileprivate let pool: ImagePool
     private let skinMask: SkinMask
@@ -52,6 +83,8 @@ public final class SkinPipeline {
     private let sharpen: GlobalSharpen
     private let dummy: GPUImage
     fileprivate let ownedCopy: ComputeKernel
+    private let strengthFit: StrengthFit
+    private let zeroGains: GPUBuffer
 
     public init(context: GPUContext) throws {
         self.context = context
@@ -65,6 +98,8 @@ public final class SkinPipeline {
         sharpen = try GlobalSharpen(context: context)
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .r16f)
         ownedCopy = try ComputeKernel(context: context, source: KernelLibrary.beautyOwnedCopy)
+        strengthFit = try StrengthFit(context: context, pool: pool)
+        zeroGains = try GPUBuffer(context: context, size: 64)
     }
 
     /// Records every stage for one frame. `destination`, when given, receives the output
@@ -94,6 +129,7 @@ public final class SkinPipeline {
         var processed: GPUImage? = nil
         var spotImage: GPUImage? = nil
         var region = PixelRegion(x: 0, y: 0, width: 0, height: 0)
+        var measuring: (GPUImage, [BeautyFace])?
         if active {
             // Each face's region: its reach grown by what its smoothing reads around it.
             let regions = geometry.faces.map { reach in
@@ -146,14 +182,26 @@ public final class SkinPipeline {
             }
             processed = smoothed
 
+            let orderedFaces = geometry.faces.map(\.face)
+            var gains: GPUBuffer?
+            if smoothed !== spotFixed {
+                recorder.beginSection(Section.fit)
+                gains = try strengthFit.record(on: recorder, input: image, spotFixed: spotFixed, processed: smoothed,
+                                               mask: maskImage, faces: orderedFaces, settings: settings)
+            }
             recorder.beginSection(Section.blend)
             blend.record(on: recorder, original: image, spotFixed: spotFixed, processed: smoothed, mask: maskImage,
-                         destination: blended, weights: weights, dummy: dummy, region: region, strength: settings.strength)
+                         destination: blended, weights: weights, dummy: dummy, region: region,
+                         geometry: maskOutput.geometry, faceCount: geometry.faceCount, gains: gains)
+            if measuresQuality {
+                measuring = (maskImage, orderedFaces)
+            }
         } else {
             // Nothing can change: the blend with an empty region copies the frame exactly.
             recorder.beginSection(Section.blend)
             blend.record(on: recorder, original: image, spotFixed: image, processed: image, mask: dummy,
-                         destination: blended, weights: weights, dummy: dummy, region: region, strength: 0)
+                         destination: blended, weights: weights, dummy: dummy, region: region,
+                         geometry: zeroGains, faceCount: 0, gains: nil)
         }
         var output = blended
         if wantsSharpen {
@@ -161,8 +209,16 @@ public final class SkinPipeline {
             output = try destination ?? pool.image("skin.output", width: width, height: height, format: image.format)
             sharpen.record(on: recorder, source: blended, destination: output, amount: settings.sharpen)
         }
+        var quality: PendingSkinQuality?
+        if let (maskImage, faces) = measuring {
+            recorder.beginSection(Section.measure)
+            quality = PendingSkinQuality(readback: try strengthFit.measure(on: recorder, input: image, output: output,
+                                                                            mask: maskImage, faces: faces, settings: settings),
+                                         faces: faces)
+        }
         recorder.endSection()
-        return SkinFrame(output: output, mask: mask, processed: processed, weights: weights, spots: spotImage, region: region)
+        return SkinFrame(output: output, mask: mask, processed: processed, weights: weights, spots: spotImage, region: region,
+                         quality: quality)
     }
 }
 

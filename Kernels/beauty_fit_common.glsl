@@ -1,0 +1,31 @@
+// The per-face measuring discs shared by the strength fit's kernels (StrengthFit.swift):
+// each face has three discs (cheeks: mesh points 50 and 280; forehead: 151) of radius
+// 0.12 IOD, sampled on a patch of FIT_PATCH x FIT_PATCH samples at a pitch of
+// max(1 px, 0.01 IOD), so the metric bands (sigma 0.01 and 0.06 IOD) span the same
+// number of samples on any face. Patch (face f, disc k) sits at atlas (k, f) x FIT_PATCH.
+// Face parameters, FIT_STRIDE floats each: disc centres x y (3), disc radius px, pitch px,
+// fine sigma and middle sigma in samples, patch half-side px, samples per side, target
+// mid-band ratio, largest gain.
+
+const int FIT_PATCH = 64;
+const int FIT_STRIDE = 16;
+const int FIT_DISCS = 3;
+
+vec2 fitDiscCentre(int face, int disc) {
+    return vec2(params.data[face * FIT_STRIDE + 2 * disc], params.data[face * FIT_STRIDE + 2 * disc + 1]);
+}
+float fitRadius(int face) { return params.data[face * FIT_STRIDE + 6]; }
+float fitPitch(int face) { return params.data[face * FIT_STRIDE + 7]; }
+float fitFineSigma(int face) { return params.data[face * FIT_STRIDE + 8]; }
+float fitMiddleSigma(int face) { return params.data[face * FIT_STRIDE + 9]; }
+float fitHalfSide(int face) { return params.data[face * FIT_STRIDE + 10]; }
+int fitSamples(int face) { return int(params.data[face * FIT_STRIDE + 11]); }
+float fitTarget(int face) { return params.data[face * FIT_STRIDE + 12]; }
+float fitMaxGain(int face) { return params.data[face * FIT_STRIDE + 13]; }
+
+// Frame position (px) of sample (i, j) of a face's disc patch: pixel centres when the
+// pitch is 1, so the sums are the metric's own.
+vec2 fitSamplePosition(int face, int disc, ivec2 ij) {
+    vec2 origin = floor(fitDiscCentre(face, disc) - fitHalfSide(face));
+    return origin + (vec2(ij) + 0.5) * fitPitch(face);
+}
