@@ -9,6 +9,7 @@
 #include <libavutil/avutil.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/display.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/opt.h>
 #include <string.h>
@@ -57,4 +58,34 @@ static inline int velvet_copy_display_matrix(const AVStream *from, AVStream *to)
     memcpy(copy, matrix, size);
     return 0;
 }
+// Copies the chapters of `from` onto `to` (before its header is written).
+static inline int velvet_copy_chapters(const AVFormatContext *from, AVFormatContext *to) {
+    for (unsigned i = 0; i < from->nb_chapters; i++) {
+        const AVChapter *source = from->chapters[i];
+        AVChapter *copy = av_mallocz(sizeof(*copy));
+        if (!copy) return AVERROR(ENOMEM);
+        copy->id = source->id;
+        copy->time_base = source->time_base;
+        copy->start = source->start;
+        copy->end = source->end;
+        if (av_dict_copy(&copy->metadata, source->metadata, 0) < 0 ||
+            av_dynarray_add_nofree(&to->chapters, (int *)&to->nb_chapters, copy) < 0) {
+            av_dict_free(&copy->metadata);
+            av_free(copy);
+            return AVERROR(ENOMEM);
+        }
+    }
+    return 0;
+}
+
+// Adds a copy of `size` bytes of side data of `type` to `stream`.
+static inline int velvet_add_stream_side_data(AVStream *stream, enum AVPacketSideDataType type, const void *data, size_t size) {
+    uint8_t *copy = av_stream_new_side_data(stream, type, size);
+    if (!copy) return AVERROR(ENOMEM);
+    memcpy(copy, data, size);
+    return 0;
+}
+
+// The codec tag for `a`, `b`, `c`, `d` (MKTAG).
+static inline unsigned velvet_fourcc(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 #endif

@@ -11,7 +11,7 @@ struct ArgumentParser {
     private var flags: Set<String> = []
     private(set) var positional: [String] = []
 
-    init(_ arguments: [String], flags knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear"]) throws {
+    init(_ arguments: [String], flags knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear", "--allow-truncated"]) throws {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]

@@ -12,6 +12,7 @@ enum RenderCommand {
         guard let input = arguments.takePositional() else { throw UsageError("render needs an INPUT file") }
         guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("render needs -o OUTPUT") }
         let settings = try encoderSettings(&arguments)
+        let renderOptions = try Self.renderOptions(&arguments)
         let quiet = arguments.flag("--quiet")
         let json = arguments.flag("--json")
         let request = arguments.value("--device")
@@ -23,8 +24,9 @@ enum RenderCommand {
         let cancellation = CancellationFlag()
         let interrupt = InterruptHandler(cancellation)
         defer { interrupt.stop() }
-        let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect,
+        let summary = try renderer.render(input: input, output: output, settings: settings, options: renderOptions, effect: effect,
                                           progress: ProgressReporter(quiet: quiet), cancellation: cancellation)
+        for warning in summary.warnings { FileHandle.standardError.write(Data("velvet: warning: \(warning)\n".utf8)) }
         if json {
             var stages = summary.gpuMilliseconds
             effect?.stageMilliseconds.forEach { stages[$0.key, default: 0] += $0.value }
@@ -38,6 +40,16 @@ enum RenderCommand {
             print(String(decoding: data, as: UTF8.self))
         }
         try ValidationReport.check(context)
+    }
+
+    /// `--allow-truncated` and `--frame N`.
+    static func renderOptions(_ arguments: inout ArgumentParser) throws -> RenderOptions {
+        var options = RenderOptions(allowTruncated: arguments.flag("--allow-truncated"))
+        if let text = arguments.value("--frame") {
+            guard let frame = Int(text), frame >= 0 else { throw UsageError("--frame must be an integer of 0 or more, got '\(text)'") }
+            options.stillFrame = frame
+        }
+        return options
     }
 
     static func encoderSettings(_ arguments: inout ArgumentParser) throws -> EncoderSettings {

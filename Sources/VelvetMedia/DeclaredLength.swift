@@ -1,0 +1,86 @@
+import CFFmpeg
+
+/// How long the container says the video stream is: its frame count (an MP4 index) or,
+/// failing that, its duration. Nil when it declares neither, or only a duration guessed
+/// from the bit rate (raw .h264), which is no promise.
+struct DeclaredLength: Sendable {
+    enum Basis: Sendable, Equatable {
+        case frames(Int)
+        case seconds(Double)
+    }
+
+    let basis: Basis
+    let frameRate: Double
+
+    init?(stream: UnsafePointer<AVStream>, context: UnsafePointer<AVFormatContext>, frameRate: Double) {
+        self.frameRate = frameRate > 0 ? frameRate : 25
+        if stream.pointee.nb_frames > 0 {
+            basis = .frames(Int(stream.pointee.nb_frames))
+        } else if stream.pointee.duration != velvet_av_nopts_value(), stream.pointee.duration > 0 {
+            basis = .seconds(Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base))
+        } else if context.pointee.duration != velvet_av_nopts_value(), context.pointee.duration > 0,
+                  context.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE {
+            basis = .seconds(Double(context.pointee.duration) / Double(AV_TIME_BASE))
+        } else {
+            return nil
+        }
+    }
+
+    /// The frames declared, or about as many as the duration holds.
+    var frames: Int {
+        switch basis {
+        case .frames(let count): return count
+        case .seconds(let seconds): return max(1, Int((seconds * frameRate).rounded()))
+        }
+    }
+
+    /// Whether a stream that ended after `decodedFrames` frames covering `decodedSeconds` fell
+    /// short of the declaration. A frame or two (B-frame edit lists, a rounded duration, the
+    /// last frame's length) or 1 % is normal; a duration is judged by time, so variable-rate
+    /// video is not miscounted.
+    func isShort(decodedFrames: Int, decodedSeconds: Double) -> Bool {
+        switch basis {
+        case .frames(let count): return decodedFrames + max(2, count / 100) < count
+        case .seconds(let seconds): return decodedSeconds + max(2 / frameRate, seconds / 100) < seconds
+        }
+    }
+
+    /// "249 frames" or "about 250 frames (10.00 s)", for messages.
+    var description: String {
+        switch basis {
+        case .frames(let count): return "\(count)"
+        case .seconds(let seconds): return "about \(frames) (\(String(format: "%.2f", seconds)) s)"
+        }
+    }
+}
+
+/// Gives every decoded frame a timestamp that increases: raw .h264/.hevc streams carry none
+/// and MPEG-PS leaves some frames without one, which the muxer refuses at the end. A missing
+/// or non-increasing timestamp becomes the previous one plus one frame at the stream's rate,
+/// as ffmpeg does.
+struct TimestampSynthesizer {
+    /// One frame in the stream's time base.
+    let frameDuration: Int64
+    private(set) var first: Int64?
+    private(set) var last: Int64?
+
+    init(frameRate: AVRational, timeBase: AVRational) {
+        let rate = frameRate.num > 0 && frameRate.den > 0 ? frameRate : AVRational(num: 25, den: 1)
+        frameDuration = max(1, av_rescale_q(1, AVRational(num: rate.den, den: rate.num), timeBase))
+    }
+
+    mutating func stamp(_ frame: MediaFrame) {
+        var timestamp = frame.timestamp
+        if let last, timestamp == velvet_av_nopts_value() || timestamp <= last {
+            timestamp = last + frameDuration
+        } else if timestamp == velvet_av_nopts_value() {
+            timestamp = 0
+        }
+        frame.pointer.pointee.best_effort_timestamp = timestamp
+        first = first ?? timestamp
+        last = timestamp
+    }
+
+    /// Time from the first frame to the end of the last, in time-base units.
+    var span: Int64 { (first.flatMap { first in last.map { $0 - first } } ?? -frameDuration) + frameDuration }
+}
