@@ -1,12 +1,13 @@
 import CFFmpeg
 
 /// How long the container says the video stream is: its frame count (an MP4 index) or,
-/// failing that, its duration. Nil when it declares neither, or only a duration guessed
-/// from the bit rate (raw .h264), which is no promise.
+/// failing that, the time its last frame ends. Nil when it declares neither, or only a
+/// duration guessed from the bit rate (raw .h264), which is no promise.
 struct DeclaredLength: Sendable {
     enum Basis: Sendable, Equatable {
         case frames(Int)
-        case seconds(Double)
+        /// Seconds from the stream's first frame to the end of its last.
+        case seconds(start: Double, end: Double)
     }
 
     let basis: Basis
@@ -14,13 +15,21 @@ struct DeclaredLength: Sendable {
 
     init?(stream: UnsafePointer<AVStream>, context: UnsafePointer<AVFormatContext>, frameRate: Double) {
         self.frameRate = frameRate > 0 ? frameRate : 25
+        let none = velvet_av_nopts_value()
         if stream.pointee.nb_frames > 0 {
             basis = .frames(Int(stream.pointee.nb_frames))
-        } else if stream.pointee.duration != velvet_av_nopts_value(), stream.pointee.duration > 0 {
-            basis = .seconds(Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base))
-        } else if context.pointee.duration != velvet_av_nopts_value(), context.pointee.duration > 0,
+        } else if stream.pointee.duration != none, stream.pointee.duration > 0 {
+            let timeBase = av_q2d(stream.pointee.time_base)
+            let start = stream.pointee.start_time == none ? 0 : Double(stream.pointee.start_time) * timeBase
+            basis = .seconds(start: start, end: start + Double(stream.pointee.duration) * timeBase)
+        } else if context.pointee.duration != none, context.pointee.duration > 0,
                   context.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE {
-            basis = .seconds(Double(context.pointee.duration) / Double(AV_TIME_BASE))
+            let start = context.pointee.start_time == none ? 0 : Double(context.pointee.start_time) / Double(AV_TIME_BASE)
+            let duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
+            // A duration FFmpeg measured from timestamps (MPEG-PS, TS) runs from the first one;
+            // one a demuxer read from its header (Matroska) ends that long after zero.
+            let measured = context.pointee.duration_estimation_method == AVFMT_DURATION_FROM_PTS
+            basis = .seconds(start: start, end: measured ? start + duration : max(duration, start))
         } else {
             return nil
         }
@@ -30,26 +39,26 @@ struct DeclaredLength: Sendable {
     var frames: Int {
         switch basis {
         case .frames(let count): return count
-        case .seconds(let seconds): return max(1, Int((seconds * frameRate).rounded()))
+        case .seconds(let start, let end): return max(1, Int(((end - start) * frameRate).rounded()))
         }
     }
 
-    /// Whether a stream that ended after `decodedFrames` frames covering `decodedSeconds` fell
-    /// short of the declaration. A frame or two (B-frame edit lists, a rounded duration, the
-    /// last frame's length) or 1 % is normal; a duration is judged by time, so variable-rate
-    /// video is not miscounted.
-    func isShort(decodedFrames: Int, decodedSeconds: Double) -> Bool {
+    /// Whether a stream that ended after `decodedFrames` frames, the last ending at
+    /// `decodedEnd` seconds, fell short of the declaration. A frame or two (B-frame edit
+    /// lists, a rounded duration, the last frame's length) or 1 % is normal; a duration is
+    /// judged by time, so variable-rate video is not miscounted.
+    func isShort(decodedFrames: Int, decodedEnd: Double) -> Bool {
         switch basis {
         case .frames(let count): return decodedFrames + max(2, count / 100) < count
-        case .seconds(let seconds): return decodedSeconds + max(2 / frameRate, seconds / 100) < seconds
+        case .seconds(let start, let end): return decodedEnd + max(2 / frameRate, (end - start) / 100) < end
         }
     }
 
-    /// "249 frames" or "about 250 frames (10.00 s)", for messages.
+    /// "249" or "about 250 (10.00 s)", for messages.
     var description: String {
         switch basis {
         case .frames(let count): return "\(count)"
-        case .seconds(let seconds): return "about \(frames) (\(String(format: "%.2f", seconds)) s)"
+        case .seconds(let start, let end): return "about \(frames) (\(String(format: "%.2f", end - start)) s)"
         }
     }
 }
@@ -61,7 +70,6 @@ struct DeclaredLength: Sendable {
 struct TimestampSynthesizer {
     /// One frame in the stream's time base.
     let frameDuration: Int64
-    private(set) var first: Int64?
     private(set) var last: Int64?
 
     init(frameRate: AVRational, timeBase: AVRational) {
@@ -77,10 +85,9 @@ struct TimestampSynthesizer {
             timestamp = 0
         }
         frame.pointer.pointee.best_effort_timestamp = timestamp
-        first = first ?? timestamp
         last = timestamp
     }
 
-    /// Time from the first frame to the end of the last, in time-base units.
-    var span: Int64 { (first.flatMap { first in last.map { $0 - first } } ?? -frameDuration) + frameDuration }
+    /// When the last frame ends, in time-base units.
+    var end: Int64 { (last ?? 0) + frameDuration }
 }

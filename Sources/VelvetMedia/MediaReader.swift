@@ -193,8 +193,8 @@ final class MediaReader: @unchecked Sendable {
     private func endDamage() -> String? {
         if let readError { return readError }
         guard let declared = info.declaredLength else { return nil }
-        let seconds = Double(timestamps.span) * av_q2d(videoStream.pointee.time_base)
-        guard declared.isShort(decodedFrames: framesDecoded, decodedSeconds: seconds) else { return nil }
+        let end = Double(timestamps.end) * av_q2d(videoStream.pointee.time_base)
+        guard declared.isShort(decodedFrames: framesDecoded, decodedEnd: end) else { return nil }
         return "the container declares \(declared.description) frames"
     }
 

@@ -74,8 +74,9 @@ struct OutputPlan: @unchecked Sendable {
         let estimate = MemoryEstimate(
             width: info.width, height: info.height, input: input, output: VideoPlaneLayout.closestReadable(to: encoderFormat),
             repackedBytesPerPixel: input.pixelFormat == decoded ? 0 : Self.bytesPerPixel(decoded), isVideo: !container.isStillImage,
-            effectBytesPerPixel: effect?.workingBytesPerPixel ?? 0, encoderLookahead: MemoryEstimate.lookahead(preset: settings.preset))
-        if let reason = try MemoryLimit().refusal(estimate, width: info.width, height: info.height) {
+            effectBytesPerPixel: effect?.workingBytesPerPixel, encoderLookahead: MemoryEstimate.lookahead(preset: settings.preset))
+        guard let limit = MemoryLimit() else { throw MediaError.refused(path: info.path, reason: MemoryLimit.malformed) }
+        if let reason = limit.refusal(estimate, width: info.width, height: info.height) {
             throw MediaError.refused(path: info.path, reason: reason)
         }
     }

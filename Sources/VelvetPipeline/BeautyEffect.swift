@@ -39,7 +39,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
     /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory).
-    public var workingBytesPerPixel: Int { 32 }
+    public var workingBytesPerPixel: Int { 24 }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)

@@ -38,7 +38,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
     /// Both sides' skin stages (as `BeautyEffect`'s, twice) and the split view.
-    public var workingBytesPerPixel: Int { 72 }
+    public var workingBytesPerPixel: Int { 56 }
 
     public init(context: GPUContext, a: BeautySettings, b: BeautySettings) throws {
         self.context = context
