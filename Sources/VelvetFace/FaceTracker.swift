@@ -178,8 +178,10 @@ public final class FaceTracker: @unchecked Sendable {
         return segmenter
     }
 
-    /// The smallest frame side tracked: below it the detectors' letterbox and the mesh crop
-    /// have less than a pixel per model cell to work with.
+    /// The smallest frame side tracked. A guard from the tracker's first version rather than a
+    /// limit of the kernels (with it lifted, a 2x2 frame tracks cleanly under validation), kept
+    /// because no face is detectable below it: renders with effects refuse smaller frames
+    /// before decoding, naming it (docs/CLI.md).
     public static let minimumFrameSide = 16
 
     /// Processes one frame (an upright working image whose GPU writes have completed).

@@ -145,22 +145,11 @@ final class MediaWriter: @unchecked Sendable {
             for (index, route) in setup.routes.sorted(by: { $0.key < $1.key }) {
                 let source = reader.formatContext.pointee.streams[index]!
                 switch route {
-                case .reencodeToAAC:
-                    transcodedStreams[index] = try AudioTranscoder(input: source, context: context)
-                    continue
+                case .copy: copiedStreams[index] = (try Self.addCopy(of: source, to: context, path), source.pointee.time_base)
+                case .reencodeToAAC: transcodedStreams[index] = try AudioTranscoder(input: source, context: context)
                 case .convertSubtitles(let target):
                     convertedSubtitles[index] = try SubtitleConverter(input: source, target: target, context: context)
-                    continue
-                case .copy:
-                    break
                 }
-                guard let copy = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
-                try Self.check(avcodec_parameters_copy(copy.pointee.codecpar, source.pointee.codecpar), path)
-                copy.pointee.codecpar.pointee.codec_tag = 0
-                copy.pointee.time_base = source.pointee.time_base
-                av_dict_copy(&copy.pointee.metadata, source.pointee.metadata, 0)
-                copy.pointee.disposition = source.pointee.disposition
-                copiedStreams[index] = (copy, source.pointee.time_base)
             }
         }
 
@@ -299,6 +288,18 @@ final class MediaWriter: @unchecked Sendable {
             throw MediaError.unsupported("\(String(cString: codec.pointee.name)) takes no pixel format we produce")
         }
         return format
+    }
+
+    /// A stream of `context` taking `source`'s packets untouched.
+    private static func addCopy(of source: UnsafeMutablePointer<AVStream>, to context: UnsafeMutablePointer<AVFormatContext>,
+                                _ path: String) throws -> UnsafeMutablePointer<AVStream> {
+        guard let copy = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
+        try check(avcodec_parameters_copy(copy.pointee.codecpar, source.pointee.codecpar), path)
+        copy.pointee.codecpar.pointee.codec_tag = 0
+        copy.pointee.time_base = source.pointee.time_base
+        av_dict_copy(&copy.pointee.metadata, source.pointee.metadata, 0)
+        copy.pointee.disposition = source.pointee.disposition
+        return copy
     }
 
     private static func check(_ code: Int32, _ path: String) throws {
