@@ -27,6 +27,7 @@ build cube Sources/VelvetBeauty/ColorLUT.swift Sources/VelvetBeauty/CubeLUTParse
 build preset Sources/VelvetBeauty/{Preset,PresetCoding,PresetBuiltIns,ReshapeSettings,MakeupSettings,BeautySettings,BeautyError,BuiltInLUT,ColorLUT}.swift \
     Tools/Fuzz/PresetFuzzTarget.swift
 build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.swift Sources/VelvetMedia/MediaReader.swift \
+    Sources/VelvetMedia/DeclaredLength.swift Sources/VelvetMedia/TimestampSynthesizer.swift \
     Sources/VelvetMedia/Orientation.swift Tools/Fuzz/MediaFuzzTarget.swift
 
 mkdir -p "$out/tflite/corpus" "$out/media/corpus" "$out/cube/corpus" "$out/preset/corpus"

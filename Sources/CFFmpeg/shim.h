@@ -9,6 +9,7 @@
 #include <libavutil/avutil.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/display.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/opt.h>
 #include <string.h>
@@ -47,14 +48,41 @@ static inline double velvet_stream_rotation(const AVStream *stream) {
     return rotation != rotation ? 0 : rotation; // NaN -> 0
 }
 
+// Adds a copy of `size` bytes of side data of `type` to `stream`.
+static inline int velvet_add_stream_side_data(AVStream *stream, enum AVPacketSideDataType type, const void *data, size_t size) {
+    uint8_t *copy = av_stream_new_side_data(stream, type, size);
+    if (!copy) return AVERROR(ENOMEM);
+    memcpy(copy, data, size);
+    return 0;
+}
+
 // Copies the display matrix of `from` onto `to` (the output keeps the input's orientation).
 static inline int velvet_copy_display_matrix(const AVStream *from, AVStream *to) {
     size_t size = 0;
     const uint8_t *matrix = av_stream_get_side_data(from, AV_PKT_DATA_DISPLAYMATRIX, &size);
-    if (!matrix) return 0;
-    uint8_t *copy = av_stream_new_side_data(to, AV_PKT_DATA_DISPLAYMATRIX, size);
-    if (!copy) return AVERROR(ENOMEM);
-    memcpy(copy, matrix, size);
+    return matrix ? velvet_add_stream_side_data(to, AV_PKT_DATA_DISPLAYMATRIX, matrix, size) : 0;
+}
+
+// Copies the chapters of `from` onto `to` (before its header is written).
+static inline int velvet_copy_chapters(const AVFormatContext *from, AVFormatContext *to) {
+    for (unsigned i = 0; i < from->nb_chapters; i++) {
+        const AVChapter *source = from->chapters[i];
+        AVChapter *copy = av_mallocz(sizeof(*copy));
+        if (!copy) return AVERROR(ENOMEM);
+        copy->id = source->id;
+        copy->time_base = source->time_base;
+        copy->start = source->start;
+        copy->end = source->end;
+        if (av_dict_copy(&copy->metadata, source->metadata, 0) < 0 ||
+            av_dynarray_add_nofree(&to->chapters, (int *)&to->nb_chapters, copy) < 0) {
+            av_dict_free(&copy->metadata);
+            av_free(copy);
+            return AVERROR(ENOMEM);
+        }
+    }
     return 0;
 }
+
+// The codec tag for `a`, `b`, `c`, `d` (MKTAG).
+static inline unsigned velvet_fourcc(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 #endif

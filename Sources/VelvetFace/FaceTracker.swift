@@ -177,12 +177,18 @@ public final class FaceTracker: @unchecked Sendable {
         return segmenter
     }
 
+    /// The smallest frame side tracked. A guard from the tracker's first version rather than a
+    /// limit of the kernels (with it lifted, a 2x2 frame tracks cleanly under validation), kept
+    /// because no face is detectable below it: renders with effects refuse smaller frames
+    /// before decoding, naming it (docs/CLI.md).
+    public static let minimumFrameSide = 16
+
     /// Processes one frame (an upright working image whose GPU writes have completed).
     /// - Parameter time: presentation time in seconds (for the landmark filter); frames are
     ///   taken to be 1/30 s apart when nil.
     public func process(_ image: GPUImage, time: Double? = nil) throws -> FaceTrackerResult {
-        guard image.width >= 16, image.height >= 16 else {
-            throw FaceError.invalidArgument("frames must be at least 16x16 pixels, got \(image.width)x\(image.height)")
+        guard image.width >= Self.minimumFrameSide, image.height >= Self.minimumFrameSide else {
+            throw FaceError.invalidArgument("frames must be at least \(Self.minimumFrameSide)x\(Self.minimumFrameSide) pixels, got \(image.width)x\(image.height)")
         }
         let time = time ?? Double(frameIndex) / 30
         var timings: [(label: String, milliseconds: Double)] = []

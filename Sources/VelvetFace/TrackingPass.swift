@@ -9,6 +9,8 @@ public final class TrackingPass: FrameEffect, @unchecked Sendable {
     /// `track(image, frameIndex, seconds)` runs on the renderer's GPU thread.
     public init(_ track: @escaping (GPUImage, Int, Double) throws -> Void) { self.track = track }
 
+    public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
+
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         try track(frame.input, frame.index, frame.time)
         return .none

@@ -4,7 +4,7 @@ import CVulkan
 /// planes exactly as decoded (8-bit, or up to 16-bit samples).
 public enum PixelFormat: String, Sendable, CaseIterable {
     case rgba8, rgba16f, r16f, r32f, rgba32f
-    case r8, rg8, r16, rg16
+    case r8, rg8, r16, rg16, rgba16
 
     var vkFormat: VkFormat {
         switch self {
@@ -17,6 +17,7 @@ public enum PixelFormat: String, Sendable, CaseIterable {
         case .rg8: return VK_FORMAT_R8G8_UNORM
         case .r16: return VK_FORMAT_R16_UNORM
         case .rg16: return VK_FORMAT_R16G16_UNORM
+        case .rgba16: return VK_FORMAT_R16G16B16A16_UNORM
         }
     }
 
@@ -25,7 +26,7 @@ public enum PixelFormat: String, Sendable, CaseIterable {
         case .r8: return 1
         case .r16f, .rg8, .r16: return 2
         case .rgba8, .r32f, .rg16: return 4
-        case .rgba16f: return 8
+        case .rgba16f, .rgba16: return 8
         case .rgba32f: return 16
         }
     }

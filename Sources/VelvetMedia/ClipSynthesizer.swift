@@ -51,12 +51,14 @@ public final class ClipSynthesizer: @unchecked Sendable {
               width % 2 == 0, height % 2 == 0 else {
             throw MediaError.invalidDimensions(width: width, height: height, limit: MediaReader.maxDimension)
         }
-        let (codec, still) = try MediaWriter.encoder(for: path, settings: settings)
+        let container = try OutputContainer(path: path)
+        let still = container.isStillImage
+        let codec = try OutputPlan.encoder(for: container, settings: settings)
         let encoderFormat = try MediaWriter.encoderPixelFormat(codec: codec, source: AV_PIX_FMT_YUV420P,
                                                                requested: settings.pixelFormat, still: still)
-        // Stills (PNG) get RGBA, converted exactly to the encoder's RGB; video the encoder's YUV.
-        let layout = VideoPlaneLayout(encoderFormat) ?? VideoPlaneLayout(still ? AV_PIX_FMT_RGBA : AV_PIX_FMT_YUV420P)!
-        let color = layout.kind == .rgba ? ColorDescription.rgbToVideo : (still ? .rgbToJPEG : .rgbToVideo)
+        // Stills (PNG) get RGBA, repacked exactly to the encoder's RGB; video the encoder's YUV.
+        let layout = VideoPlaneLayout.closestReadable(to: encoderFormat)
+        let color = layout.kind == .rgba || !still ? ColorDescription.video() : .jpeg()
         let writer = try MediaWriter(path: path, reader: nil, frameRate: AVRational(num: Int32(frameRate), den: 1),
                                      size: (width, height), sourcePixelFormat: layout.pixelFormat,
                                      encoderPixelFormat: encoderFormat, color: color, settings: settings, commit: commit)

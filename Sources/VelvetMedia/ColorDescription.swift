@@ -18,17 +18,32 @@ public struct ColorDescription: Sendable, Equatable {
         (self.colorSpace, self.chromaLocation) = (colorSpace, chromaLocation)
     }
 
-    /// What RGB sources (PNG, rgb24 video) become in a video: BT.709, limited range, sRGB transfer.
-    static let rgbToVideo = ColorDescription(
-        matrix: .bt709, fullRange: false, primaries: Int32(AVCOL_PRI_BT709.rawValue),
-        transfer: Int32(AVCOL_TRC_IEC61966_2_1.rawValue), colorSpace: Int32(AVCOL_SPC_BT709.rawValue),
-        chromaLocation: Int32(AVCHROMA_LOC_LEFT.rawValue))
+    /// What an RGB source (PNG, gbrp video) becomes in a YUV video: its own primaries and
+    /// transfer (BT.709 and sRGB when it names none), the BT.2020 matrix for BT.2020
+    /// primaries and BT.709 otherwise, limited range.
+    static func video(fromRGB source: ColorDescription? = nil) -> ColorDescription {
+        let (primaries, transfer) = source?.primariesAndTransfer ?? Self.srgb
+        let wide = primaries == Int32(AVCOL_PRI_BT2020.rawValue)
+        return ColorDescription(matrix: wide ? .bt2020 : .bt709, fullRange: false, primaries: primaries, transfer: transfer,
+                                colorSpace: Int32((wide ? AVCOL_SPC_BT2020_NCL : AVCOL_SPC_BT709).rawValue),
+                                chromaLocation: Int32(AVCHROMA_LOC_LEFT.rawValue))
+    }
 
-    /// What RGB sources become in a JPEG: BT.601, full range, centred chroma (JFIF).
-    static let rgbToJPEG = ColorDescription(
-        matrix: .bt601, fullRange: true, primaries: Int32(AVCOL_PRI_BT709.rawValue),
-        transfer: Int32(AVCOL_TRC_IEC61966_2_1.rawValue), colorSpace: Int32(AVCOL_SPC_BT470BG.rawValue),
-        chromaLocation: Int32(AVCHROMA_LOC_CENTER.rawValue))
+    /// What an RGB source becomes in a JPEG: BT.601, full range, centred chroma (JFIF), its
+    /// own primaries and transfer.
+    static func jpeg(fromRGB source: ColorDescription? = nil) -> ColorDescription {
+        let (primaries, transfer) = source?.primariesAndTransfer ?? Self.srgb
+        return ColorDescription(matrix: .bt601, fullRange: true, primaries: primaries, transfer: transfer,
+                                colorSpace: Int32(AVCOL_SPC_BT470BG.rawValue), chromaLocation: Int32(AVCHROMA_LOC_CENTER.rawValue))
+    }
+
+    private static let srgb = (Int32(AVCOL_PRI_BT709.rawValue), Int32(AVCOL_TRC_IEC61966_2_1.rawValue))
+
+    /// The source's primaries and transfer, each replaced by sRGB's when unspecified.
+    private var primariesAndTransfer: (Int32, Int32) {
+        (primaries == Int32(AVCOL_PRI_UNSPECIFIED.rawValue) ? Self.srgb.0 : primaries,
+         transfer == Int32(AVCOL_TRC_UNSPECIFIED.rawValue) ? Self.srgb.1 : transfer)
+    }
 
     /// Reads the tags; unspecified matrix -> BT.601 (swscale's default), unspecified range
     /// -> limited ("J" pixel formats are full), unspecified 4:2:0 siting -> left (MPEG-2/H.264).

@@ -12,10 +12,11 @@ public enum EncoderCheck {
     /// pixel format its encoder does not take), or nil when it can.
     public static func problem(output: String, settings: EncoderSettings) -> String? {
         do {
-            let (codec, still) = try MediaWriter.encoder(for: output, settings: settings)
+            let container = try OutputContainer(path: output)
+            let codec = try OutputPlan.encoder(for: container, settings: settings)
             if settings.pixelFormat != nil {
                 _ = try MediaWriter.encoderPixelFormat(codec: codec, source: AV_PIX_FMT_YUV420P,
-                                                       requested: settings.pixelFormat, still: still)
+                                                       requested: settings.pixelFormat, still: container.isStillImage)
             }
             return nil
         } catch {

@@ -35,4 +35,14 @@ public protocol FrameEffect: AnyObject, Sendable {
     /// is complete when this is called, so an effect may also submit work of its own first
     /// (and wait for it) before recording the rest on `recorder`.
     func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange
+    /// The smallest upright frame, in pixels per side, the effects can work on; smaller
+    /// inputs are refused before decoding.
+    var minimumFrameSide: Int { get }
+    /// GPU memory the effects keep per pixel of the frame, for the memory check.
+    var workingBytesPerPixel: Int { get }
+}
+
+extension FrameEffect {
+    public var minimumFrameSide: Int { 1 }
+    public var workingBytesPerPixel: Int { 0 }
 }

@@ -108,7 +108,7 @@ final class FrameProcessor: @unchecked Sendable {
 
         let output = try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat,
                                     pool: outputFrames)
-        output.pointer.pointee.pts = frame.timestamp
+        output.copyTiming(from: frame)
         return output
     }
 }

@@ -10,8 +10,8 @@ public enum ImageLoader {
         while decoded == nil, let item = try reader.next() {
             if case .video(let frame) = item { decoded = frame }
         }
-        guard var frame = decoded else { throw MediaError.decode(path: path, reason: "no video frame") }
-        if VideoPlaneLayout(frame.pixelFormat) == nil { frame = try InputConverter().toRGBA(frame) }
+        guard let decoded else { throw MediaError.decode(path: path, reason: "no video frame") }
+        let frame = try PixelRepacker().readable(decoded)
         let layout = VideoPlaneLayout(frame.pixelFormat)!
         let orientation = (reader.info.isStillImage ? reader.exifOrientation(of: frame) : nil) ?? reader.info.orientation
         let converter = try ColorConverter(context: context)

@@ -10,6 +10,8 @@ public enum MediaError: Error, CustomStringConvertible, Equatable {
     case encode(String)
     case output(path: String, reason: String)
     case truncated(path: String, framesDecoded: Int, reason: String)
+    /// An input Velvet will not render, found before decoding (too large, too small, ...).
+    case refused(path: String, reason: String)
     case interrupted
 
     public var description: String {
@@ -24,8 +26,16 @@ public enum MediaError: Error, CustomStringConvertible, Equatable {
         case .output(let path, let reason): return "cannot write \(path): \(reason)"
         case .truncated(let path, let frames, let reason):
             return "\(path) is damaged or truncated after \(frames) frame(s) (\(reason)); nothing was written"
+                + " (--allow-truncated keeps what decodes)"
+        case .refused(let path, let reason): return "cannot render \(path): \(reason)"
         case .interrupted: return "interrupted"
         }
+    }
+
+    /// The warning for a truncated input whose decodable part was kept.
+    var keptDescription: String {
+        guard case .truncated(let path, let frames, let reason) = self else { return description }
+        return "\(path) is damaged or truncated after \(frames) frame(s) (\(reason)); kept the \(frames) frame(s) that decode"
     }
 }
 

@@ -19,6 +19,21 @@ final class MediaFrame: @unchecked Sendable {
     var height: Int { Int(pointer.pointee.height) }
     var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
     var timestamp: Int64 { pointer.pointee.best_effort_timestamp }
+
+    /// The field order the output keeps: the stream's, else this frame's own flags.
+    func fieldOrder(stream: UnsafePointer<AVStream>) -> AVFieldOrder {
+        let declared = stream.pointee.codecpar.pointee.field_order
+        if declared != AV_FIELD_UNKNOWN { return declared }
+        guard pointer.pointee.interlaced_frame != 0 else { return AV_FIELD_PROGRESSIVE }
+        return pointer.pointee.top_field_first != 0 ? AV_FIELD_TT : AV_FIELD_BB
+    }
+
+    /// Takes `source`'s timestamp and interlacing, for a frame made from it.
+    func copyTiming(from source: MediaFrame) {
+        pointer.pointee.pts = source.timestamp
+        pointer.pointee.interlaced_frame = source.pointer.pointee.interlaced_frame
+        pointer.pointee.top_field_first = source.pointer.pointee.top_field_first
+    }
 }
 
 /// An owned AVPacket (audio or other streams copied to the output untouched).

@@ -8,6 +8,8 @@ public struct MediaInfo: Sendable {
     public var height: Int
     /// Frames the container announces (0 when unknown).
     public var announcedFrameCount: Int
+    /// The frame count or duration the container declares, when it declares one.
+    var declaredLength: DeclaredLength?
     public var frameRate: Double
     public var orientation: Orientation
     public var isStillImage: Bool
@@ -16,8 +18,8 @@ public struct MediaInfo: Sendable {
 }
 
 /// Demuxes and decodes one input with libavformat/libavcodec: the best video stream is
-/// decoded; other audio streams are passed on as packets for stream copy.
-/// Stills (PNG, JPEG, ...) are one-frame inputs through the same path.
+/// decoded; audio and subtitle streams are passed on as packets (the writer copies or
+/// converts them). Stills (PNG, JPEG, ...) are one-frame inputs through the same path.
 final class MediaReader: @unchecked Sendable {
     enum Item {
         case video(MediaFrame)
@@ -38,6 +40,11 @@ final class MediaReader: @unchecked Sendable {
     private var decoderFinished = false
     private(set) var framesDecoded = 0
     private var readError: String?
+    private var timestamps: TimestampSynthesizer
+    /// Keep what decodes of a damaged or truncated input (a warning instead of an error).
+    var keepsTruncated = false
+    /// What was wrong with an input kept under `keepsTruncated`, one line each.
+    private(set) var warnings: [String] = []
 
     init(path: String) throws {
         var isDirectory: ObjCBool = false
@@ -61,11 +68,19 @@ final class MediaReader: @unchecked Sendable {
             guard best >= 0 else { throw MediaError.noVideoStream(path: path) }
             videoStreamIndex = Int(best)
             let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
-            copiedStreamIndices = streams.indices.filter { streams[$0].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+            copiedStreamIndices = streams.indices.filter {
+                [AVMEDIA_TYPE_AUDIO, AVMEDIA_TYPE_SUBTITLE].contains(streams[$0].pointee.codecpar.pointee.codec_type)
+            }
 
             let stream = streams[videoStreamIndex]
             let parameters = stream.pointee.codecpar!
             let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
+            let formatName = String(cString: context.pointee.iformat.pointee.name)
+            let isStill = formatName.hasSuffix("_pipe") || formatName == "image2"
+            // No size at all: the demuxer could not even read the picture's header.
+            guard width > 0, height > 0 else {
+                throw MediaError.decode(path: path, reason: "truncated or damaged \(isStill ? "image" : "video stream")")
+            }
             guard (1...Self.maxDimension).contains(width), (1...Self.maxDimension).contains(height) else {
                 throw MediaError.invalidDimensions(width: width, height: height, limit: Self.maxDimension)
             }
@@ -79,15 +94,17 @@ final class MediaReader: @unchecked Sendable {
             decoderContext.pointee.pkt_timebase = stream.pointee.time_base
             try Self.check(avcodec_open2(decoderContext, decoder, nil), path)
 
-            let formatName = String(cString: context.pointee.iformat.pointee.name)
-            let isStill = formatName.hasSuffix("_pipe") || formatName == "image2"
             let rate = av_guess_frame_rate(context, stream, nil)
+            let frameRate = rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0
+            timestamps = TimestampSynthesizer(frameRate: rate, timeBase: stream.pointee.time_base)
             info = MediaInfo(
                 path: path, width: width, height: height,
                 announcedFrameCount: Int(stream.pointee.nb_frames),
-                frameRate: rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0,
+                declaredLength: isStill ? nil : DeclaredLength(stream: stream, context: context, frameRate: frameRate),
+                frameRate: frameRate,
                 orientation: Orientation(displayRotationDegrees: velvet_stream_rotation(stream)),
-                isStillImage: isStill, audioStreamCount: copiedStreamIndices.count)
+                isStillImage: isStill,
+                audioStreamCount: streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.count)
         } catch {
             var context: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&context)
@@ -105,13 +122,18 @@ final class MediaReader: @unchecked Sendable {
     var videoStream: UnsafeMutablePointer<AVStream> { formatContext.pointee.streams[videoStreamIndex]! }
 
     /// The next decoded video frame or copied packet, in demux order; nil at the end.
-    /// Throws `.truncated` when the input ends in damage.
+    /// Throws `.truncated` when the input ends in damage or short of what its container
+    /// declares (unless `keepsTruncated`: then a warning is kept instead).
     func next() throws -> Item? {
         while true {
             if !pendingFrames.isEmpty { return .video(pendingFrames.removeFirst()) }
             if decoderFinished {
-                if let readError { throw MediaError.truncated(path: info.path, framesDecoded: framesDecoded, reason: readError) }
-                if framesDecoded == 0 { throw MediaError.decode(path: info.path, reason: "no frame could be decoded") }
+                if framesDecoded == 0 { throw MediaError.decode(path: info.path, reason: readError ?? "no frame could be decoded") }
+                if let damage = endDamage() {
+                    let error = MediaError.truncated(path: info.path, framesDecoded: framesDecoded, reason: damage)
+                    guard keepsTruncated else { throw error }
+                    if warnings.isEmpty { warnings.append(error.keptDescription) }
+                }
                 return nil
             }
             if demuxerFinished {
@@ -161,8 +183,19 @@ final class MediaReader: @unchecked Sendable {
                 throw MediaError.unsupported("the frame size changes mid-stream (\(info.width)x\(info.height) -> \(frame.width)x\(frame.height))")
             }
             framesDecoded += 1
+            timestamps.stamp(frame)
             pendingFrames.append(frame)
         }
+    }
+
+    /// Why the stream's end is not a clean one: a read or decode error, or fewer frames than
+    /// the container declares (a file cut short with its index intact ends like a whole one).
+    private func endDamage() -> String? {
+        if let readError { return readError }
+        guard let declared = info.declaredLength else { return nil }
+        let end = Double(timestamps.end) * av_q2d(videoStream.pointee.time_base)
+        guard declared.isShort(decodedFrames: framesDecoded, decodedEnd: end) else { return nil }
+        return "the container declares \(declared.description) frames"
     }
 
     /// EXIF orientation of a still, when its decoder exported one.

@@ -2,6 +2,20 @@ import CFFmpeg
 import Foundation
 import VelvetFiles
 
+/// What the writer sets up besides the encoded video: where the input's other streams go,
+/// whether the display matrix is kept, HDR metadata and field order.
+struct WriterSetup {
+    var routes: [Int: OutputPlan.StreamRoute] = [:]
+    var keepsDisplayMatrix = false
+    var hdr: HDRMetadata?
+    var fieldOrder = AV_FIELD_PROGRESSIVE
+
+    init(routes: [Int: OutputPlan.StreamRoute] = [:], keepsDisplayMatrix: Bool = false, hdr: HDRMetadata? = nil,
+         fieldOrder: AVFieldOrder = AV_FIELD_PROGRESSIVE) {
+        (self.routes, self.keepsDisplayMatrix, self.hdr, self.fieldOrder) = (routes, keepsDisplayMatrix, hdr, fieldOrder)
+    }
+}
+
 /// Encodes and muxes the output. Everything is written to a temporary file beside the
 /// requested path (`OutputFile`) and moved into place only by `finish()`, so a failure or a
 /// signal never leaves a half-written file at that path.
@@ -18,9 +32,11 @@ final class MediaWriter: @unchecked Sendable {
     private var copiedStreams: [Int: (output: UnsafeMutablePointer<AVStream>, inputTimeBase: AVRational)] = [:]
     /// Input stream index -> AAC re-encoder, for audio the container cannot hold as it is.
     private var transcodedStreams: [Int: AudioTranscoder] = [:]
+    /// Input stream index -> converter, for text subtitles the container takes in another format.
+    private var convertedSubtitles: [Int: SubtitleConverter] = [:]
     private let packet: MediaPacket
-    private var converter: OpaquePointer? // swscale, only when the encoder needs another format
-    private var convertedFrame: MediaFrame?
+    /// Only when the encoder takes another format than the GPU writes.
+    private let repacker: PixelRepacker?
     private var finished = false
     var isFinished: Bool { finished }
     private(set) var framesWritten = 0
@@ -29,24 +45,27 @@ final class MediaWriter: @unchecked Sendable {
     ///   - sourcePixelFormat: the format the pipeline produces (a GPU plane layout).
     ///   - encoderPixelFormat: the format to encode (swscale converts when it differs).
     ///   - color: the colour tags to write.
-    ///   - reader: the input whose timing, orientation, metadata and audio the output keeps;
-    ///     nil for synthesised video (then `frameRate` sets the timing).
+    ///   - reader: the input whose timing, metadata, chapters and other streams the output
+    ///     keeps; nil for synthesised video (then `frameRate` sets the timing).
+    ///   - setup: what happens to those streams, the display matrix, HDR metadata, field order.
     init(path: String, reader: MediaReader?, frameRate: AVRational = AVRational(num: 25, den: 1),
          size: (width: Int, height: Int), sourcePixelFormat: AVPixelFormat,
          encoderPixelFormat chosen: AVPixelFormat, color: ColorDescription, settings: EncoderSettings,
-         commit: CommitPolicy = .replace) throws {
+         setup: WriterSetup = WriterSetup(), commit: CommitPolicy = .replace) throws {
         self.path = path
         file = try OutputFile(path: path, policy: commit)
         if let reader, SameFile.check(path, reader.info.path) {
             throw MediaError.output(path: path, reason: "the output would overwrite the input")
         }
 
-        let (codec, still) = try Self.encoder(for: path, settings: settings)
-        isStillImage = still
+        let container = try OutputContainer(path: path)
+        let codec = try OutputPlan.encoder(for: container, settings: settings)
+        isStillImage = container.isStillImage
         packet = try MediaPacket()
+        repacker = chosen != sourcePixelFormat ? PixelRepacker() : nil
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let allocated = avformat_alloc_output_context2(&context, nil, nil, path)
-        guard allocated >= 0, let context else { throw Self.unknownFormat(path) }
+        let allocated = avformat_alloc_output_context2(&context, container.format, nil, path)
+        guard allocated >= 0, let context else { throw OutputContainer.unknownFormat(path) }
         formatContext = context
         // Every stored property has a value from here on, so a throw below runs deinit,
         // which closes and removes whatever was opened.
@@ -71,6 +90,12 @@ final class MediaWriter: @unchecked Sendable {
         encoder.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.colorSpace))
         encoder.pointee.color_range = color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         encoder.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(color.chromaLocation))
+        encoder.pointee.field_order = setup.fieldOrder
+        if setup.fieldOrder != AV_FIELD_PROGRESSIVE && setup.fieldOrder != AV_FIELD_UNKNOWN && settings.codec == .h264 {
+            // x264 codes the fields (its field order follows each frame's top_field_first);
+            // x265 has no interlaced coding in FFmpeg 5.1, so HEVC keeps the field order as a tag.
+            encoder.pointee.flags |= Int32(AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME)
+        }
         if outputFormat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         }
@@ -81,43 +106,42 @@ final class MediaWriter: @unchecked Sendable {
         if !isStillImage {
             av_opt_set(encoder.pointee.priv_data, "crf", "\(settings.crf)", 0)
             av_opt_set(encoder.pointee.priv_data, "preset", settings.preset, 0)
-            if settings.codec == .hevc { av_opt_set(encoder.pointee.priv_data, "x265-params", "log-level=error", 0) }
+            let x265 = settings.codec == .hevc
+            let parameters = (x265 ? ["log-level=error"] : []) + (setup.hdr?.encoderParameters(x265: x265) ?? [])
+            if !parameters.isEmpty {
+                av_opt_set(encoder.pointee.priv_data, x265 ? "x265-params" : "x264-params", parameters.joined(separator: ":"), 0)
+            }
         }
         let opened = avcodec_open2(encoder, codec, nil)
         guard opened >= 0 else { throw MediaError.encode(ffmpegMessage(opened)) }
-        if chosen != sourcePixelFormat {
-            converter = sws_getContext(Int32(width), Int32(height), sourcePixelFormat, Int32(width), Int32(height), chosen,
-                                       SWS_POINT | SWS_ACCURATE_RND | SWS_BITEXACT, nil, nil, nil)
-            guard converter != nil else { throw MediaError.unsupported("no conversion to \(String(cString: av_get_pix_fmt_name(chosen)))") }
-        }
 
         guard let stream = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
         videoStream = stream
         try Self.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder), path)
+        if codecID == AV_CODEC_ID_HEVC && container.isQuickTime {
+            // hvc1: parameter sets only in the sample entry, the tag Apple's players require.
+            stream.pointee.codecpar.pointee.codec_tag = velvet_fourcc(0x68, 0x76, 0x63, 0x31)
+        }
         stream.pointee.time_base = encoder.pointee.time_base
         stream.pointee.avg_frame_rate = encoder.pointee.framerate
+        if let hdr = setup.hdr { try Self.check(hdr.attach(to: stream), path) }
         if let reader, let input {
-            if !isStillImage { try Self.check(velvet_copy_display_matrix(input, stream), path) }
+            if setup.keepsDisplayMatrix { try Self.check(velvet_copy_display_matrix(input, stream), path) }
             av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
             av_dict_copy(&context.pointee.metadata, reader.formatContext.pointee.metadata, 0)
+            if !isStillImage { try Self.check(velvet_copy_chapters(reader.formatContext, context), path) }
         }
 
-        // Streams copied untouched (audio).
+        // The input's other streams, as the plan routes them.
         if !isStillImage, let reader {
-            for index in reader.copiedStreamIndices {
+            for (index, route) in setup.routes.sorted(by: { $0.key < $1.key }) {
                 let source = reader.formatContext.pointee.streams[index]!
-                let codecID = source.pointee.codecpar.pointee.codec_id
-                guard avformat_query_codec(outputFormat, codecID, FF_COMPLIANCE_NORMAL) == 1 else {
-                    transcodedStreams[index] = try AudioTranscoder(input: source, context: context)
-                    continue
+                switch route {
+                case .copy: copiedStreams[index] = (try Self.addCopy(of: source, to: context, path), source.pointee.time_base)
+                case .reencodeToAAC: transcodedStreams[index] = try AudioTranscoder(input: source, context: context)
+                case .convertSubtitles(let target):
+                    convertedSubtitles[index] = try SubtitleConverter(input: source, target: target, context: context)
                 }
-                guard let copy = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
-                try Self.check(avcodec_parameters_copy(copy.pointee.codecpar, source.pointee.codecpar), path)
-                copy.pointee.codecpar.pointee.codec_tag = 0
-                copy.pointee.time_base = source.pointee.time_base
-                av_dict_copy(&copy.pointee.metadata, source.pointee.metadata, 0)
-                copy.pointee.disposition = source.pointee.disposition
-                copiedStreams[index] = (copy, source.pointee.time_base)
             }
         }
 
@@ -136,22 +160,11 @@ final class MediaWriter: @unchecked Sendable {
 
     deinit {
         if !finished { closeAndRemove() }
-        sws_freeContext(converter)
     }
 
     /// Encodes one frame in `framePixelFormat` with its timestamp in the input's time base.
     func encode(_ frame: MediaFrame) throws {
-        var source = frame
-        if let converter {
-            let converted = try MediaFrame()
-            converted.pointer.pointee.format = encoder!.pointee.pix_fmt.rawValue
-            converted.pointer.pointee.width = frame.pointer.pointee.width
-            converted.pointer.pointee.height = frame.pointer.pointee.height
-            let scaled = sws_scale_frame(converter, converted.pointer, frame.pointer)
-            guard scaled >= 0 else { throw MediaError.encode(ffmpegMessage(scaled)) }
-            converted.pointer.pointee.pts = frame.pointer.pointee.pts
-            source = converted
-        }
+        let source = try repacker?.repack(frame, to: encoder!.pointee.pix_fmt) ?? frame
         // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
         source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         let sent = avcodec_send_frame(encoder, source.pointer)
@@ -164,6 +177,10 @@ final class MediaWriter: @unchecked Sendable {
     func writeCopied(_ copied: MediaPacket, inputStreamIndex: Int) throws {
         if let transcoder = transcodedStreams[inputStreamIndex] {
             try transcoder.transcode(copied, write: writeInterleaved)
+            return
+        }
+        if let converter = convertedSubtitles[inputStreamIndex] {
+            try converter.convert(copied, write: writeInterleaved)
             return
         }
         guard let target = copiedStreams[inputStreamIndex] else { return }
@@ -228,12 +245,14 @@ final class MediaWriter: @unchecked Sendable {
         guard !released else { return }
         released = true
         transcodedStreams.removeAll()
+        convertedSubtitles.removeAll()
         avcodec_free_context(&encoder)
         avformat_free_context(formatContext)
     }
 
     /// The encoder's format: the requested one, else the source's if the encoder takes it,
-    /// else yuv420p (yuv420p10le for deep sources; rgb24/rgba for PNG).
+    /// else yuv420p (yuv420p10le for deep sources) for video, and for stills the one FFmpeg
+    /// ranks least lossy (rgb48be for 16-bit sources in PNG).
     static func encoderPixelFormat(codec: UnsafePointer<AVCodec>, source: AVPixelFormat, requested: String?,
                                    still: Bool) throws -> AVPixelFormat {
         var supported: [AVPixelFormat] = []
@@ -249,32 +268,30 @@ final class MediaWriter: @unchecked Sendable {
             return format
         }
         if supported.contains(source) { return source }
+        if still {
+            let list = supported + [AV_PIX_FMT_NONE]
+            let hasAlpha: Int32 = (av_pix_fmt_desc_get(source)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 ? 1 : 0
+            let best = list.withUnsafeBufferPointer { avcodec_find_best_pix_fmt_of_list($0.baseAddress, source, hasAlpha, nil) }
+            if best != AV_PIX_FMT_NONE { return best }
+        }
         let deep = (av_pix_fmt_desc_get(source)?.pointee.comp.0.depth ?? 8) > 8
-        let hasAlpha = (av_pix_fmt_desc_get(source)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
-        let candidates: [AVPixelFormat] = still
-            ? (hasAlpha ? [AV_PIX_FMT_RGBA, AV_PIX_FMT_RGB24] : [AV_PIX_FMT_RGB24, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ444P])
-            : (deep ? [AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV420P] : [AV_PIX_FMT_YUV420P])
+        let candidates: [AVPixelFormat] = deep ? [AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV420P] : [AV_PIX_FMT_YUV420P]
         guard let format = candidates.first(where: supported.contains) ?? supported.first else {
             throw MediaError.unsupported("\(String(cString: codec.pointee.name)) takes no pixel format we produce")
         }
         return format
     }
 
-    /// The encoder for an output path (by its extension) and whether it is a still image.
-    static func encoder(for path: String, settings: EncoderSettings) throws -> (UnsafePointer<AVCodec>, still: Bool) {
-        guard let format = av_guess_format(nil, path, nil) else { throw unknownFormat(path) }
-        let still = String(cString: format.pointee.name) == "image2"
-        let name: String? = still ? nil : settings.codec.encoderName
-        // image2 picks its codec by extension (.png -> png, .jpg -> mjpeg).
-        let stillCodec = av_guess_codec(format, nil, path, nil, AVMEDIA_TYPE_VIDEO)
-        guard let codec = name.map({ avcodec_find_encoder_by_name($0) }) ?? avcodec_find_encoder(stillCodec) else {
-            throw MediaError.encode("no encoder \(name ?? "") for \(path)")
-        }
-        return (codec, still)
-    }
-
-    private static func unknownFormat(_ path: String) -> MediaError {
-        .output(path: path, reason: "unknown output format '.\(URL(fileURLWithPath: path).pathExtension)' (use .mp4, .mkv, .mov, .png, .jpg, ...)")
+    /// A stream of `context` taking `source`'s packets untouched.
+    private static func addCopy(of source: UnsafeMutablePointer<AVStream>, to context: UnsafeMutablePointer<AVFormatContext>,
+                                _ path: String) throws -> UnsafeMutablePointer<AVStream> {
+        guard let copy = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
+        try check(avcodec_parameters_copy(copy.pointee.codecpar, source.pointee.codecpar), path)
+        copy.pointee.codecpar.pointee.codec_tag = 0
+        copy.pointee.time_base = source.pointee.time_base
+        av_dict_copy(&copy.pointee.metadata, source.pointee.metadata, 0)
+        copy.pointee.disposition = source.pointee.disposition
+        return copy
     }
 
     private static func check(_ code: Int32, _ path: String) throws {

@@ -2,7 +2,8 @@ import CFFmpeg
 import VelvetGPU
 
 /// How a decoded frame's pixel format sits in GPU images: which planes, their formats,
-/// their subsampling and bit depth. Formats not listed go through swscale to RGBA first.
+/// their subsampling and bit depth. Formats not listed are repacked by swscale into the
+/// closest listed one first (`closestReadable`).
 struct VideoPlaneLayout: Equatable {
     enum Kind: Int32 { case planar = 0, semiPlanar = 1, gray = 2, rgba = 3 }
 
@@ -30,7 +31,21 @@ struct VideoPlaneLayout: Equatable {
         return Double((1 << container) - 1) / (Double(1 << shift) * Double((1 << bitDepth) - 1))
     }
 
+    /// Bytes of all planes per pixel of the frame (1.5 for yuv420p).
+    var bytesPerPixel: Double {
+        planes.reduce(0) { $0 + Double($1.bytesPerSample) / Double(1 << ($1.widthShift + $1.heightShift)) }
+    }
+
     static func == (lhs: VideoPlaneLayout, rhs: VideoPlaneLayout) -> Bool { lhs.pixelFormat == rhs.pixelFormat }
+
+    /// Every format the kernels read and write directly, in FFmpeg's order of preference.
+    static let readableFormats: [AVPixelFormat] = [
+        AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P,
+        AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV422P10LE, AV_PIX_FMT_YUV444P10LE,
+        AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV420P16LE,
+        AV_PIX_FMT_YUV422P16LE, AV_PIX_FMT_YUV444P16LE, AV_PIX_FMT_NV12, AV_PIX_FMT_P010LE, AV_PIX_FMT_P016LE,
+        AV_PIX_FMT_GRAY8, AV_PIX_FMT_GRAY10LE, AV_PIX_FMT_GRAY12LE, AV_PIX_FMT_GRAY16LE, AV_PIX_FMT_RGBA, AV_PIX_FMT_RGBA64LE,
+    ]
 
     /// The layout for a pixel format the GPU kernels read directly, or nil.
     init?(_ format: AVPixelFormat) {
@@ -38,6 +53,10 @@ struct VideoPlaneLayout: Equatable {
             [Plane(format: sample, widthShift: 0, heightShift: 0), Plane(format: sample, widthShift: x, heightShift: y),
              Plane(format: sample, widthShift: x, heightShift: y)]
         }
+        func semiPlanar(_ luma: PixelFormat, _ chroma: PixelFormat) -> [Plane] {
+            [Plane(format: luma, widthShift: 0, heightShift: 0), Plane(format: chroma, widthShift: 1, heightShift: 1)]
+        }
+        let single = { (sample: PixelFormat) in [Plane(format: sample, widthShift: 0, heightShift: 0)] }
         pixelFormat = format
         forcesFullRange = false
         shift = 0
@@ -52,19 +71,37 @@ struct VideoPlaneLayout: Equatable {
         case AV_PIX_FMT_YUV420P10LE: kind = .planar; planes = planar(.r16, 1, 1); bitDepth = 10
         case AV_PIX_FMT_YUV422P10LE: kind = .planar; planes = planar(.r16, 1, 0); bitDepth = 10
         case AV_PIX_FMT_YUV444P10LE: kind = .planar; planes = planar(.r16, 0, 0); bitDepth = 10
-        case AV_PIX_FMT_NV12:
-            kind = .semiPlanar
-            planes = [Plane(format: .r8, widthShift: 0, heightShift: 0), Plane(format: .rg8, widthShift: 1, heightShift: 1)]
-        case AV_PIX_FMT_P010LE:
-            kind = .semiPlanar
-            planes = [Plane(format: .r16, widthShift: 0, heightShift: 0), Plane(format: .rg16, widthShift: 1, heightShift: 1)]
-            bitDepth = 10
-            shift = 6
-        case AV_PIX_FMT_GRAY8: kind = .gray; planes = [Plane(format: .r8, widthShift: 0, heightShift: 0)]
-        case AV_PIX_FMT_GRAY10LE: kind = .gray; planes = [Plane(format: .r16, widthShift: 0, heightShift: 0)]; bitDepth = 10
-        case AV_PIX_FMT_RGBA: kind = .rgba; planes = [Plane(format: .rgba8, widthShift: 0, heightShift: 0)]
+        case AV_PIX_FMT_YUV420P12LE: kind = .planar; planes = planar(.r16, 1, 1); bitDepth = 12
+        case AV_PIX_FMT_YUV422P12LE: kind = .planar; planes = planar(.r16, 1, 0); bitDepth = 12
+        case AV_PIX_FMT_YUV444P12LE: kind = .planar; planes = planar(.r16, 0, 0); bitDepth = 12
+        case AV_PIX_FMT_YUV420P16LE: kind = .planar; planes = planar(.r16, 1, 1); bitDepth = 16
+        case AV_PIX_FMT_YUV422P16LE: kind = .planar; planes = planar(.r16, 1, 0); bitDepth = 16
+        case AV_PIX_FMT_YUV444P16LE: kind = .planar; planes = planar(.r16, 0, 0); bitDepth = 16
+        case AV_PIX_FMT_NV12: kind = .semiPlanar; planes = semiPlanar(.r8, .rg8)
+        case AV_PIX_FMT_P010LE: kind = .semiPlanar; planes = semiPlanar(.r16, .rg16); bitDepth = 10; shift = 6
+        case AV_PIX_FMT_P016LE: kind = .semiPlanar; planes = semiPlanar(.r16, .rg16); bitDepth = 16
+        case AV_PIX_FMT_GRAY8: kind = .gray; planes = single(.r8)
+        case AV_PIX_FMT_GRAY10LE: kind = .gray; planes = single(.r16); bitDepth = 10
+        case AV_PIX_FMT_GRAY12LE: kind = .gray; planes = single(.r16); bitDepth = 12
+        case AV_PIX_FMT_GRAY16LE: kind = .gray; planes = single(.r16); bitDepth = 16
+        case AV_PIX_FMT_RGBA: kind = .rgba; planes = single(.rgba8)
+        case AV_PIX_FMT_RGBA64LE: kind = .rgba; planes = single(.rgba16); bitDepth = 16
         default: return nil
         }
+    }
+
+    /// The readable layout that `format` converts to with the least loss (FFmpeg's own
+    /// ranking: depth, chroma resolution, RGB vs YUV): rgb48be -> rgba64le, yuyv422 ->
+    /// yuv422p, yuv420p9le -> yuv420p10le. Alpha is kept only for RGB and grey formats:
+    /// a YUV source with alpha keeps its depth and loses the alpha (video outputs hold none).
+    static func closestReadable(to format: AVPixelFormat) -> VideoPlaneLayout {
+        if let layout = VideoPlaneLayout(format) { return layout }
+        let flags = av_pix_fmt_desc_get(format)?.pointee.flags ?? 0
+        let isYUV = flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && (av_pix_fmt_desc_get(format)?.pointee.nb_components ?? 0) >= 3
+        let keepsAlpha: Int32 = flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 && !isYUV ? 1 : 0
+        let list = readableFormats + [AV_PIX_FMT_NONE]
+        let best = list.withUnsafeBufferPointer { avcodec_find_best_pix_fmt_of_list($0.baseAddress, format, keepsAlpha, nil) }
+        return VideoPlaneLayout(best) ?? VideoPlaneLayout(AV_PIX_FMT_RGBA64LE)!
     }
 
     func planeSize(_ index: Int, width: Int, height: Int) -> (width: Int, height: Int) {

@@ -15,6 +15,8 @@ public struct RenderSummary: Sendable {
     /// largest is the bottleneck. `gpu` includes the CPU's recording and its waits on the
     /// GPU; `encode` includes muxing.
     public var busySeconds: (decode: Double, gpu: Double, encode: Double) = (0, 0, 0)
+    /// What was wrong with an input that was rendered anyway (`RenderOptions.allowTruncated`), one line each.
+    public var warnings: [String] = []
 }
 
 /// Seconds of work, summed; one per thread, so no lock.
@@ -43,31 +45,41 @@ public final class VideoRenderer: @unchecked Sendable {
     ///   - cpuOnly: skip the GPU and hand decoded frames straight to the encoder: a plain FFmpeg
     ///     transcode through the same libraries and threads (the benchmark anchor).
     public func render(input: String, output: String, settings: EncoderSettings = EncoderSettings(),
-                       effect: FrameEffect? = nil, progress: ProgressReporter? = nil,
+                       options: RenderOptions = RenderOptions(), effect: FrameEffect? = nil, progress: ProgressReporter? = nil,
                        cancellation: CancellationFlag = CancellationFlag(), commit: CommitPolicy = .replace,
                        cpuOnly: Bool = false) throws -> RenderSummary {
         let started = Date()
         let reader = try MediaReader(path: input)
+        reader.keepsTruncated = options.allowTruncated
+        // Every refusal comes here, before anything is decoded.
+        let outputPlan = try OutputPlan(reader: reader, output: output, settings: settings, options: options,
+                                        effect: cpuOnly ? nil : effect)
         let decoded = BoundedQueue<Stage>(capacity: 3)
         let processed = BoundedQueue<Stage>(capacity: 3)
         let decodeClock = BusyClock(), gpuClock = BusyClock(), encodeClock = BusyClock()
 
         // Decode thread.
         let decodeThread = Thread {
-            let inputConverter = InputConverter()
+            let repacker = PixelRepacker()
+            var position = 0
             defer { decoded.close() }
             do {
                 while let item = try decodeClock.measure({ try reader.next() }) {
                     if cancellation.isCancelled { return }
                     switch item {
                     case .video(let frame):
-                        let ready = try decodeClock.measure {
-                            VideoPlaneLayout(frame.pixelFormat) == nil ? try inputConverter.toRGBA(frame) : frame
-                        }
+                        defer { position += 1 }
+                        // A still output takes one frame: skip to it (without GPU work), stop after it.
+                        if outputPlan.isStillImage && position < outputPlan.stillFrame { continue }
+                        let ready = try decodeClock.measure { try repacker.readable(frame) }
                         guard decoded.push(.frame(ready)) else { return }
+                        if outputPlan.isStillImage { decoded.push(.end); return }
                     case .packet(let packet, let index):
                         guard decoded.push(.packet(packet, index)) else { return }
                     }
+                }
+                if outputPlan.isStillImage {
+                    throw MediaError.refused(path: input, reason: "--frame \(outputPlan.stillFrame) is past the end (the input has \(position) frame(s))")
                 }
                 decoded.push(.end)
             } catch {
@@ -88,25 +100,29 @@ public final class VideoRenderer: @unchecked Sendable {
                     case .frame(let frame):
                         if cpuOnly {
                             if writerBox.writer == nil {
-                                let (codec, still) = try MediaWriter.encoder(for: output, settings: settings)
-                                let format = try MediaWriter.encoderPixelFormat(codec: codec, source: frame.pixelFormat,
-                                                                                requested: settings.pixelFormat, still: still)
                                 writerBox.open(try MediaWriter(path: output, reader: reader, size: (frame.width, frame.height),
-                                                               sourcePixelFormat: frame.pixelFormat, encoderPixelFormat: format,
+                                                               sourcePixelFormat: frame.pixelFormat,
+                                                               encoderPixelFormat: try outputPlan.encoderPixelFormat(decoded: frame.pixelFormat),
                                                                color: ColorDescription(frame: frame.pointer, layout: VideoPlaneLayout(frame.pixelFormat)),
-                                                               settings: settings, commit: commit))
+                                                               settings: settings, setup: WriterSetup(routes: outputPlan.routes,
+                                                                                                      keepsDisplayMatrix: outputPlan.keepsDisplayMatrix),
+                                                               commit: commit))
                             }
                             frame.pointer.pointee.pts = frame.timestamp
                             guard processed.push(.frame(frame)) else { return }
                             continue
                         }
                         if processor == nil {
-                            let plan = try Self.plan(for: frame, reader: reader, output: output, settings: settings)
+                            let plan = try Self.plan(for: frame, reader: reader, output: outputPlan)
                             processor = try FrameProcessor(context: context, converter: converter, plan: plan)
+                            let setup = WriterSetup(routes: outputPlan.routes, keepsDisplayMatrix: plan.outputOrientation != .identity,
+                                                    hdr: HDRMetadata(stream: reader.videoStream, firstFrame: frame),
+                                                    fieldOrder: frame.fieldOrder(stream: reader.videoStream))
                             writerBox.open(try MediaWriter(path: output, reader: reader, size: plan.outputSize,
                                                            sourcePixelFormat: plan.outputLayout.pixelFormat,
                                                            encoderPixelFormat: plan.encoderPixelFormat,
-                                                           color: plan.outputColor, settings: settings, commit: commit))
+                                                           color: plan.outputColor, settings: settings, setup: setup,
+                                                           commit: commit))
                         }
                         let time = Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base)
                         let result = try gpuClock.measure {
@@ -188,45 +204,37 @@ public final class VideoRenderer: @unchecked Sendable {
         }
         return RenderSummary(frames: frames, seconds: Date().timeIntervalSince(started),
                              gpuMilliseconds: writerBox.timings, input: reader.info,
-                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds))
+                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds), warnings: reader.warnings)
     }
 
     /// Chooses output layout, colour and orientation for the first frame.
-    static func plan(for frame: MediaFrame, reader: MediaReader, output: String, settings: EncoderSettings) throws -> FrameProcessor.Plan {
+    static func plan(for frame: MediaFrame, reader: MediaReader, output: OutputPlan) throws -> FrameProcessor.Plan {
         guard let inputLayout = VideoPlaneLayout(frame.pixelFormat) else {
-            throw MediaError.unsupported("pixel format \(String(cString: av_get_pix_fmt_name(frame.pixelFormat)))")
+            throw MediaError.unsupported("pixel format \(PixelRepacker.name(frame.pixelFormat))")
         }
         let inputColor = ColorDescription(frame: frame.pointer, layout: inputLayout)
         let exif = reader.info.isStillImage ? reader.exifOrientation(of: frame) : nil
         let inputOrientation = exif ?? reader.info.orientation
-        let (codec, still) = try MediaWriter.encoder(for: output, settings: settings)
         // Choose from the format as decoded (rgb24 stays rgb24 even though the GPU reads it as RGBA).
         let decoded = AVPixelFormat(rawValue: reader.videoStream.pointee.codecpar.pointee.format)
-        var encoderFormat = try MediaWriter.encoderPixelFormat(codec: codec, source: decoded == AV_PIX_FMT_NONE ? inputLayout.pixelFormat : decoded,
-                                                               requested: settings.pixelFormat, still: still)
-        if codec.pointee.id == AV_CODEC_ID_MJPEG {
-            // JPEG is full range: the "J" formats.
-            let fullRange: [AVPixelFormat: AVPixelFormat] = [AV_PIX_FMT_YUV420P: AV_PIX_FMT_YUVJ420P,
-                                                             AV_PIX_FMT_YUV422P: AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P: AV_PIX_FMT_YUVJ444P]
-            encoderFormat = fullRange[encoderFormat] ?? encoderFormat
-        }
-        // The GPU writes the encoder's format when it can, else RGBA for swscale (exact for 8-bit RGB).
-        let outputLayout = VideoPlaneLayout(encoderFormat) ?? VideoPlaneLayout(AV_PIX_FMT_RGBA)!
+        let encoderFormat = try output.encoderPixelFormat(decoded: decoded == AV_PIX_FMT_NONE ? inputLayout.pixelFormat : decoded)
+        // The GPU writes the encoder's format when it can, else the closest one for swscale to repack.
+        let outputLayout = VideoPlaneLayout.closestReadable(to: encoderFormat)
         let outputColor: ColorDescription
         if outputLayout.kind == .rgba {
-            outputColor = ColorDescription.rgbToVideo
+            outputColor = inputColor
         } else if inputLayout.kind == .rgba {
-            outputColor = still ? .rgbToJPEG : .rgbToVideo
+            outputColor = output.isStillImage ? .jpeg(fromRGB: inputColor) : .video(fromRGB: inputColor)
         } else {
             var color = inputColor
             if outputLayout.forcesFullRange { color.fullRange = true }
             outputColor = color
         }
-        // Stills are written upright (their encoders keep no orientation tag); videos keep the display matrix.
-        let outputOrientation = still ? Orientation.identity : inputOrientation
+        // The display matrix is kept where the container carries it; anything else (stills,
+        // Matroska, AVI, an EXIF tag, which is no stream matrix) is written upright.
+        let outputOrientation = output.keepsDisplayMatrix && exif == nil ? inputOrientation : .identity
         return FrameProcessor.Plan(inputLayout: inputLayout, outputLayout: outputLayout, encoderPixelFormat: encoderFormat,
-                                   inputColor: inputColor,
-                                   outputColor: outputLayout.kind == .rgba ? inputColor : outputColor,
+                                   inputColor: inputColor, outputColor: outputColor,
                                    inputOrientation: inputOrientation, outputOrientation: outputOrientation,
                                    storedWidth: frame.width, storedHeight: frame.height)
     }

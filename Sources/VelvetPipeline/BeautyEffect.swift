@@ -39,6 +39,10 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         reshape = try ReshapeStage(context: context)
     }
 
+    public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
+    /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory).
+    public var workingBytesPerPixel: Int { 24 }
+
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
         let tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)

@@ -36,6 +36,10 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     private var sides: (GPUImage, GPUImage)?
     private var pending: (index: Int, downloads: [GPUReadback], sizes: [(Int, Int)], faces: [BeautyFace])?
 
+    public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
+    /// Both sides' skin stages (as `BeautyEffect`'s, twice) and the split view.
+    public var workingBytesPerPixel: Int { 56 }
+
     public init(context: GPUContext, a: BeautySettings, b: BeautySettings) throws {
         self.context = context
         self.a = try a.validated()

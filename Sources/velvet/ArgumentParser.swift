@@ -11,7 +11,8 @@ struct ArgumentParser {
     private var flags: Set<String> = []
     private(set) var positional: [String] = []
 
-    static let knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear", "-y", "-n"]
+    static let knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear", "-y", "-n",
+                                          "--allow-truncated"]
 
     init(_ arguments: [String]) throws {
         var index = 0

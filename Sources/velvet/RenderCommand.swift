@@ -12,6 +12,7 @@ enum RenderCommand {
         guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("render needs -o OUTPUT") }
         let settings = try encoderSettings(&arguments)
         let policy = try OverwritePolicy.parse(&arguments)
+        let renderOptions = try Self.renderOptions(&arguments)
         let quiet = arguments.flag("--quiet")
         let json = arguments.flag("--json")
         let request = arguments.value("--device")
@@ -28,8 +29,9 @@ enum RenderCommand {
             try BeautyEffect(context: context, options: try request.options { try LUTLoader.load($0, context: context) })
         }
         let renderer = try VideoRenderer(context: context)
-        let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect,
+        let summary = try renderer.render(input: input, output: output, settings: settings, options: renderOptions, effect: effect,
                                           progress: ProgressReporter(quiet: quiet), commit: policy.commit)
+        for warning in summary.warnings { printError("velvet: warning: \(warning)") }
         if json {
             var stages = summary.gpuMilliseconds
             effect?.stageMilliseconds.forEach { stages[$0.key, default: 0] += $0.value }
@@ -43,6 +45,16 @@ enum RenderCommand {
             print(String(decoding: data, as: UTF8.self))
         }
         try ValidationReport.check(context)
+    }
+
+    /// `--allow-truncated` and `--frame N`.
+    static func renderOptions(_ arguments: inout ArgumentParser) throws -> RenderOptions {
+        var options = RenderOptions(allowTruncated: arguments.flag("--allow-truncated"))
+        if let text = arguments.value("--frame") {
+            guard let frame = Int(text), frame >= 0 else { throw UsageError("--frame must be an integer of 0 or more, got '\(text)'") }
+            options.stillFrame = frame
+        }
+        return options
     }
 
     /// `--codec`, `--crf`, `--preset-x264`, `--pix-fmt` (a name FFmpeg knows; whether the

@@ -86,6 +86,9 @@ private final class MemorySampler: FrameEffect, @unchecked Sendable {
         (self.context, self.every, self.effect) = (context, every, effect)
     }
 
+    var minimumFrameSide: Int { effect.minimumFrameSide }
+    var workingBytesPerPixel: Int { effect.workingBytesPerPixel }
+
     func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         if frame.index % every == 0 {
             samples.append(Sample(frame: frame.index, rss: Self.residentMiB(), gpu: Double(context.memoryBlockBytes) / 1_048_576))

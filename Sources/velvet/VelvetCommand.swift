@@ -16,6 +16,8 @@ enum VelvetCommand {
           --crf N             quality, 0-51 (default 18)
           --preset-x264 NAME  x264/x265 speed preset (default medium)
           --pix-fmt NAME      output pixel format (default: the input's, else yuv420p)
+          --frame N           the frame a still output (.png, .jpg) takes from a video (0 = first)
+          --allow-truncated   keep what decodes of a damaged or truncated input (warns)
           --quiet             no progress line
           --json              print a summary as JSON on stdout (frames, faces, GPU ms per stage
                               summed and per frame, fps)

@@ -6,9 +6,9 @@ import XCTest
 /// partial file beside it).
 final class BadInputTests: XCTestCase {
     private func expectFailure(_ arguments: [String], in scratch: Scratch, output: String, mentions: String, status: Int32? = nil,
-                               file: StaticString = #filePath, line: UInt = #line) throws {
+                               environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws {
         let before = scratch.files
-        let result = try Tool.run(Tool.velvet, arguments)
+        let result = try Tool.run(Tool.velvet, arguments, environment: environment)
         XCTAssertNotEqual(result.status, 0, file: file, line: line)
         if let status { XCTAssertEqual(result.status, status, result.stderr, file: file, line: line) }
         let lines = result.stderr.split(separator: "\n")
@@ -43,6 +43,105 @@ final class BadInputTests: XCTestCase {
             try expectFailure(["render", cut, "-o", scratch.path("out.mp4"), "--no-effects"], in: scratch, output: scratch.path("out.mp4"),
                               mentions: cut)
         }
+    }
+
+    /// Cut at a packet boundary with the index at the front, the file ends like a whole one:
+    /// only the frame count the container declares shows it is short.
+    func testVideoShorterThanItsIndexIsDamaged() throws {
+        let scratch = try Scratch()
+        let whole = scratch.path("whole.mp4"), cut = scratch.path("cut.mp4"), output = scratch.path("out.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "10", "-c:v", "libx264", "-preset", "ultrafast",
+                         "-movflags", "+faststart", whole])
+        let positions = try Tool.probe(whole, "packet=pos").split(separator: "\n").compactMap { Int($0) }
+        XCTAssertEqual(positions.count, 250)
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try data.prefix(positions[100]).write(to: URL(fileURLWithPath: cut))
+        try FileManager.default.removeItem(atPath: whole)
+        try expectFailure(["render", cut, "-o", output, "--no-effects"], in: scratch, output: output, mentions: "declares 250 frames")
+
+        let kept = try Tool.run(Tool.velvet, ["render", cut, "-o", output, "--no-effects", "--allow-truncated", "--preset-x264", "ultrafast"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        let lines = kept.stderr.split(separator: "\n").filter { !$0.hasPrefix("velvet: validation") }
+        XCTAssertEqual(lines.count, 1, "one warning line: \(kept.stderr)")
+        XCTAssertTrue(kept.stderr.hasPrefix("velvet: warning: \(cut) is damaged or truncated after 100 frame(s)"), kept.stderr)
+        XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "100")
+    }
+
+    /// Velvet encodes h264 and hevc; a container that cannot hold them is refused before decoding.
+    func testContainersThatCannotHoldTheVideoAreRefused() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "0.2", "-c:v", "libx264", input])
+        for (name, extra, mentions) in [("x.avi", ["--codec", "hevc"], "avi format cannot hold hevc"),
+                                        ("x.webm", [], "webm format cannot hold h264"), ("x.gif", [], "gif format cannot hold h264"),
+                                        ("x.y4m", [], "yuv4mpegpipe format cannot hold h264"), ("x.exr", [], "OpenEXR holds linear light")] {
+            try expectFailure(["render", input, "-o", scratch.path(name), "--no-effects"] + extra, in: scratch, output: scratch.path(name),
+                              mentions: mentions)
+        }
+    }
+
+    func testVideoToStillNeedsAFrameChoice() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4"), output = scratch.path("out.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "12", "-c:v", "libx264", input])
+        try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output, mentions: "--frame N")
+        try expectFailure(["render", input, "-o", output, "--no-effects", "--frame", "12"], in: scratch, output: output,
+                          mentions: "--frame 12 is past the end (the input has 12 frame(s))")
+    }
+
+    func testSubtitlesTheContainerCannotTakeAreRefused() throws {
+        let scratch = try Scratch()
+        let subtitles = scratch.path("s.srt"), input = scratch.path("in.mkv"), output = scratch.path("out.avi")
+        try "1\n00:00:00,000 --> 00:00:00,500\nHello\n".write(toFile: subtitles, atomically: true, encoding: .utf8)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-i", subtitles, "-map", "0:v", "-map", "1", "-t", "0.5",
+                         "-c:v", "libx264", "-c:s", "srt", input])
+        try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output,
+                          mentions: "input stream #1 (subrip subtitles) cannot go into .avi; write .mkv")
+    }
+
+    func testOddSizeForSubsampledChromaIsRefused() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("odd.png"), output = scratch.path("out.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=162x122", "-vf", "format=rgb24,crop=161:121", "-frames:v", "1", input])
+        try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output,
+                          mentions: "frame size 161x121 cannot be encoded as yuv420p, which needs an even width and height; use --pix-fmt yuv444p")
+    }
+
+    func testTruncatedPNGIsDamaged() throws {
+        let scratch = try Scratch()
+        let whole = scratch.path("whole.png"), cut = scratch.path("cut.png"), output = scratch.path("out.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "1", whole])
+        try Data(contentsOf: URL(fileURLWithPath: whole)).prefix(2000).write(to: URL(fileURLWithPath: cut))
+        try expectFailure(["render", cut, "-o", output, "--no-effects"], in: scratch, output: output,
+                          mentions: "cannot decode \(cut): truncated or damaged image")
+    }
+
+    func testFramesBelowTheTrackerMinimumAreRefused() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("tiny.png"), output = scratch.path("out.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=8x8", "-frames:v", "1", input])
+        try expectFailure(["render", input, "-o", output], in: scratch, output: output,
+                          mentions: "frame size 8x8 is below the face tracker's minimum of 16x16 px (render it with --no-effects)")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"]).status, 0, "no tracker, no minimum")
+    }
+
+    func testFramesNeedingMoreMemoryThanTheLimitAreRefused() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png"), output = scratch.path("out.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=gray:size=2000x2000", "-frames:v", "1", input])
+        try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output,
+                          mentions: "above the limit of 64 MiB; set VELVET_MEMORY_LIMIT=1G to allow it", environment: ["VELVET_MEMORY_LIMIT": "64M"])
+        try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output,
+                          mentions: "VELVET_MEMORY_LIMIT must be a size such as 16G or 512M (or none), got 'lots'",
+                          environment: ["VELVET_MEMORY_LIMIT": "lots"])
+        // The default (8 GiB at most) refuses the largest frame FFmpeg decodes, before the render decodes it.
+        let huge = scratch.path("huge.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=gray:size=16000x16000", "-frames:v", "1", huge])
+        try expectFailure(["render", huge, "-o", output, "--no-effects"], in: scratch, output: output,
+                          mentions: "frame size 16000x16000 needs about")
+        let allowed = scratch.path("allowed.png")
+        let raised = try Tool.run(Tool.velvet, ["render", input, "-o", allowed, "--no-effects"], environment: ["VELVET_MEMORY_LIMIT": "1G"])
+        XCTAssertEqual(raised.status, 0, raised.stderr)
     }
 
     func testAudioOnlyFile() throws {

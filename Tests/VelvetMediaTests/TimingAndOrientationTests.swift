@@ -8,9 +8,10 @@ final class TimingAndOrientationTests: XCTestCase {
         let scratch = try Scratch()
         let input = scratch.path("vfr.mkv"), output = scratch.path("out.mkv")
         // Irregular gaps: 40 ms for 10 frames, then 100 ms, then 15 ms.
+        // (Millisecond time bases throughout: at lavfi's 1/25 the 15 ms gaps collapsed into repeated timestamps.)
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "30",
-                         "-vf", "setpts='(if(lt(N,10),N*0.04,if(lt(N,20),0.4+(N-10)*0.1,1.4+(N-20)*0.015)))/TB'",
-                         "-fps_mode", "passthrough", "-c:v", "libx264", input])
+                         "-vf", "settb=1/1000,setpts='(if(lt(N,10),N*0.04,if(lt(N,20),0.4+(N-10)*0.1,1.4+(N-20)*0.015)))/TB'",
+                         "-fps_mode", "passthrough", "-enc_time_base", "1/1000", "-c:v", "libx264", input])
         let inputTimes = try Tool.probe(input, "frame=pts_time")
         XCTAssertGreaterThan(Set(gaps(inputTimes)).count, 2, "the test clip must really be VFR: \(inputTimes)")
         let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset-x264", "ultrafast", "--no-effects"])
@@ -34,13 +35,21 @@ final class TimingAndOrientationTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try Tool.psnr(output, reference), 50, "stored pixels must equal a plain transcode")
     }
 
-    func testStillOutputFromVideoTakesTheFirstFrame() throws {
+    func testStillOutputFromVideoTakesTheFrameAskedFor() throws {
         let scratch = try Scratch()
-        let input = scratch.path("in.mp4"), output = scratch.path("frame.png")
-        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-t", "1", "-c:v", "libx264", "-crf", "0", input])
-        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"])
+        let input = scratch.path("in.mp4"), output = scratch.path("frame.png"), reference = scratch.path("ref.png")
+        // 4:4:4, so FFmpeg's conversion to RGB is comparable with Velvet's (no chroma upsampling).
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-t", "1", "-pix_fmt", "yuv444p", "-c:v", "libx264",
+                         "-crf", "0", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--frame", "7"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Tool.probe(output, "stream=width,height"), "160,120")
+        try Tool.ffmpeg(["-i", input, "-vf", "select=eq(n\\,7)", "-frames:v", "1", reference])
+        XCTAssertGreaterThan(try Tool.psnr(output, reference), 40, "frame 7, not frame 0")
+        // A one-frame video needs no choice.
+        let single = scratch.path("single.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "1", "-c:v", "libx264", single])
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", single, "-o", scratch.path("single.png"), "--no-effects"]).status, 0)
     }
 
     private func gaps(_ times: String) -> [Int] {

@@ -1,0 +1,97 @@
+import Foundation
+
+/// About how much memory a render of one frame size takes, CPU and GPU, from the frames and
+/// images it keeps: checked before decoding, so a frame too large for the machine is
+/// refused with a reason instead of swapping or being killed. The figures were measured
+/// (docs/RELIABILITY.md, Memory) and err on the large side.
+struct MemoryEstimate {
+    var cpuBytes: Double
+    var gpuBytes: Double
+    var totalBytes: Double { cpuBytes + gpuBytes }
+
+    /// Process, libraries, Vulkan driver and (with effects) the face models.
+    static let baseBytes = 160.0 * 1024 * 1024
+    /// Frames a video render holds besides the encoder's lookahead, each as decoded and as
+    /// written: the decoder's references and threads, the two 3-frame queues, one per stage.
+    static let videoFramesInFlight = 16.0
+    /// x264 keeps about three frames' worth per lookahead frame (its copy, lowres planes, costs).
+    static let bytesPerLookaheadFrame = 3.0
+
+    /// - Parameters:
+    ///   - input, output: the GPU layouts the frames are read from and written to.
+    ///   - repackedBytesPerPixel: the decoder's own frames when they are repacked for the GPU
+    ///     (`PixelRepacker`), else 0.
+    ///   - effectBytesPerPixel: what the effects keep (`FrameEffect.workingBytesPerPixel`);
+    ///     nil without effects.
+    ///   - encoderLookahead: frames the encoder holds before it writes one.
+    init(width: Int, height: Int, input: VideoPlaneLayout, output: VideoPlaneLayout, repackedBytesPerPixel: Double,
+         isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int) {
+        let pixels = Double(width) * Double(height)
+        // Planes in and out with their staging buffers, the working image (rgba16f), and with
+        // effects their result (rgba16f) and their own images.
+        let effects = effectBytesPerPixel.map { 8 + Double($0) } ?? 0
+        gpuBytes = pixels * (2 * input.bytesPerPixel + 8 + 2 * output.bytesPerPixel + effects)
+        let decoded = input.bytesPerPixel + repackedBytesPerPixel
+        let frames = isVideo
+            ? Self.videoFramesInFlight * (decoded + output.bytesPerPixel)
+                + Double(encoderLookahead) * Self.bytesPerLookaheadFrame * output.bytesPerPixel
+            : decoded + 2 * output.bytesPerPixel
+        cpuBytes = Self.baseBytes + pixels * frames
+    }
+
+    /// Frames x264 (and x265, which holds fewer) keeps for its lookahead at each preset.
+    static func lookahead(preset: String) -> Int {
+        ["ultrafast": 0, "superfast": 0, "veryfast": 10, "faster": 20, "fast": 30, "medium": 40,
+         "slow": 50, "slower": 60, "veryslow": 60][preset] ?? 60
+    }
+}
+
+/// The most memory a render may plan to use: VELVET_MEMORY_LIMIT (`16G`, `512M`, `none`),
+/// else 8 GiB or three quarters of the machine's memory, whichever is less.
+struct MemoryLimit {
+    static let variable = "VELVET_MEMORY_LIMIT"
+    static var defaultBytes: Double {
+        min(8 * 0x1p30, 0.75 * Double(ProcessInfo.processInfo.physicalMemory))
+    }
+    /// nil: no limit.
+    let bytes: Double?
+
+    /// Nil when the variable holds no size.
+    init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        guard let text = environment[Self.variable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            bytes = Self.defaultBytes
+            return
+        }
+        if text.lowercased() == "none" { bytes = nil; return }
+        guard let value = Self.parse(text) else { return nil }
+        bytes = value
+    }
+
+    static var malformed: String {
+        "\(variable) must be a size such as 16G or 512M (or none), got '\(ProcessInfo.processInfo.environment[variable] ?? "")'"
+    }
+
+    /// "16G", "512M", "1.5T", "65536K", "123456" (bytes); binary units.
+    static func parse(_ text: String) -> Double? {
+        let units: [Character: Double] = ["K": 0x1p10, "M": 0x1p20, "G": 0x1p30, "T": 0x1p40]
+        var number = text.uppercased()
+        if number.hasSuffix("IB") { number.removeLast(2) } else if number.hasSuffix("B") { number.removeLast() }
+        let scale = number.last.flatMap { units[$0] }
+        if scale != nil { number.removeLast() }
+        guard let value = Double(number), value > 0 else { return nil }
+        return value * (scale ?? 1)
+    }
+
+    /// The reason an estimate is refused, or nil when it fits.
+    func refusal(_ estimate: MemoryEstimate, width: Int, height: Int) -> String? {
+        guard let bytes, estimate.totalBytes > bytes else { return nil }
+        let suggested = Int((estimate.totalBytes / 0x1p30).rounded(.up))
+        return "frame size \(width)x\(height) needs about \(Self.format(estimate.totalBytes)) of memory "
+            + "(\(Self.format(estimate.cpuBytes)) CPU + \(Self.format(estimate.gpuBytes)) GPU), above the limit of "
+            + "\(Self.format(bytes)); set \(Self.variable)=\(suggested)G to allow it"
+    }
+
+    static func format(_ bytes: Double) -> String {
+        bytes >= Double(1 << 30) ? String(format: "%.1f GiB", bytes / Double(1 << 30)) : String(format: "%.0f MiB", bytes / Double(1 << 20))
+    }
+}

@@ -1,0 +1,84 @@
+import CFFmpeg
+import Foundation
+
+/// The output's container (chosen by the path's extension) and what it can hold. Each
+/// answer comes from FFmpeg's muxer itself, asked before anything is decoded.
+struct OutputContainer: @unchecked Sendable {
+    let path: String
+    let format: UnsafePointer<AVOutputFormat>
+    /// The muxer's name (`mp4`, `matroska`, `image2`, ...).
+    let name: String
+
+    init(path: String) throws {
+        guard let format = av_guess_format(nil, path, nil) else { throw Self.unknownFormat(path) }
+        self.path = path
+        self.format = format
+        name = String(cString: format.pointee.name)
+    }
+
+    var isStillImage: Bool { name == "image2" }
+    /// The extension as the user wrote it, for messages (`.avi`).
+    var fileExtension: String { "." + URL(fileURLWithPath: path).pathExtension }
+
+    /// The mov/mp4 family: in FFmpeg 5.1 the only muxer that writes a display matrix, and the
+    /// one whose HEVC tag matters to Apple's players.
+    var isQuickTime: Bool { ["mov", "mp4", "psp", "3gp", "3g2", "ipod", "ismv", "f4v"].contains(name) }
+    var carriesDisplayMatrix: Bool { isQuickTime }
+
+    /// The text subtitle codec this container takes, for subtitles it cannot hold as they are.
+    var textSubtitleCodec: AVCodecID? {
+        if isQuickTime { return AV_CODEC_ID_MOV_TEXT }
+        let codec = format.pointee.subtitle_codec
+        return codec != AV_CODEC_ID_NONE && Self.isTextSubtitle(codec) ? codec : nil
+    }
+
+    /// Whether a stream that Velvet encodes (its extradata not known yet) can go in.
+    func holds(encoded codec: AVCodecID, type: AVMediaType) -> Bool {
+        switch avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) {
+        case 1: return true
+        case 0: return false
+        default:
+            // The muxer keeps no codec list (gif, yuv4mpegpipe, mpegts): let it try the header.
+            guard let parameters = avcodec_parameters_alloc() else { return false }
+            var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
+            defer { avcodec_parameters_free(&owned) }
+            parameters.pointee.codec_type = type
+            parameters.pointee.codec_id = codec
+            return muxerAccepts(parameters)
+        }
+    }
+
+    /// Whether a stream copied from the input can go in as it is. A codec the muxer takes only
+    /// in experimental mode (FLAC in MP4) counts as refused: its header would fail later.
+    func holds(copyOf parameters: UnsafePointer<AVCodecParameters>) -> Bool {
+        avformat_query_codec(format, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) != 0 && muxerAccepts(parameters)
+    }
+
+    /// Sets up a muxer of this format with just `parameters` and writes its header to memory.
+    private func muxerAccepts(_ parameters: UnsafePointer<AVCodecParameters>) -> Bool {
+        var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
+        guard avformat_alloc_output_context2(&allocated, format, nil, nil) >= 0, let context = allocated else { return false }
+        defer {
+            if context.pointee.pb != nil {
+                var buffer: UnsafeMutablePointer<UInt8>? = nil
+                avio_close_dyn_buf(context.pointee.pb, &buffer)
+                av_free(buffer)
+                context.pointee.pb = nil
+            }
+            avformat_free_context(context)
+        }
+        guard let stream = avformat_new_stream(context, nil), avcodec_parameters_copy(stream.pointee.codecpar, parameters) >= 0,
+              avio_open_dyn_buf(&context.pointee.pb) >= 0 else { return false }
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = AVRational(num: 1, den: 90000)
+        return avformat_write_header(context, nil) >= 0
+    }
+
+    static func isTextSubtitle(_ codec: AVCodecID) -> Bool {
+        (avcodec_descriptor_get(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_TEXT_SUB != 0
+    }
+
+    static func unknownFormat(_ path: String) -> MediaError {
+        .output(path: path, reason: "unknown output format '.\(URL(fileURLWithPath: path).pathExtension)' (use .mp4, .mkv, .mov, .png, .jpg, ...)")
+    }
+}

@@ -1,0 +1,181 @@
+import CFFmpeg
+import Foundation
+
+/// How a render treats its input beyond the encoder settings.
+public struct RenderOptions: Sendable, Equatable {
+    /// Keep what decodes of a damaged or truncated input (the render warns) instead of failing.
+    public var allowTruncated = false
+    /// The frame a still output (.png, .jpg) takes from a video input, 0-based.
+    public var stillFrame: Int?
+
+    public init(allowTruncated: Bool = false, stillFrame: Int? = nil) {
+        self.allowTruncated = allowTruncated
+        self.stillFrame = stillFrame
+    }
+}
+
+/// What the output will be, decided from the input's streams before anything is decoded:
+/// container and encoder, where each audio and subtitle stream goes, whether the display
+/// matrix is kept. Every refusal is made here, in one line, so a render that cannot succeed
+/// stops before the work (and before an output file exists).
+/// Immutable once made (its pointers are to FFmpeg's static codec and format tables), so the
+/// render's threads share it.
+struct OutputPlan: @unchecked Sendable {
+    enum StreamRoute: Equatable {
+        case copy
+        case reencodeToAAC
+        case convertSubtitles(to: AVCodecID)
+    }
+
+    let container: OutputContainer
+    let codec: UnsafePointer<AVCodec>
+    let settings: EncoderSettings
+    /// Input stream index -> how it reaches the output; streams not listed are dropped.
+    let routes: [Int: StreamRoute]
+    /// The stream's display matrix can go to the output; otherwise the pixels are turned upright.
+    let keepsDisplayMatrix: Bool
+    /// For a still output: the input frame it takes.
+    let stillFrame: Int
+
+    var isStillImage: Bool { container.isStillImage }
+
+    init(reader: MediaReader, output path: String, settings: EncoderSettings, options: RenderOptions,
+         effect: FrameEffect?) throws {
+        container = try OutputContainer(path: path)
+        self.settings = settings
+        codec = try Self.encoder(for: container, settings: settings)
+        let info = reader.info
+        if codec.pointee.id == AV_CODEC_ID_EXR {
+            throw MediaError.output(path: path, reason: "OpenEXR holds linear light and Velvet writes non-linear R'G'B'; "
+                                    + "use .png or .tiff (16 bits per channel)")
+        }
+        if !container.isStillImage, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) {
+            throw MediaError.output(path: path, reason: "the \(container.name) format cannot hold \(Self.name(codec.pointee.id)) video "
+                                    + "(Velvet encodes h264 and hevc); use .mp4, .mkv or .mov")
+        }
+        stillFrame = try Self.stillFrame(of: info, output: container, options: options)
+        keepsDisplayMatrix = !container.isStillImage && container.carriesDisplayMatrix
+        routes = container.isStillImage ? [:] : try Self.routes(for: reader, into: container)
+
+        let stored = (info.width, info.height)
+        let upright = info.uprightSize
+        let size = keepsDisplayMatrix ? stored : upright
+        if let effect, min(upright.width, upright.height) < effect.minimumFrameSide {
+            throw MediaError.refused(path: info.path, reason: "frame size \(upright.width)x\(upright.height) is below the face tracker's "
+                                     + "minimum of \(effect.minimumFrameSide)x\(effect.minimumFrameSide) px (render it with --no-effects)")
+        }
+        let decoded = AVPixelFormat(rawValue: reader.videoStream.pointee.codecpar.pointee.format)
+        guard decoded != AV_PIX_FMT_NONE else { return } // Known only once a frame decodes; checked no further.
+        let encoderFormat = try encoderPixelFormat(decoded: decoded)
+        if !container.isStillImage {
+            try Self.checkEvenSize(size, format: encoderFormat, mayTurn: info.isStillImage, path: path)
+        }
+        let input = VideoPlaneLayout.closestReadable(to: decoded)
+        let estimate = MemoryEstimate(
+            width: info.width, height: info.height, input: input, output: VideoPlaneLayout.closestReadable(to: encoderFormat),
+            repackedBytesPerPixel: input.pixelFormat == decoded ? 0 : Self.bytesPerPixel(decoded), isVideo: !container.isStillImage,
+            effectBytesPerPixel: effect?.workingBytesPerPixel, encoderLookahead: MemoryEstimate.lookahead(preset: settings.preset))
+        guard let limit = MemoryLimit() else { throw MediaError.refused(path: info.path, reason: MemoryLimit.malformed) }
+        if let reason = limit.refusal(estimate, width: info.width, height: info.height) {
+            throw MediaError.refused(path: info.path, reason: reason)
+        }
+    }
+
+    /// The encoder's pixel format for frames decoded as `decoded`: the requested one, else
+    /// the input's if the encoder takes it, else yuv420p (yuv420p10le for deep video) for
+    /// video and the least lossy one the encoder takes for stills; "J" formats for JPEG.
+    func encoderPixelFormat(decoded: AVPixelFormat) throws -> AVPixelFormat {
+        let format = try MediaWriter.encoderPixelFormat(codec: codec, source: decoded, requested: settings.pixelFormat,
+                                                        still: container.isStillImage)
+        guard codec.pointee.id == AV_CODEC_ID_MJPEG else { return format }
+        let fullRange: [AVPixelFormat: AVPixelFormat] = [AV_PIX_FMT_YUV420P: AV_PIX_FMT_YUVJ420P,
+                                                         AV_PIX_FMT_YUV422P: AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P: AV_PIX_FMT_YUVJ444P]
+        return fullRange[format] ?? format
+    }
+
+    /// The encoder for the container: x264/x265 for video, the image2 muxer's codec for the
+    /// extension of a still (.png -> png, .jpg -> mjpeg).
+    static func encoder(for container: OutputContainer, settings: EncoderSettings) throws -> UnsafePointer<AVCodec> {
+        if container.isStillImage {
+            let id = av_guess_codec(container.format, nil, container.path, nil, AVMEDIA_TYPE_VIDEO)
+            guard let codec = avcodec_find_encoder(id) else {
+                throw MediaError.output(path: container.path, reason: "no encoder for \(container.fileExtension) images")
+            }
+            return codec
+        }
+        guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
+            throw MediaError.encode("\(settings.codec.encoderName) is not in this FFmpeg build")
+        }
+        return codec
+    }
+
+    /// A still output from a video takes one frame: the one asked for, or the only one.
+    private static func stillFrame(of info: MediaInfo, output: OutputContainer, options: RenderOptions) throws -> Int {
+        let frames = info.isStillImage ? 1 : info.declaredLength?.frames
+        guard output.isStillImage else {
+            if options.stillFrame != nil {
+                throw MediaError.output(path: output.path, reason: "--frame picks the frame of a still output (.png, .jpg); this is a video")
+            }
+            return 0
+        }
+        if let chosen = options.stillFrame {
+            if let frames, chosen >= frames {
+                throw MediaError.refused(path: info.path, reason: "--frame \(chosen) is past the end (the input has \(frames) frame(s))")
+            }
+            return chosen
+        }
+        guard frames == 1 else {
+            let count = frames.map { "\($0) frames" } ?? "several frames"
+            throw MediaError.output(path: output.path, reason: "\(info.path) is a video (\(count)) and a \(output.fileExtension) "
+                                    + "holds one picture: pick one with --frame N (0 is the first), or write a video (.mp4)")
+        }
+        return 0
+    }
+
+    /// x264 and x265 drop the last row or column of a 4:2:0 or 4:2:2 frame of odd size, so
+    /// such a size is refused. A still input may yet be turned by its EXIF tag (unknown until
+    /// it is decoded), so then both sides must suit either subsampling.
+    private static func checkEvenSize(_ size: (width: Int, height: Int), format: AVPixelFormat, mayTurn: Bool, path: String) throws {
+        guard let descriptor = av_pix_fmt_desc_get(format) else { return }
+        var needsEven = (width: descriptor.pointee.log2_chroma_w > 0, height: descriptor.pointee.log2_chroma_h > 0)
+        if mayTurn { needsEven = (needsEven.width || needsEven.height, needsEven.width || needsEven.height) }
+        let odd = (needsEven.width && size.width % 2 == 1) || (needsEven.height && size.height % 2 == 1)
+        guard odd else { return }
+        let sides = needsEven.width && needsEven.height ? "an even width and height" : needsEven.width ? "an even width" : "an even height"
+        throw MediaError.output(path: path, reason: "frame size \(size.width)x\(size.height) cannot be encoded as "
+                                + "\(PixelRepacker.name(format)), which needs \(sides); use --pix-fmt yuv444p, "
+                                + "or crop or pad the input to an even size")
+    }
+
+    /// Audio is copied, or re-encoded to AAC where the container cannot hold it; subtitles are
+    /// copied, or converted to the container's text format when they are text; anything else
+    /// the container cannot take is refused, naming the stream.
+    private static func routes(for reader: MediaReader, into container: OutputContainer) throws -> [Int: StreamRoute] {
+        var routes: [Int: StreamRoute] = [:]
+        for index in reader.copiedStreamIndices {
+            let parameters = reader.formatContext.pointee.streams[index]!.pointee.codecpar!
+            let codec = parameters.pointee.codec_id
+            if container.holds(copyOf: parameters) {
+                routes[index] = .copy
+            } else if parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO, container.holds(encoded: AV_CODEC_ID_AAC, type: AVMEDIA_TYPE_AUDIO) {
+                routes[index] = .reencodeToAAC
+            } else if parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE, OutputContainer.isTextSubtitle(codec),
+                      let target = container.textSubtitleCodec {
+                routes[index] = .convertSubtitles(to: target)
+            } else {
+                let kind = parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE ? "subtitles" : "audio"
+                let matroska = try OutputContainer(path: "velvet.mkv")
+                let wayOut = matroska.holds(copyOf: parameters) ? "write .mkv, which holds it" : "remove it first (ffmpeg -map)"
+                throw MediaError.output(path: container.path, reason: "input stream #\(index) (\(name(codec)) \(kind)) cannot go into "
+                                        + "\(container.fileExtension); \(wayOut)")
+            }
+        }
+        return routes
+    }
+
+    static func name(_ codec: AVCodecID) -> String { String(cString: avcodec_get_name(codec)) }
+
+    private static func bytesPerPixel(_ format: AVPixelFormat) -> Double {
+        Double(av_image_get_buffer_size(format, 64, 64, 1)) / (64 * 64)
+    }
+}

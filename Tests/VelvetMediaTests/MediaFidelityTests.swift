@@ -1,0 +1,218 @@
+import Foundation
+import VelvetTestSupport
+import XCTest
+
+/// Nothing silently wrong, nothing lost: what the input holds beyond its pixels (orientation,
+/// depth, colour tags, HDR metadata, field order, subtitles, chapters, audio, timing) reaches
+/// the output, or is made right in the pixels where the container cannot carry it.
+final class MediaFidelityTests: XCTestCase {
+    private func render(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Tool.Result {
+        let result = try Tool.run(Tool.velvet, ["render"] + arguments + ["--preset-x264", "ultrafast", "--quiet"],
+                                  environment: ["VELVET_VALIDATION": "1"])
+        XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)", file: file, line: line)
+        return result
+    }
+
+    /// Grey levels of the first frame (upright: ffmpeg applies a display matrix when there is one).
+    private func grey(_ path: String) throws -> [UInt8] { [UInt8](try Tool.pixels(path, "gray")) }
+
+    // MARK: Orientation
+
+    func testRotationBecomesPixelsWhereTheContainerHasNoDisplayMatrix() throws {
+        let scratch = try Scratch()
+        let plain = scratch.path("plain.mp4"), rotated = scratch.path("rotated.mp4")
+        // A white square in the stored frame's top-left corner.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=black:size=192x108:rate=10", "-vf", "drawbox=x=0:y=0:w=24:h=24:color=white:t=fill",
+                         "-t", "0.5", "-c:v", "libx264", "-crf", "0", plain])
+        try Tool.ffmpeg(["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated])
+        let upright = try grey(rotated) // 108x192, the square at the bottom left
+        XCTAssertEqual(upright.count, 108 * 192)
+        XCTAssertGreaterThan(upright[186 * 108 + 5], 200, "the reference itself: the square shows bottom left")
+        for name in ["out.mkv", "out.avi"] {
+            let output = scratch.path(name)
+            _ = try render([rotated, "-o", output, "--no-effects"])
+            XCTAssertEqual(try Tool.probe(output, "stream=width,height"), "108,192", "\(name) is stored upright")
+            XCTAssertEqual(try Tool.probe(output, "stream_side_data=rotation"), "", "\(name) has no display matrix")
+            let pixels = try grey(output)
+            XCTAssertGreaterThan(pixels[186 * 108 + 5], 200, "\(name): the corner marker sits where players show it")
+            XCTAssertLessThan(pixels[5 * 108 + 5], 50, "\(name): and not in the stored corner")
+            XCTAssertLessThanOrEqual(zip(pixels, upright).map { abs(Int($0) - Int($1)) }.max() ?? 255, 8, name)
+        }
+    }
+
+    func testEXIFOrientedPhotoBecomesAnUprightVideo() throws {
+        let scratch = try Scratch()
+        let plain = scratch.path("plain.jpg"), tagged = scratch.path("tagged.jpg"), output = scratch.path("out.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", "-q:v", "2", plain])
+        var jpeg = try Data(contentsOf: URL(fileURLWithPath: plain))
+        jpeg.insert(contentsOf: ColorConversionTests.exifSegment(orientation: 6), at: 2)
+        try jpeg.write(to: URL(fileURLWithPath: tagged))
+        _ = try render([tagged, "-o", output, "--no-effects", "--crf", "0"])
+        XCTAssertEqual(try Tool.probe(output, "stream=width,height"), "64,96", "orientation 6 turns the picture a quarter")
+        XCTAssertEqual(try Tool.probe(output, "stream_side_data=rotation"), "")
+        let turned = scratch.path("turned.png")
+        try Tool.ffmpeg(["-i", plain, "-vf", "transpose=clock", turned])
+        XCTAssertGreaterThan(try Tool.psnr(output, turned), 35, "the pixels are turned clockwise, as the tag says")
+    }
+
+    // MARK: Depth, colour, HDR
+
+    func testTwelveBitPQVideoKeepsItsTagsDepthAndMasteringMetadata() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("hdr.mkv")
+        let display = "G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)"
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "5", "-pix_fmt", "yuv420p12le",
+                         "-c:v", "libx265", "-x265-params", "log-level=error:hdr10=1:master-display=\(display):max-cll=1000,400",
+                         "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc", input])
+        let tags = "stream=color_primaries,color_transfer,color_space"
+        XCTAssertEqual(try Tool.probe(input, tags), "bt2020nc,smpte2084,bt2020")
+
+        // x264 takes 10 bits at most; Matroska keeps the metadata as stream side data.
+        let mkv = scratch.path("out.mkv")
+        _ = try render([input, "-o", mkv, "--no-effects"])
+        XCTAssertEqual(try Tool.probe(mkv, tags), "bt2020nc,smpte2084,bt2020")
+        XCTAssertEqual(try Tool.probe(mkv, "stream=pix_fmt"), "yuv420p10le")
+        let sideData = try Tool.probe(mkv, "stream_side_data=side_data_type,max_content,max_average,max_luminance")
+        XCTAssertTrue(sideData.contains("Mastering display metadata"), sideData)
+        XCTAssertTrue(sideData.contains("Content light level metadata,1000,400"), sideData)
+
+        // x265 keeps all 12 bits and writes the SEI; MP4 gets hvc1 and the metadata boxes.
+        let mp4 = scratch.path("out.mp4")
+        _ = try render([input, "-o", mp4, "--no-effects", "--codec", "hevc"])
+        XCTAssertEqual(try Tool.probe(mp4, "stream=codec_tag_string,pix_fmt"), "hvc1,yuv420p12le")
+        XCTAssertEqual(try Tool.probe(mp4, tags), "bt2020nc,smpte2084,bt2020")
+        let frameSideData = try Tool.run("ffprobe", ["-v", "error", "-show_frames", "-read_intervals", "%+#1", mp4]).stdout
+        XCTAssertTrue(frameSideData.contains("side_data_type=Mastering display metadata"), "SEI in the HEVC stream")
+        XCTAssertTrue(frameSideData.contains("max_content=1000"))
+    }
+
+    func testSixteenBitPNGRoundTripsAtSixteenBits() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("deep.png")
+        // A smooth 16-bit ramp: an 8-bit path would leave at most 256 levels.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "nullsrc=size=512x16,format=rgb48le,geq=r='X*128':g='32768':b='65535-X*128'",
+                         "-frames:v", "1", "-pix_fmt", "rgb48be", input])
+        let original = try samples(input)
+        XCTAssertGreaterThan(Set(original).count, 500, "the test image holds 16-bit levels")
+        for (name, effects) in [("plain.png", ["--no-effects"]), ("effects.png", [])] { // no face: the effects change nothing
+            let output = scratch.path(name)
+            _ = try render([input, "-o", output] + effects)
+            XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt"), "rgb48be", name)
+            let worst = zip(try samples(output), original).map { abs(Int($0) - Int($1)) }.max() ?? .max
+            XCTAssertLessThanOrEqual(worst, 65535 / 4096, "\(name): within 1/4096")
+        }
+    }
+
+    /// 16-bit samples of the first frame.
+    private func samples(_ path: String) throws -> [UInt16] {
+        let data = try Tool.pixels(path, "rgb48le")
+        return data.withUnsafeBytes { raw in (0..<(raw.count / 2)).map { raw.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self) } }
+    }
+
+    /// Formats the kernels do not read (12-bit 4:4:4, ProRes 4444 with alpha, planar RGB)
+    /// are repacked, not converted: their depth and tags reach the output.
+    func testFormatsTheGPUDoesNotReadKeepDepthAndColour() throws {
+        let scratch = try Scratch()
+        let cases: [(file: String, arguments: [String], tags: String, reference: String)] = [
+            ("deep.mkv", ["-pix_fmt", "yuv444p12le", "-c:v", "ffv1", "-colorspace", "bt709", "-color_primaries", "bt709",
+                          "-color_trc", "bt709"], "bt709,bt709,bt709", "null"),
+            ("prores.mov", ["-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le"], "", "null"),
+            // RGB becomes BT.709 YUV, tagged so.
+            ("planar-rgb.mkv", ["-pix_fmt", "gbrp10le", "-c:v", "ffv1", "-color_primaries", "bt709", "-color_trc", "bt709"],
+             "bt709,bt709,bt709", "scale=out_color_matrix=bt709:flags=accurate_rnd"),
+        ]
+        for item in cases {
+            let input = scratch.path(item.file), output = scratch.path("out-\(item.file).mkv"), reference = scratch.path("ref-\(item.file).mkv")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "3"] + item.arguments + [input])
+            _ = try render([input, "-o", output, "--no-effects", "--crf", "4"])
+            XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt"), "yuv420p10le", "\(item.file): deep input stays deep")
+            if !item.tags.isEmpty {
+                XCTAssertEqual(try Tool.probe(output, "stream=color_space,color_transfer,color_primaries"), item.tags, item.file)
+            }
+            // Against FFmpeg's own conversion (luma: the chroma filters differ).
+            try Tool.ffmpeg(["-i", input, "-vf", item.reference, "-pix_fmt", "yuv420p10le",
+                             "-c:v", "libx264", "-crf", "4", "-preset", "ultrafast", reference])
+            XCTAssertGreaterThan(try lumaPSNR(output, reference), 45, item.file)
+        }
+    }
+
+    private func lumaPSNR(_ a: String, _ b: String) throws -> Double {
+        let result = try Tool.run("ffmpeg", ["-hide_banner", "-i", a, "-i", b, "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"])
+        guard let range = result.stderr.range(of: "PSNR y:") else { return -1 }
+        return Double(result.stderr[range.upperBound...].prefix { !$0.isWhitespace }) ?? -1
+    }
+
+    // MARK: Structure: field order, subtitles, chapters, audio, timestamps
+
+    func testInterlacedInputStaysInterlaced() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("interlaced.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "6", "-flags", "+ildct+ilme", "-top", "1",
+                         "-c:v", "libx264", "-x264-params", "tff=1", input])
+        XCTAssertEqual(try Tool.probe(input, "stream=field_order"), "tt")
+        for (name, codec) in [("out.mkv", "h264"), ("out.mp4", "h264"), ("hevc.mkv", "hevc")] {
+            let output = scratch.path(name)
+            _ = try render([input, "-o", output, "--no-effects", "--codec", codec])
+            XCTAssertEqual(try Tool.probe(output, "stream=field_order"), "tt", name)
+        }
+    }
+
+    func testSubtitlesAndChaptersAreKept() throws {
+        let scratch = try Scratch()
+        let subtitles = scratch.path("s.srt"), chapters = scratch.path("chapters.txt"), input = scratch.path("in.mkv")
+        try "1\n00:00:00,000 --> 00:00:00,500\nHello\n\n2\n00:00:00,500 --> 00:00:00,900\nWorld\n"
+            .write(toFile: subtitles, atomically: true, encoding: .utf8)
+        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=500\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=500\nEND=1000\ntitle=Two\n"
+            .write(toFile: chapters, atomically: true, encoding: .utf8)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-i", subtitles, "-i", chapters, "-map", "0:v", "-map", "1",
+                         "-map_chapters", "2", "-t", "1", "-c:v", "libx264", "-c:s", "srt", input])
+        for (name, codec) in [("out.mkv", "subrip"), ("out.mp4", "mov_text"), ("out.mov", "mov_text")] {
+            let output = scratch.path(name)
+            _ = try render([input, "-o", output, "--no-effects"])
+            XCTAssertEqual(try Tool.probe(output, "stream=codec_name", stream: "s"), codec, name)
+            XCTAssertEqual(try Tool.probe(output, "chapter=start_time,end_time", stream: "v"), "0.000000,0.500000\n0.500000,1.000000", name)
+            let text = try Tool.run("ffmpeg", ["-v", "error", "-i", output, "-map", "0:s", "-f", "srt", "-"]).stdout
+            XCTAssertTrue(text.contains("00:00:00,500 --> 00:00:00,900\nWorld"), "\(name): the events and their timing: \(text)")
+        }
+    }
+
+    func testAudioTheMuxerTakesOnlyExperimentallyIsReencoded() throws {
+        let scratch = try Scratch()
+        for (codec, outputs) in [("flac", ["mp4", "mov"]), ("libopus", ["mov"])] {
+            let input = scratch.path("\(codec).mkv")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=sample_rate=48000",
+                             "-t", "1", "-c:v", "libx264", "-c:a", codec, input])
+            for container in outputs {
+                let output = scratch.path("\(codec).\(container)")
+                _ = try render([input, "-o", output, "--no-effects"])
+                XCTAssertEqual(try Tool.probe(output, "stream=codec_name", stream: "a"), "aac", "\(codec) in .\(container)")
+            }
+        }
+    }
+
+    func testStreamsWithoutTimestampsGetThemFromTheFrameRate() throws {
+        let scratch = try Scratch()
+        let cases: [(file: String, arguments: [String], frames: Int)] = [
+            ("raw.h264", ["-c:v", "libx264"], 10),
+            ("raw.hevc", ["-c:v", "libx265", "-x265-params", "log-level=error"], 10),
+            ("program.mpg", ["-c:v", "libx264", "-f", "mpeg"], 30), // H.264 in MPEG-PS: some frames have no pts
+        ]
+        for item in cases {
+            let input = scratch.path(item.file), output = scratch.path("out-\(item.file).mp4")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "\(item.frames)"] + item.arguments + [input])
+            _ = try render([input, "-o", output, "--no-effects"])
+            let times = try Tool.probe(output, "frame=pts_time").split(separator: "\n").compactMap { Double($0) }
+            XCTAssertEqual(times.count, item.frames, item.file)
+            XCTAssertEqual(zip(times.dropFirst(), times).map { $0 - $1 }.map { ($0 * 1000).rounded() }, Array(repeating: 40, count: item.frames - 1),
+                           "\(item.file): one frame at 25 fps apart")
+        }
+    }
+
+    func testOddSizeRendersWithAFullChromaFormat() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("odd.png"), output = scratch.path("odd.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=162x122", "-vf", "format=rgb24,crop=161:121", "-frames:v", "1", input])
+        _ = try render([input, "-o", output, "--no-effects", "--pix-fmt", "yuv444p"])
+        XCTAssertEqual(try Tool.probe(output, "stream=width,height,pix_fmt"), "161,121,yuv444p", "no row or column lost")
+    }
+}
