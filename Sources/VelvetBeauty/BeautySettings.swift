@@ -82,6 +82,9 @@ public struct BeautySettings: Sendable, Equatable {
     /// Frequency separation: luma difference between smoothed and original low layer at which
     /// the change fades out (keeps shadow edges), 0.01...1.
     public var guardRange: Float = 0.25
+    /// Both methods: the half-width (face sizes, 0...0.5; 0 turns it off) of the patches of
+    /// skin whose mean the smoothing may not change, so the skin keeps its tone (`ToneKeeping`).
+    public var toneRadius: Float = 0.06
     /// Both methods: share of the smoothing's colour change applied (its luma change always
     /// is), 0...1; below 1 the skin keeps its regional colour while its tone evens out.
     public var chromaSmoothing: Float = 0.15
@@ -146,6 +149,7 @@ public struct BeautySettings: Sendable, Equatable {
         try check("lowPassSigma", lowPassSigma, 0.005...0.3)
         try check("detail", detail, 0...2)
         try check("guardRange", guardRange, 0.01...1)
+        try check("toneRadius", toneRadius, 0...0.5)
         try check("chromaSmoothing", chromaSmoothing, 0...1)
         try check("spotRemoval", spotRemoval, 0...1)
         try check("spotFineRadius", spotFineRadius, 0.001...0.1)

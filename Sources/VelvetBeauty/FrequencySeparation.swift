@@ -74,7 +74,8 @@ final class FrequencySeparation {
         push.ivec2(Int32(lw), Int32(lh))
         push.int(Int32(scale))
         push.vec2(inverse.0, inverse.1)
-        recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(sums)],
+        recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear),
+                                       .sampledImage(source, .nearest), .storageImage(sums)],
                           push: push, covering: lw, lh)
         try blurs.record(on: recorder, source: sums, destination: blurred, scratch: scratch, sigma: lowSigma / Float(scale))
 

@@ -84,6 +84,7 @@ public final class SkinPipeline {
     private let dummy: GPUImage
     fileprivate let ownedCopy: ComputeKernel
     private let strengthFit: StrengthFit
+    private let toneKeeping: ToneKeeping
     private let zeroGains: GPUBuffer
 
     public init(context: GPUContext) throws {
@@ -99,6 +100,7 @@ public final class SkinPipeline {
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .r16f)
         ownedCopy = try ComputeKernel(context: context, source: KernelLibrary.beautyOwnedCopy)
         strengthFit = try StrengthFit(context: context, pool: pool)
+        toneKeeping = try ToneKeeping(context: context, pool: pool)
         zeroGains = try GPUBuffer(context: context, size: 64)
     }
 
@@ -176,6 +178,8 @@ public final class SkinPipeline {
                         try frequencySeparation.record(on: recorder, source: spotFixed, mask: maskImage, destination: destination,
                                                        region: area, faceSize: faceSize, settings: settings)
                     }
+                    try toneKeeping.record(on: recorder, processed: destination, start: spotFixed, mask: maskImage, region: area,
+                                           faceSize: faceSize, settings: settings)
                     wrote = true
                 }
                 if wrote { smoothed = target }
