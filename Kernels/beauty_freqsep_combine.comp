@@ -23,6 +23,7 @@ layout(push_constant) uniform Parameters {
     float detail;      // high-layer gain: 1 keeps all texture
     float guardFactor; // -1 / (2 guardRange^2)
     float chroma;      // share of the low layer's colour (not luma) change that is applied
+    vec2 inverseGrid;  // 1 / (the low-pass grid's size x its factor): frame pixels to its coordinates
 } parameters;
 
 void main() {
@@ -38,7 +39,7 @@ void main() {
     }
     vec4 baseSums = texelFetch(base, pixel, 0);
     vec3 low = baseSums.a > 1e-4 ? baseSums.rgb / baseSums.a : original.rgb;
-    vec4 sums = texture(smoothed, uv);
+    vec4 sums = texture(smoothed, (vec2(pixel) + 0.5) * parameters.inverseGrid);
     vec3 smoothLow = sums.a > 1e-4 ? sums.rgb / sums.a : low;
     float difference = beautyLuma(smoothLow) - beautyLuma(low);
     float guard = exp(difference * difference * parameters.guardFactor);

@@ -18,7 +18,7 @@
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
-const int HEADER_STRIDE = 8;
+const int HEADER_STRIDE = 9;
 const int POLYGON_STRIDE = 8;
 const int ROLE_OVAL = 0;
 const int ROLE_HOLE = 1;
@@ -121,8 +121,16 @@ void main() {
                 if (own) {
                     vec2 centre = vec2(faceValue(slot, 0), faceValue(slot, 1));
                     float gradient = 1.0 - smoothstep(faceValue(slot, 2), faceValue(slot, 3), length(p - centre));
-                    float person = smoothstep(parameters.personRamp.x, parameters.personRamp.y,
-                                              texture(personBlurred, p / parameters.frameSize).r);
+                    // Nothing farther out than the limit beyond the oval (polygon 0): the
+                    // radial gradient would reach past it on a face seen from the side.
+                    float outside = facePolygonDistance(p, slot, int(faceValue(slot, HEADER_STRIDE)),
+                                                        int(faceValue(slot, HEADER_STRIDE + 1)));
+                    float limit = faceValue(slot, 8);
+                    gradient *= 1.0 - smoothstep(limit - 2.0 * feather, limit, outside);
+                    // The mesh's own oval counts as person: segmentation (a selfie model) can
+                    // miss small and distant people, but not remove a face the mesh found.
+                    float person = max(smoothstep(parameters.personRamp.x, parameters.personRamp.y,
+                                                  texture(personBlurred, p / parameters.frameSize).r), oval);
                     candidate = gradient * person;
                     zone = (zoneSum + max(0.0, 1.0 - zoneWeight) * parameters.elsewhere) / max(1.0, zoneWeight);
                 }

@@ -16,6 +16,7 @@ layout(push_constant) uniform Parameters {
     ivec2 origin;
     ivec2 size;
     vec2 inverseFrame;
+    vec2 inverseGrid;  // 1 / (the change grid's size x its factor): frame pixels to its coordinates
 } parameters;
 
 void main() {
@@ -24,7 +25,7 @@ void main() {
         return;
     }
     vec2 uv = (vec2(pixel) + 0.5) * parameters.inverseFrame;
-    vec4 sums = texture(change, uv);
+    vec4 sums = texture(change, (vec2(pixel) + 0.5) * parameters.inverseGrid);
     if (texture(mask, uv).r <= 0.0 || sums.a <= 1e-4) {
         return;
     }

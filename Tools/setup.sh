@@ -5,7 +5,8 @@
 #   Tools/setup.sh --python   also the benchmark anchors: .venv (OpenCV with contrib, LiteRT, numpy) and
 #                             .venv-mediapipe (mediapipe 0.10.21, which needs numpy < 2)
 #   Tools/setup.sh --models   also MediaPipe's face models (Tools/fetch-models.sh)
-#   Tools/setup.sh --assets   also the test photos and video (Tools/fetch-test-assets.sh, fetch-test-video.sh)
+#   Tools/setup.sh --assets   also the test photos and video (Tools/fetch-test-assets.sh, fetch-test-photos.sh,
+#                             fetch-test-video.sh)
 #   Tools/setup.sh --browser  also headless Chromium (the A/B report test opens the report in it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,5 +76,6 @@ fi
 
 if [ "$want_assets" -eq 1 ]; then
     Tools/fetch-test-assets.sh
+    Tools/fetch-test-photos.sh
     Tools/fetch-test-video.sh
 fi

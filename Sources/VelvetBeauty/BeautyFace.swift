@@ -37,6 +37,10 @@ public struct BeautyFace: Sendable, Equatable {
     /// Centre of the face-oval bounding box.
     public var centre: SIMD2<Float> { (ovalBounds.min + ovalBounds.max) * 0.5 }
 
+    /// No stage changes a pixel farther than this many inter-ocular distances outside the
+    /// face oval (quality metric M3 checks everything beyond 1 IOD stays bit-exact).
+    public static let reachBeyondOval: Float = 0.9
+
     /// Distance between the outer eye corners (mesh points 33 and 263).
     public var interOcularDistance: Float {
         let corners = MeshRegion.outerEyeCorners

@@ -86,6 +86,8 @@ final class FrequencySeparation {
         combinePush.float(settings.detail)
         combinePush.float(-1 / (2 * settings.guardRange * settings.guardRange))
         combinePush.float(settings.chromaSmoothing)
+        // The grid spans scale x its size frame pixels, a little more than the frame.
+        combinePush.vec2(1 / Float(lw * scale), 1 / Float(lh * scale))
         recorder.dispatch(combine, [.sampledImage(source, .nearest), .sampledImage(base, .nearest),
                                     .sampledImage(blurred, .linear), .sampledImage(mask, .linear), .storageImage(destination)],
                           push: combinePush, covering: region.width, region.height)

@@ -66,7 +66,7 @@ public struct ReshapeField: Sendable {
     }
 
     private static func terms(for face: BeautyFace, settings: ReshapeSettings) -> FaceTerms {
-        let rho = slimRadius * face.faceSize
+        let rho = min(slimRadius * face.faceSize, BeautyFace.reachBeyondOval * face.interOcularDistance)
         let oval = face.polygon(.faceOval)
         var low = face.ovalBounds.min - rho, high = face.ovalBounds.max + rho
         var eyes: [Eye] = []

@@ -7,12 +7,13 @@ import VelvetFace
 ///
 /// Buffer: a directory of `directoryStride` floats per face (block start, block length,
 /// two spare, reach box x0 y0 x1 y1), then one block per face: a `headerStride`-float
-/// header (centre, gradient radii, feathers, polygon count, face size), `polygonStride`
+/// header (centre, gradient radii, feathers, polygon count, face size, the farthest reach
+/// beyond the oval), `polygonStride`
 /// floats per polygon (vertex offset within the block, vertex count, role, zone
 /// strength, bounding box), then the vertices. Holes come grown as the settings say.
 struct SkinMaskGeometry {
     static let directoryStride = 8
-    static let headerStride = 8
+    static let headerStride = 9
     static let polygonStride = 8
 
     enum Role: Float { case oval = 0, hole = 1, exclusion = 2, zone = 3 }
@@ -41,8 +42,11 @@ struct SkinMaskGeometry {
         for face in sorted {
             let size = face.faceSize
             let outer = mask.outerRadius * size
-            let low = pointwiseMin(face.centre - outer, face.ovalBounds.min - mask.feather * size)
-            let high = pointwiseMax(face.centre + outer, face.ovalBounds.max + mask.feather * size)
+            let limit = BeautyFace.reachBeyondOval * face.interOcularDistance
+            let low = pointwiseMax(pointwiseMin(face.centre - outer, face.ovalBounds.min - mask.feather * size),
+                                   face.ovalBounds.min - limit)
+            let high = pointwiseMin(pointwiseMax(face.centre + outer, face.ovalBounds.max + mask.feather * size),
+                                    face.ovalBounds.max + limit)
             let entries: [(Role, Float, [SIMD2<Float>])] = [
                 (.oval, 0, face.polygon(.faceOval)),
                 (.hole, 0, face.polygon(.rightEye, grownBy: mask.eyeGrowth)),
@@ -59,7 +63,7 @@ struct SkinMaskGeometry {
             ].map { (.zone, $0.1, face.polygon($0.0)) }
 
             var block: [Float] = [face.centre.x, face.centre.y, mask.innerRadius * size, outer, mask.feather * size,
-                                  mask.zoneFeather * size, Float(entries.count), size]
+                                  mask.zoneFeather * size, Float(entries.count), size, limit]
             var vertexOffset = Self.headerStride + entries.count * Self.polygonStride
             var vertices: [Float] = []
             for (role, strength, points) in entries {

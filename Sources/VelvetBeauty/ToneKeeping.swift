@@ -57,6 +57,7 @@ final class ToneKeeping {
         correctPush.ivec2(Int32(region.x), Int32(region.y))
         correctPush.ivec2(Int32(region.width), Int32(region.height))
         correctPush.vec2(inverse.0, inverse.1)
+        correctPush.vec2(1 / Float(lw * scale), 1 / Float(lh * scale))
         recorder.dispatch(correct, [.sampledImage(blurred, .linear), .sampledImage(mask, .linear), .storageImage(processed)],
                           push: correctPush, covering: region.width, region.height)
     }
