@@ -74,7 +74,7 @@ public struct BeautySettings: Sendable, Equatable {
     /// Bilateral range sigma on luma (0.01...0.5).
     public var rangeSigma: Float = 0.3
     /// Frequency separation: sigma of the small Gaussian that splits low from high (0.001...0.05 face sizes).
-    public var baseSigma: Float = 0.006
+    public var baseSigma: Float = 0.008
     /// Frequency separation: sigma of the mask-aware low-pass that smooths the low layer (0.005...0.3 face sizes).
     public var lowPassSigma: Float = 0.035
     /// Frequency separation: gain of the high layer (pores, grain), 0...2; 1 keeps it all.
