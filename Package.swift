@@ -35,6 +35,7 @@ let package = Package(
         .testTarget(name: "VelvetNNTests", dependencies: ["VelvetNN", "VelvetTestSupport"]),
         .testTarget(name: "VelvetFaceTests", dependencies: ["VelvetFace", "VelvetMedia", "VelvetTestSupport"]),
         .testTarget(name: "VelvetBeautyTests", dependencies: ["VelvetBeauty", "VelvetTestSupport"]),
-        .testTarget(name: "VelvetPipelineTests", dependencies: ["VelvetPipeline", "VelvetMedia", "VelvetTestSupport"]),
+        .testTarget(name: "VelvetPipelineTests", dependencies: ["VelvetPipeline", "VelvetMedia", "VelvetFace", "VelvetBeauty",
+                                                             "VelvetTestSupport"]),
     ]
 )

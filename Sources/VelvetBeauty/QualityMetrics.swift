@@ -122,6 +122,25 @@ public enum QualityMetrics {
         return counted == 0 ? nil : worst
     }
 
+    /// M16: how many of the faces present (their true boxes) a face was found for: a found
+    /// face counts for the first unclaimed true box its landmark box's centre lies in.
+    /// Returns the matches as (true index, found index) and the count found / present.
+    public static func facesFound(found: [FaceBox], present: [FaceBox]) -> (matches: [(truth: Int, found: Int)], found: Int, present: Int) {
+        var claimed = Set<Int>()
+        var matches: [(truth: Int, found: Int)] = []
+        for (index, box) in found.enumerated() {
+            let centre = box.centre
+            guard let truth = present.indices.first(where: { candidate in
+                !claimed.contains(candidate) && centre.x >= present[candidate].x && centre.y >= present[candidate].y
+                    && centre.x <= present[candidate].x + present[candidate].width
+                    && centre.y <= present[candidate].y + present[candidate].height
+            }) else { continue }
+            claimed.insert(truth)
+            matches.append((truth, index))
+        }
+        return (matches, matches.count, present.count)
+    }
+
     static func meanLab(_ image: RGBImage, where inside: [Bool]) -> SIMD3<Double>? {
         var total = SIMD3<Double>.zero, count = 0
         for i in 0..<inside.count where inside[i] {

@@ -29,20 +29,27 @@ public struct DetectionPolicy: Sendable, Equatable {
 
     /// The tiles of a `width` x `height` frame, coarsest level first.
     public func tiles(width: Int, height: Int) -> [DetectionView] {
+        levels(width: width, height: height).flatMap { $0 }
+    }
+
+    /// Each level's tiles, coarsest first, as many levels as `maximumTiles` allows.
+    func levels(width: Int, height: Int, quarterTurns: Int = 0) -> [[DetectionView]] {
         var levels: [[DetectionView]] = []
         var side = Float(max(width, height)) / 2
+        var count = 0
         while Self.fullRangeReach * side * 2 > minimumFaceSize {
-            levels.append(Self.tiles(side: side, width: width, height: height))
+            let level = Self.tiles(side: side, width: width, height: height, quarterTurns: quarterTurns)
+            guard count + level.count <= maximumTiles else { break }
+            levels.append(level)
+            count += level.count
             side /= 2
         }
-        var kept: [DetectionView] = []
-        for level in levels where kept.count + level.count <= maximumTiles { kept += level }
-        return kept
+        return levels
     }
 
     /// Squares of side `side` covering the frame with the overlap, the last of each row
     /// and column flush with the frame's edge.
-    static func tiles(side: Float, width: Int, height: Int) -> [DetectionView] {
+    static func tiles(side: Float, width: Int, height: Int, quarterTurns: Int = 0) -> [DetectionView] {
         let stride = side * (1 - tileOverlap)
         func starts(_ length: Int) -> [Float] {
             let span = Float(length) - side
@@ -51,12 +58,31 @@ public struct DetectionPolicy: Sendable, Equatable {
             return (0..<count).map { span * Float($0) / Float(count - 1) }
         }
         return starts(height).flatMap { y in
-            starts(width).map { x in DetectionView.tile(x: x, y: y, side: side, width: width, height: height) }
+            starts(width).map { x in
+                DetectionView.tile(x: x, y: y, side: side, width: width, height: height, quarterTurns: quarterTurns)
+            }
         }
     }
 
-    /// The frame letterboxed and turned by 90, 180 and 270 degrees.
-    static func rotations(width: Int, height: Int) -> [DetectionView] {
-        (1...3).map { DetectionView.letterbox(width: width, height: height, quarterTurns: $0) }
+    /// One turned search: the frame turned by `turns` quarter turns clockwise, letterboxed
+    /// whole (`level` nil, both models) or as the tiles of one level (full range).
+    struct TurnedLevel: Hashable {
+        var turns: Int
+        var level: Int?
+    }
+
+    /// The turned searches for `turns`: the whole frame and the coarsest tile level, and with
+    /// `coarsestOnly` false every finer level too.
+    func turnedLevels(width: Int, height: Int, turns: [Int], coarsestOnly: Bool) -> [TurnedLevel] {
+        let count = levels(width: width, height: height).count
+        return turns.flatMap { turn in
+            [TurnedLevel(turns: turn, level: nil)] + (0..<(coarsestOnly ? min(count, 1) : count)).map { TurnedLevel(turns: turn, level: $0) }
+        }
+    }
+
+    /// The views of one turned search.
+    func views(of search: TurnedLevel, width: Int, height: Int) -> [DetectionView] {
+        guard let level = search.level else { return [.letterbox(width: width, height: height, quarterTurns: search.turns)] }
+        return levels(width: width, height: height, quarterTurns: search.turns)[level]
     }
 }

@@ -25,11 +25,19 @@ public struct DetectionView: Sendable, Equatable {
                                              rotation: Float(quarterTurns % 4) * .pi / 2))
     }
 
-    /// An upright tile with its top-left corner at (x, y).
-    public static func tile(x: Float, y: Float, side: Float, width: Int, height: Int) -> DetectionView {
+    /// A tile: the square of side `side` with its top-left corner at (x, y), turned
+    /// clockwise by `quarterTurns` x 90 degrees about its centre. An edge is cut where it
+    /// lies inside the frame (its midpoint is more than half a pixel from the frame's edge).
+    public static func tile(x: Float, y: Float, side: Float, width: Int, height: Int, quarterTurns: Int = 0) -> DetectionView {
+        var view = DetectionView(square: FaceROI(centre: SIMD2(x + side / 2, y + side / 2), side: side,
+                                                 rotation: Float(quarterTurns % 4) * .pi / 2))
         let slack: Float = 0.5
-        return DetectionView(square: FaceROI(centre: SIMD2(x + side / 2, y + side / 2), side: side, rotation: 0),
-                             cutEdges: (x > slack, y > slack, x + side < Float(width) - slack, y + side < Float(height) - slack))
+        func inside(_ unit: SIMD2<Float>) -> Bool {
+            let p = view.framePoint(unit)
+            return p.x > slack && p.y > slack && p.x < Float(width) - slack && p.y < Float(height) - slack
+        }
+        view.cutEdges = (inside(SIMD2(0, 0.5)), inside(SIMD2(0.5, 0)), inside(SIMD2(1, 0.5)), inside(SIMD2(0.5, 1)))
+        return view
     }
 
     /// Frame position of a point given in 0...1 units of the square.

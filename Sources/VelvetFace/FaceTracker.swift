@@ -257,16 +257,24 @@ public final class FaceTracker: @unchecked Sendable {
             try addFaces(merging: pending, in: image, time: time, submit: submit)
             ranDetection = true
         }
-        // Nothing upright: the frame turned by quarter turns (photos taken sideways).
-        if options.detector == .auto, options.policy.searchesRotations, fullSearch, tracks.isEmpty {
-            let recorder = try CommandRecorder(context: context)
-            recorder.beginSection("face.detect")
-            let views = DetectionPolicy.rotations(width: image.width, height: image.height)
-            let pending = try recordDetection(views.flatMap { view in FaceDetectorModel.allCases.map { ($0, view) } },
-                                              of: image, on: recorder)
-            try submit(recorder)
-            try addFaces(merging: pending, in: image, time: time, submit: submit)
-            ranDetection = true
+        // The frame turned by quarter turns (a photo taken sideways): when nothing was found
+        // upright, every turn at the coarse levels; then, at the turns the faces found lie
+        // at, the finer levels too (the upright search finds a sideways face only when large).
+        if options.detector == .auto, options.policy.searchesRotations, fullSearch {
+            var searched = Set<DetectionPolicy.TurnedLevel>()
+            if tracks.isEmpty {
+                let coarse = options.policy.turnedLevels(width: image.width, height: image.height, turns: [1, 2, 3], coarsestOnly: true)
+                try searchTurned(coarse, in: image, time: time, submit: submit)
+                searched.formUnion(coarse)
+                ranDetection = true
+            }
+            let turns = Set(tracks.map { Self.quarterTurns($0.roi.rotation) }).subtracting([0]).sorted()
+            let finer = options.policy.turnedLevels(width: image.width, height: image.height, turns: turns, coarsestOnly: false)
+                .filter { !searched.contains($0) }
+            if !finer.isEmpty {
+                try searchTurned(finer, in: image, time: time, submit: submit)
+                ranDetection = true
+            }
         }
 
         frameIndex += 1
@@ -276,6 +284,26 @@ public final class FaceTracker: @unchecked Sendable {
         return FaceTrackerResult(faces: faces, personMask: options.fullResolutionMask && maskValid ? mask : nil,
                                  lowResolutionPersonMask: maskValid ? lastSegmenter?.lowResolutionMask : nil,
                                  ranDetection: ranDetection)
+    }
+
+    /// Searches the frame turned as `levels` say (one submission for the detectors).
+    private func searchTurned(_ levels: [DetectionPolicy.TurnedLevel], in image: GPUImage, time: Double,
+                              submit: (CommandRecorder) throws -> Void) throws {
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("face.detect")
+        let runs = levels.flatMap { level in
+            options.policy.views(of: level, width: image.width, height: image.height).flatMap { view in
+                level.level == nil ? FaceDetectorModel.allCases.map { ($0, view) } : [(FaceDetectorModel.fullRange, view)]
+            }
+        }
+        let pending = try recordDetection(runs, of: image, on: recorder)
+        try submit(recorder)
+        try addFaces(merging: pending, in: image, time: time, submit: submit)
+    }
+
+    /// The quarter turn (0...3, clockwise) nearest a face's roll.
+    static func quarterTurns(_ rotation: Float) -> Int {
+        ((Int((rotation / (.pi / 2)).rounded()) % 4) + 4) % 4
     }
 
     /// The upright (model, view) runs of a detection pass: the whole frame letterboxed, and
