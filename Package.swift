@@ -1,6 +1,11 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Optimised in debug builds too: the quality metrics (CPU blurs, SSIM) and the per-pixel
+// conversions around them, which the tests and `velvet bench quality` run over whole photo
+// sets, take several times as long unoptimised.
+let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "Velvet",
     products: [
@@ -24,8 +29,10 @@ let package = Package(
         .target(name: "VelvetMedia", dependencies: ["CFFmpeg", "VelvetFiles", "VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetNN", dependencies: ["VelvetGPU", "VelvetKernels"]),
         .target(name: "VelvetFace", dependencies: ["VelvetNN", "VelvetMedia", "VelvetGPU", "VelvetKernels"]),
-        .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetFiles", "VelvetGPU", "VelvetKernels"]),
-        .target(name: "VelvetPipeline", dependencies: ["VelvetMedia", "VelvetFace", "VelvetBeauty", "VelvetGPU"]),
+        .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetFiles", "VelvetGPU", "VelvetKernels"],
+                swiftSettings: optimisedInDebug),
+        .target(name: "VelvetPipeline", dependencies: ["VelvetMedia", "VelvetFace", "VelvetBeauty", "VelvetGPU"],
+                swiftSettings: optimisedInDebug),
         .executableTarget(name: "velvet", dependencies: ["VelvetFiles", "VelvetGPU", "VelvetMedia", "VelvetNN", "VelvetFace", "VelvetBeauty", "VelvetPipeline"]),
 
         // Tests (all run on lavapipe with the validation layer on).

@@ -14,6 +14,12 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public private(set) var stageMilliseconds: [String: Double] = [:]
     /// The last frame's tracking result (its mask images are overwritten by the next frame).
     public private(set) var lastTracking: FaceTrackerResult?
+    /// With `options.measuresQuality`: what the output achieved on each face, by track ID,
+    /// one entry per frame the face was treated in (complete after `finishMeasuring()`).
+    public private(set) var skinQuality: [Int: [FaceSkinQuality]] = [:]
+    /// The last frame's measurement, read once its submission has completed (the next
+    /// frame's, or `finishMeasuring`), with the track ID of each face.
+    private var pendingQuality: (measurement: PendingSkinQuality, tracks: [Face])?
 
     private var tracker: FaceTracker?
     private let skin: SkinPipeline
@@ -34,6 +40,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         skin = try SkinPipeline(context: context)
         // The LUT through the skin mask and the mask debug view both need the blend weight.
         skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask
+        skin.measuresQuality = options.measuresQuality
         grading = try options.grade.map { try ColorGrading(context: context, lut: $0.lut) }
         makeup = try MakeupPipeline(context: context)
         reshape = try ReshapeStage(context: context)
@@ -44,6 +51,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public var workingBytesPerPixel: Int { 24 }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
+        finishMeasuring() // the frame before has completed on the GPU
         let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
         let tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
         add(tracker.lastTimings)
@@ -58,6 +66,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         }
         let result = try skin.record(on: recorder, image: frame.input, faces: faces, personMask: tracked.personMask,
                                      settings: options.skin, destination: frame.output)
+        if let quality = result.quality { pendingQuality = (quality, tracked.faces) }
         switch options.debugView {
         case .mask:
             guard let weights = result.weights else { return .none }
@@ -99,6 +108,17 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         if current !== frame.output { try recorder.copy(current, to: frame.output) }
         guard let changed else { return .none }
         return .region(changed)
+    }
+
+    /// Files the last frame's measurement under its faces' track IDs; call once the GPU work
+    /// recorded for it has completed.
+    public func finishMeasuring() {
+        guard let (measurement, tracks) = pendingQuality else { return }
+        pendingQuality = nil
+        for figures in measurement.resolve() {
+            guard let track = tracks.first(where: { $0.points == figures.face.landmarks }) else { continue }
+            skinQuality[track.trackID, default: []].append(figures)
+        }
     }
 
     private enum Stage {

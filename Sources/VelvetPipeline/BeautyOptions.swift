@@ -36,6 +36,8 @@ public struct BeautyOptions: Sendable {
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
     public var debugView: DebugView?
+    /// Measure each face's achieved M5, M6 and M8 on the output, every frame (`BeautyEffect.skinQuality`).
+    public var measuresQuality = false
 
     public init() {}
 

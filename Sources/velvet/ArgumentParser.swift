@@ -12,7 +12,7 @@ struct ArgumentParser {
     private(set) var positional: [String] = []
 
     static let knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear", "-y", "-n",
-                                          "--allow-truncated"]
+                                          "--allow-truncated", "--still"]
 
     init(_ arguments: [String]) throws {
         var index = 0

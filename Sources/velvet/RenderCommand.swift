@@ -26,13 +26,16 @@ enum RenderCommand {
 
         let context = try GPUContext(request: request)
         let effect = try beauty.map { request in
-            try BeautyEffect(context: context, options: try request.options { try LUTLoader.load($0, context: context) })
+            var options = try request.options { try LUTLoader.load($0, context: context) }
+            options.measuresQuality = json
+            return try BeautyEffect(context: context, options: options)
         }
         let renderer = try VideoRenderer(context: context)
         let summary = try renderer.render(input: input, output: output, settings: settings, options: renderOptions, effect: effect,
                                           progress: ProgressReporter(quiet: quiet), commit: policy.commit)
         for warning in summary.warnings { printError("velvet: warning: \(warning)") }
         if json {
+            effect?.finishMeasuring()
             var stages = summary.gpuMilliseconds
             effect?.stageMilliseconds.forEach { stages[$0.key, default: 0] += $0.value }
             let report: [String: Any] = [
@@ -40,6 +43,7 @@ enum RenderCommand {
                 "fps": summary.framesPerSecond, "gpu_ms": stages, "device": context.device.name,
                 "gpu_ms_per_frame": stages.mapValues { $0 / Double(max(summary.frames, 1)) },
                 "faces": FaceRuns.describe(effect?.facesPerFrame ?? []),
+                "skin_quality": SkinQualityReport.describe(effect?.skinQuality ?? [:]),
             ]
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
@@ -92,5 +96,26 @@ enum FaceRuns {
             start = index + 1
         }
         return runs
+    }
+}
+
+/// What the skin stages achieved on each tracked face, over the frames it was treated in:
+/// [{"track": 1, "frames": 68, "M5_mid_band_ratio": {"mean": .., "max": ..},
+///   "M6_fine_band_ratio": {"mean": .., "min": ..}, "M8_colour_shift_de2000": {"mean": .., "max": ..}}].
+enum SkinQualityReport {
+    static func describe(_ quality: [Int: [FaceSkinQuality]]) -> [[String: Any]] {
+        quality.keys.sorted().map { track in
+            let frames = quality[track]!
+            func summary(_ values: [Double], worst: ([Double]) -> Double?, _ worstName: String) -> Any {
+                guard !values.isEmpty else { return NSNull() }
+                return ["mean": values.reduce(0, +) / Double(values.count), worstName: worst(values) as Any]
+            }
+            return [
+                "track": track, "frames": frames.count,
+                "M5_mid_band_ratio": summary(frames.compactMap(\.midBandRatio), worst: { $0.max() }, "max"),
+                "M6_fine_band_ratio": summary(frames.compactMap(\.fineBandRatio), worst: { $0.min() }, "min"),
+                "M8_colour_shift_de2000": summary(frames.compactMap(\.colourShift), worst: { $0.max() }, "max"),
+            ]
+        }
     }
 }

@@ -53,22 +53,39 @@ final class FaultTests: XCTestCase {
         XCTAssertEqual(Array(faces[24..<36]), Array(repeating: 1, count: 12), "found again the frame it returns: \(faces)")
     }
 
-    /// A 5x4 grid of the same face: the tracker keeps at most `--max-faces` (default 4).
-    func testTwentyFacesRespectTheCap() throws {
+    /// A 5x4 grid of the same face: by default every one is tracked in every frame of a
+    /// video and found in a still; `--max-faces` caps them, keeping the largest.
+    func testTwentyFacesAreTrackedAndTheCapHolds() throws {
         let scratch = try Scratch()
         let grid = scratch.path("twenty.mp4")
         try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf", "scale=320:-2,tile=5x4,format=yuv420p", "-frames:v", "3",
                          "-r", "24", "-c:v", "libx264", "-crf", "10", grid])
         let output = scratch.path("out.mp4")
-        let capped = try render([grid, "-o", output])
-        XCTAssertEqual(try facesPerFrame(capped), [4, 4, 4], "the default cap of 4")
+        XCTAssertEqual(try facesPerFrame(try render([grid, "-o", output])), [20, 20, 20], "all 20, every frame")
         XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "3")
+        XCTAssertEqual(try facesPerFrame(try render([grid, "-o", output, "-y", "--max-faces", "4"])), [4, 4, 4], "the cap")
 
         let still = scratch.path("twenty.png")
         try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf", "scale=320:-2,tile=5x4", "-frames:v", "1", still])
-        let wide = try render([still, "-o", scratch.path("out.png"), "--max-faces", "16"])
-        let found = try facesPerFrame(wide).first ?? 0
-        XCTAssertGreaterThan(found, 4, "a higher cap tracks more of them")
-        XCTAssertLessThanOrEqual(found, 16)
+        XCTAssertEqual(try facesPerFrame(try render([still, "-o", scratch.path("out.png")])), [20])
+    }
+
+    /// A second face that walks in while one is tracked is picked up within the detection
+    /// cadence (a detection pass every 10 frames while faces are tracked).
+    func testAFaceEnteringMidClipIsPickedUpWithinTheCadence() throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("entering.mp4")
+        // 640x300: the face on the left throughout, a second on the right from frame 13.
+        try Tool.ffmpeg(["-loop", "1", "-framerate", "24", "-t", "1.5", "-i", photo,
+                         "-filter_complex", "[0]scale=256:300,setsar=1,split[a][b];"
+                            + "color=c=0x6e6e6e:s=640x300:r=24:d=1.5[bg];[bg][a]overlay=0:0[l];"
+                            + "[l][b]overlay=384:0:enable='gte(n,13)',format=yuv420p",
+                         "-frames:v", "36", "-c:v", "libx264", "-crf", "10", clip])
+        let faces = try facesPerFrame(try render([clip, "-o", scratch.path("out.mp4")]))
+        XCTAssertEqual(faces.count, 36)
+        XCTAssertEqual(Array(faces[0..<13]), Array(repeating: 1, count: 13), "one face before the second enters: \(faces)")
+        let pickedUp = try XCTUnwrap(faces.indices.first { $0 >= 13 && faces[$0] == 2 }, "the second face is found: \(faces)")
+        XCTAssertLessThanOrEqual(pickedUp, 13 + 10, "within the detection cadence: \(faces)")
+        XCTAssertTrue(faces[pickedUp...].allSatisfy { $0 == 2 }, "and kept: \(faces)")
     }
 }
