@@ -5,7 +5,7 @@ import VelvetTestSupport
 import XCTest
 
 /// The skin pipeline on real photos with MediaPipe's geometry, judged by the metrics of
-/// docs/quality-metrics.md. Each test also writes before/after crops to look at
+/// docs/QUALITY.md. Each test also writes before/after crops to look at
 /// (/tmp/velvet-test-output/beauty or $VELVET_TEST_OUTPUT).
 final class SkinPipelineQualityTests: GPUTestCase {
     struct Measured {

@@ -70,19 +70,19 @@ final class GPURoundTripTests: GPUTestCase {
     }
 
     /// Levels a directly converted sample may be off: one fp16 unit in the last place (Vulkan
-    /// lets the store round toward zero, and lavapipe does: 2^-11 below 1, 2^-10 up to 2,
+    /// lets the fp16 store round toward zero, and lavapipe does: 2^-11 below 1, 2^-10 up to 2,
     /// 2^-9 beyond, which B' reaches, up to 2.1, when chroma is far outside its nominal range)
-    /// times the gain from R'G'B' to a code (219 or 224 steps per unit at 8 bits; for chroma
-    /// 0.17, 0.33 and 0.5 of R', G', B'). Worst cases: 0.3 of a level at 8 bits, so none;
-    /// 1.2 at 10, so 1; 4.7 at 12, so 5; 75 at 16 (0.11 % of full scale). RGBA is stored as
-    /// it is (0...1, a unit of 2^-11): 32 levels at 16 bits, none at 8.
+    /// times the gain from R'G'B' to a code (219 or 224 steps per unit at 8 bits; Pb takes
+    /// 0.17, 0.33 and 0.5 of R', G', B'), rounded to the nearest level. Worst cases: 0.33 of a
+    /// level at 8 bits, so none; 1.3 at 10, so 1; 5.3 at 12, so 5; 84 at 16 (0.13 % of full
+    /// scale). RGBA is stored as it is (0...1, a unit of 2^-11): 32 levels at 16 bits, none at 8.
     static func directTolerance(_ layout: VideoPlaneLayout) -> Int {
         if layout.kind == .rgba { return layout.bitDepth == 16 ? 32 : 0 }
         switch layout.bitDepth {
         case ...8: return 0
         case 10: return 1
         case 12: return 5
-        default: return 75
+        default: return 84
         }
     }
 
