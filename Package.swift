@@ -38,7 +38,7 @@ let package = Package(
         // Tests (all run on lavapipe with the validation layer on).
         .target(name: "VelvetTestSupport", dependencies: ["VelvetGPU"]),
         .testTarget(name: "VelvetGPUTests", dependencies: ["VelvetGPU", "VelvetKernels", "VelvetTestSupport", "CVulkan", "KernelCompiler"]),
-        .testTarget(name: "VelvetMediaTests", dependencies: ["VelvetMedia", "VelvetFiles", "VelvetTestSupport"]),
+        .testTarget(name: "VelvetMediaTests", dependencies: ["VelvetMedia", "VelvetFiles", "VelvetTestSupport", "CFFmpeg"]),
         .testTarget(name: "VelvetNNTests", dependencies: ["VelvetNN", "VelvetTestSupport"]),
         .testTarget(name: "VelvetFaceTests", dependencies: ["VelvetFace", "VelvetMedia", "VelvetTestSupport"]),
         .testTarget(name: "VelvetBeautyTests", dependencies: ["VelvetBeauty", "VelvetTestSupport"]),

@@ -28,8 +28,7 @@ public final class MakeupPipeline {
         let region = geometry.region(width: image.width, height: image.height)
         guard !geometry.faces.isEmpty, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
         let floats = geometry.packed
-        // A buffer per frame (the recorder keeps it alive), so frames in flight never share one.
-        let buffer = try GPUBuffer(context: context, size: floats.count * 4)
+        let buffer = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: buffer) }
         recorder.beginSection(Self.section)
         let lip = settings.lipstick, blush = settings.blush

@@ -2,7 +2,7 @@ import VelvetGPU
 import Foundation
 import VelvetFace
 
-/// The quality metrics of `docs/quality-metrics.md` that judge the skin stages (M3-M9,
+/// The quality metrics of `docs/QUALITY.md` that judge the skin stages (M3-M9,
 /// M14), computed on the CPU from downloaded images. Regions come from the input frame's
 /// mesh; IOD is the distance between mesh points 33 and 263. A metric whose region is
 /// empty returns nil ("cannot be computed"), never a pass.

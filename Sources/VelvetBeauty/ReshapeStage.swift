@@ -28,8 +28,7 @@ public final class ReshapeStage {
         let region = field.region(width: image.width, height: image.height)
         guard !field.isIdentity, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
         let floats = field.packed
-        // A buffer per frame (the recorder keeps it alive), so frames in flight never share one.
-        let geometry = try GPUBuffer(context: context, size: floats.count * 4)
+        let geometry = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: geometry) }
         recorder.beginSection(Self.section)
         var push = PushConstants()

@@ -69,7 +69,7 @@ final class SkinMask {
         let mask = try pool.image("skin.mask", width: mw, height: mh, format: .rgba16f)
         let owner = try pool.image("skin.owner", width: mw, height: mh, format: .r16f)
         let floats = geometry.floats.isEmpty ? [Float(0)] : geometry.floats
-        let buffer = try GPUBuffer(context: context, size: floats.count * 4)
+        let buffer = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: buffer) }
 
         var blurred: [Float: GPUImage] = [:]

@@ -71,7 +71,7 @@ final class StrengthFit {
     func record(on recorder: CommandRecorder, input: GPUImage, spotFixed: GPUImage, processed: GPUImage, mask: GPUImage,
                 faces: [BeautyFace], settings: BeautySettings) throws -> GPUBuffer {
         let params = try parameterBuffer(on: recorder, faces: faces, settings: settings)
-        let results = try GPUBuffer(context: context, size: max(1, faces.count) * Self.resultStride * 4)
+        let results = try GPUBuffer.pooled(context: context, size: max(1, faces.count) * Self.resultStride * 4)
         let atlases = try bands(on: recorder, kernel: sample, images: (input, spotFixed, processed), mask: mask,
                                 params: params, faceCount: faces.count)
         var push = PushConstants()
@@ -89,7 +89,7 @@ final class StrengthFit {
     func measure(on recorder: CommandRecorder, input: GPUImage, output: GPUImage, mask: GPUImage,
                  faces: [BeautyFace], settings: BeautySettings) throws -> GPUReadback {
         let params = try parameterBuffer(on: recorder, faces: faces, settings: settings)
-        let results = try GPUBuffer(context: context, size: max(1, faces.count) * Self.measureStride * 4)
+        let results = try GPUBuffer.pooled(context: context, size: max(1, faces.count) * Self.measureStride * 4)
         let atlases = try bands(on: recorder, kernel: sampleMeasure, images: (input, output, dummy), mask: mask,
                                 params: params, faceCount: faces.count)
         var push = PushConstants()
@@ -122,7 +122,7 @@ final class StrengthFit {
 
     private func parameterBuffer(on recorder: CommandRecorder, faces: [BeautyFace], settings: BeautySettings) throws -> GPUBuffer {
         let floats = faces.isEmpty ? [Float](repeating: 0, count: Self.stride) : Self.parameters(faces: faces, settings: settings)
-        let buffer = try GPUBuffer(context: context, size: floats.count * 4)
+        let buffer = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: buffer) }
         return buffer
     }

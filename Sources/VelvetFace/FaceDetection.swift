@@ -12,7 +12,7 @@ public struct FaceDetection: Sendable, Equatable {
     }
 }
 
-/// The two BlazeFace models and how their raw outputs are read (face-models.md).
+/// The two BlazeFace models and how their raw outputs are read (as MediaPipe 0.10.21 reads them).
 public enum FaceDetectorModel: String, Sendable, CaseIterable {
     /// 128x128 input, 896 anchors: faces near the camera.
     case shortRange = "short"

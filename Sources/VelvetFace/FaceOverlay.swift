@@ -29,7 +29,7 @@ public final class FaceOverlay: @unchecked Sendable {
                           push: push, covering: output.width, output.height)
         let lines = Self.segments(for: faces, frameWidth: output.width)
         guard !lines.isEmpty else { return }
-        let buffer = try GPUBuffer(context: context, size: lines.count * MemoryLayout<Float>.size)
+        let buffer = try GPUBuffer.pooled(context: context, size: lines.count * MemoryLayout<Float>.size)
         try lines.withUnsafeBytes { try recorder.upload($0, to: buffer) }
         var drawPush = PushConstants()
         drawPush.ivec2(Int32(output.width), Int32(output.height))

@@ -61,12 +61,14 @@ final class CommandSlotPool: @unchecked Sendable {
     private let device: VkDevice
     private let queueFamilyIndex: UInt32
     private let queryCount: UInt32?
+    private let tally: ObjectTally
     private let lock = NSLock()
     private var idle: [CommandSlot] = []
     /// More idle slots than the pipeline ever has in flight are destroyed.
     private static let maxIdle = 16
 
-    init(device: VkDevice, queueFamilyIndex: UInt32, queryCount: UInt32?) {
+    init(device: VkDevice, queueFamilyIndex: UInt32, queryCount: UInt32?, tally: ObjectTally) {
+        self.tally = tally
         self.device = device
         self.queueFamilyIndex = queueFamilyIndex
         self.queryCount = queryCount
@@ -74,6 +76,7 @@ final class CommandSlotPool: @unchecked Sendable {
 
     func take() throws -> CommandSlot {
         guard let slot = lock.withLock({ idle.popLast() }) else {
+            tally.add()
             return try CommandSlot(device: device, queueFamilyIndex: queueFamilyIndex, queryCount: queryCount)
         }
         do {

@@ -119,6 +119,7 @@ public final class ComputeKernel: @unchecked Sendable {
         self.pipeline = pipeline!
         self.pipelineLayout = pipelineLayout!
         self.setLayout = setLayout!
+        context.createdObjects.add()
     }
 
     deinit {

@@ -10,6 +10,8 @@ public final class GPUBuffer: @unchecked Sendable {
     public var context: GPUContext { unownedContext }
     let handle: VkBuffer
     private let allocation: MemoryAllocator.Allocation
+    /// Its Vulkan buffer and memory go back to the context's `BufferPool` when it is freed.
+    private let isPooled: Bool
     /// Nil only for the context's own pooled staging buffers, which it destroys before
     /// itself (a strong reference there would keep the context alive for ever).
     private let retainedContext: GPUContext?
@@ -19,8 +21,26 @@ public final class GPUBuffer: @unchecked Sendable {
         try self.init(context: context, size: size, residency: residency, retainsContext: true)
     }
 
-    init(context: GPUContext, size: Int, residency: Residency, retainsContext: Bool) throws {
+    /// A device buffer of at least `size` bytes from the context's pool, for data a stage makes
+    /// every frame: reused only after every holder of the previous one let go, so frames in
+    /// flight never share one. Its `size` is the pool's size class.
+    public static func pooled(context: GPUContext, size: Int) throws -> GPUBuffer {
         guard size > 0 else { throw GPUError.invalidArgument("buffer size \(size) is empty") }
+        let sizeClass = BufferPool.sizeClass(size)
+        if let parked = context.buffers.take(sizeClass: sizeClass) {
+            return GPUBuffer(context: context, adopting: parked, size: sizeClass)
+        }
+        return try GPUBuffer(context: context, size: sizeClass, residency: .device, retainsContext: true, isPooled: true)
+    }
+
+    private init(context: GPUContext, adopting parked: BufferPool.Parked, size: Int) {
+        (retainedContext, unownedContext, self.size, residency) = (context, context, size, .device)
+        (handle, allocation, isPooled) = (parked.handle, parked.allocation, true)
+    }
+
+    init(context: GPUContext, size: Int, residency: Residency, retainsContext: Bool, isPooled: Bool = false) throws {
+        guard size > 0 else { throw GPUError.invalidArgument("buffer size \(size) is empty") }
+        self.isPooled = isPooled
         self.retainedContext = retainsContext ? context : nil
         self.unownedContext = context
         self.size = size
@@ -44,9 +64,11 @@ public final class GPUBuffer: @unchecked Sendable {
             throw error
         }
         handle = buffer!
+        context.createdObjects.add()
     }
 
     deinit {
+        if isPooled, context.buffers.park(BufferPool.Parked(handle: handle, allocation: allocation), sizeClass: size) { return }
         vkDestroyBuffer(context.handle, handle, nil)
         context.allocator.free(allocation)
     }

@@ -27,6 +27,8 @@ public final class GPUContext: @unchecked Sendable {
     let samplers: SamplerCache
     let commandSlots: CommandSlotPool
     let staging = StagingPool()
+    let buffers = BufferPool()
+    let createdObjects: ObjectTally
 
     /// Opens the device named by `request` (index or name substring), else by
     /// `VELVET_DEVICE`, else the best one. Validation follows `VELVET_VALIDATION`.
@@ -37,6 +39,7 @@ public final class GPUContext: @unchecked Sendable {
 
     public init(request: String?, validation: Bool) throws {
         let log = validation ? ValidationLog() : nil
+        let tally = ObjectTally()
         let instance = try Self.createInstance(validationLog: log)
         var messenger: VkDebugUtilsMessengerEXT? = nil
         var deviceHandle: VkDevice? = nil
@@ -79,10 +82,12 @@ public final class GPUContext: @unchecked Sendable {
             self.memoryProperties = memory
             self.timestampPeriod = family.hasTimestamps ? Double(properties.limits.timestampPeriod) : nil
             self.cmdPushDescriptorSet = pushDescriptor
-            self.allocator = MemoryAllocator(device: deviceHandle!, properties: memory)
+            self.createdObjects = tally
+            self.allocator = MemoryAllocator(device: deviceHandle!, properties: memory, tally: tally)
             self.samplers = try SamplerCache(device: deviceHandle!)
             self.commandSlots = CommandSlotPool(device: deviceHandle!, queueFamilyIndex: family.index,
-                                                queryCount: family.hasTimestamps ? UInt32(CommandRecorder.maxSections * 2) : nil)
+                                                queryCount: family.hasTimestamps ? UInt32(CommandRecorder.maxSections * 2) : nil,
+                                                tally: tally)
         } catch {
             if let deviceHandle { vkDestroyDevice(deviceHandle, nil) }
             if let messenger { Self.destroyMessenger(instance: instance, messenger) }
@@ -95,6 +100,7 @@ public final class GPUContext: @unchecked Sendable {
         vkDeviceWaitIdle(handle)
         commandSlots.destroyAll()
         staging.removeAll()
+        buffers.destroyAll(device: handle, allocator: allocator)
         samplers.destroyAll()
         allocator.releaseAll()
         vkDestroyDevice(handle, nil)
@@ -113,10 +119,15 @@ public final class GPUContext: @unchecked Sendable {
     /// Bytes of VkDeviceMemory held by the sub-allocator (the soak watches it).
     public var memoryBlockBytes: UInt64 { allocator.blockBytes }
 
-    /// Idle command slots and staging buffers kept for reuse (tests check they are reused).
-    public var pooledObjectCounts: (commandSlots: Int, stagingBuffers: Int) {
-        (commandSlots.idleCount, staging.idleBufferCount)
+    /// Idle command slots, staging buffers and pooled device buffers kept for reuse (tests
+    /// check they are reused).
+    public var pooledObjectCounts: (commandSlots: Int, stagingBuffers: Int, deviceBuffers: Int) {
+        (commandSlots.idleCount, staging.idleBufferCount, buffers.idleBufferCount)
     }
+
+    /// Vulkan objects created so far: buffers, images, pipelines, command slots and memory
+    /// blocks. A steady render adds none per frame.
+    public var vulkanObjectsCreated: Int { createdObjects.total }
 
     /// Every Vulkan device the loader can see, without opening one.
     public static func availableDevices() throws -> [GPUDeviceInfo] {

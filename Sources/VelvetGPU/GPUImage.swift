@@ -104,6 +104,7 @@ public final class GPUImage: @unchecked Sendable {
         self.handle = image!
         self.view = view!
         self.allocation = allocation
+        context.createdObjects.add()
 
         // Move to GENERAL once; every later use keeps that layout.
         let recorder = try CommandRecorder(context: context)

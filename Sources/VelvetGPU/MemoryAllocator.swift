@@ -41,7 +41,10 @@ final class MemoryAllocator: @unchecked Sendable {
     private var blocks: [Int: Block] = [:]
     private var nextBlockID = 0
 
-    init(device: VkDevice, properties: VkPhysicalDeviceMemoryProperties) {
+    private let tally: ObjectTally
+
+    init(device: VkDevice, properties: VkPhysicalDeviceMemoryProperties, tally: ObjectTally) {
+        self.tally = tally
         self.device = device
         self.properties = properties
     }
@@ -142,6 +145,7 @@ final class MemoryAllocator: @unchecked Sendable {
             throw GPUError.outOfMemory("could not allocate a \(size >> 20) MiB block")
         }
         try vkCheck(result, "vkAllocateMemory")
+        tally.add()
         var mapped: UnsafeMutableRawPointer? = nil
         if map {
             try vkCheck(vkMapMemory(device, memory, 0, VK_WHOLE_SIZE, 0, &mapped), "vkMapMemory")

@@ -7,8 +7,11 @@ public struct EncoderSettings: Sendable, Equatable {
     }
 
     public var codec: Codec = .h264
-    /// x264/x265 constant rate factor, 0...51 (lower is better quality).
+    /// x264/x265 constant rate factor, 0...51 (lower is better quality); 0 is lossless.
     public var crf: Int = 18
+    /// crf 0 codes every frame losslessly at any bit depth: x264's own crf 0 is lossless only
+    /// at 8 bits (deeper video needs qp 0), and x265 needs `lossless=1`.
+    public var isLossless: Bool { crf == 0 }
     /// x264/x265 preset: ultrafast ... veryslow.
     public var preset: String = "medium"
     /// Output pixel format name (e.g. yuv420p, yuv444p, yuv420p10le); nil keeps the

@@ -19,8 +19,10 @@ public struct EffectFrame {
     }
 }
 
-/// What the effects changed in a frame. Unchanged pixels are never converted back: the
-/// decoded planes go to the encoder as they are (bit-exact, and no GPU work).
+/// What the effects changed in a frame. When the output has the input's layout, colour and
+/// orientation, unchanged pixels are not converted back: an unchanged frame's decoded planes
+/// go to the encoder as they are (bit-exact, no GPU work; `RenderOptions.forcesGPURoundTrip`
+/// sends them through the GPU anyway), and a changed frame adds only its change to them.
 public enum FrameChange: Sendable, Equatable {
     case none
     /// Only this region of `output` differs from the input (the rest of `output` equals it).

@@ -31,6 +31,9 @@ final class FrameProcessor: @unchecked Sendable {
     }
 
     let plan: Plan
+    /// Unchanged frames are converted back too, not handed to the encoder as decoded
+    /// (`RenderOptions.forcesGPURoundTrip`).
+    private let forcesRoundTrip: Bool
     private let context: GPUContext
     private let converter: ColorConverter
     private let inputPlanes: [GPUImage]
@@ -40,11 +43,12 @@ final class FrameProcessor: @unchecked Sendable {
     private let outputFrames: OutputFramePool
     private(set) var lastTimings = GPUTimings(sections: [])
 
-    init(context: GPUContext, converter: ColorConverter, plan: Plan) throws {
+    init(context: GPUContext, converter: ColorConverter, plan: Plan, forcesRoundTrip: Bool = false) throws {
         precondition(plan.outputOrientation == plan.inputOrientation || plan.outputOrientation == .identity)
         self.context = context
         self.converter = converter
         self.plan = plan
+        self.forcesRoundTrip = forcesRoundTrip
         inputPlanes = try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight)
         let upright = plan.uprightSize
         working = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
@@ -75,7 +79,7 @@ final class FrameProcessor: @unchecked Sendable {
             change = try effect.record(EffectFrame(index: index, time: time, isStillImage: isStillImage, input: working,
                                                    output: processed), on: recorder)
         }
-        if plan.usesDelta, change == .none {
+        if plan.usesDelta, change == .none, !forcesRoundTrip {
             // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.
             recorder.endSection()
             let sections = (try recorder.submit().wait()).sections
@@ -84,19 +88,22 @@ final class FrameProcessor: @unchecked Sendable {
             return frame
         }
         recorder.beginSection("color_out")
+        // An unchanged frame (a forced round trip, or a plan without delta) converts back whole
+        // from the working image.
+        let (result, converted) = change == .none ? (working, FrameChange.whole) : (processed, change)
         if plan.usesDelta {
             var region: PixelRegion?
-            if case .region(let changed) = change {
+            if case .region(let changed) = converted {
                 region = changed.clamped(width: working.width, height: working.height)
                 for (input, output) in zip(inputPlanes, outputPlanes) { try recorder.copy(input, to: output) }
             }
-            if region != nil || change == .whole {
-                converter.recordToPlanes(processed: processed, original: (working, inputPlanes), output: outputPlanes,
+            if region != nil || converted == .whole {
+                converter.recordToPlanes(processed: result, original: (working, inputPlanes), output: outputPlanes,
                                          layout: plan.outputLayout, color: plan.outputColor,
                                          orientation: plan.outputOrientation, region: region, on: recorder)
             }
         } else {
-            converter.recordToPlanes(processed: change == .none ? working : processed, original: nil, output: outputPlanes,
+            converter.recordToPlanes(processed: result, original: nil, output: outputPlanes,
                                      layout: plan.outputLayout, color: plan.outputColor,
                                      orientation: plan.outputOrientation, on: recorder)
         }

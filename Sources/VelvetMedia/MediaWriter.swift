@@ -104,10 +104,15 @@ final class MediaWriter: @unchecked Sendable {
             encoder.pointee.global_quality = Int32(settings.jpegQuality) * FF_QP2LAMBDA
         }
         if !isStillImage {
-            av_opt_set(encoder.pointee.priv_data, "crf", "\(settings.crf)", 0)
-            av_opt_set(encoder.pointee.priv_data, "preset", settings.preset, 0)
             let x265 = settings.codec == .hevc
-            let parameters = (x265 ? ["log-level=error"] : []) + (setup.hdr?.encoderParameters(x265: x265) ?? [])
+            if settings.isLossless && !x265 {
+                av_opt_set(encoder.pointee.priv_data, "qp", "0", 0)
+            } else {
+                av_opt_set(encoder.pointee.priv_data, "crf", "\(settings.crf)", 0)
+            }
+            av_opt_set(encoder.pointee.priv_data, "preset", settings.preset, 0)
+            let lossless = settings.isLossless && x265 ? ["lossless=1"] : []
+            let parameters = (x265 ? ["log-level=error"] : []) + lossless + (setup.hdr?.encoderParameters(x265: x265) ?? [])
             if !parameters.isEmpty {
                 av_opt_set(encoder.pointee.priv_data, x265 ? "x265-params" : "x264-params", parameters.joined(separator: ":"), 0)
             }

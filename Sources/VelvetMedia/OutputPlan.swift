@@ -7,10 +7,19 @@ public struct RenderOptions: Sendable, Equatable {
     public var allowTruncated = false
     /// The frame a still output (.png, .jpg) takes from a video input, 0-based.
     public var stillFrame: Int?
+    /// Frames the effects left unchanged go through the GPU colour path too (upload, colour
+    /// in to the working image, colour out, download) instead of straight to the encoder, so
+    /// tests can prove that path loses nothing. Off by default: it only costs time.
+    public var forcesGPURoundTrip: Bool
 
-    public init(allowTruncated: Bool = false, stillFrame: Int? = nil) {
+    /// The environment variable (`=1`) that sets `forcesGPURoundTrip` for the CLI.
+    public static let forcesGPURoundTripVariable = "VELVET_FORCE_GPU_ROUNDTRIP"
+
+    public init(allowTruncated: Bool = false, stillFrame: Int? = nil,
+                forcesGPURoundTrip: Bool = ProcessInfo.processInfo.environment[forcesGPURoundTripVariable] == "1") {
         self.allowTruncated = allowTruncated
         self.stillFrame = stillFrame
+        self.forcesGPURoundTrip = forcesGPURoundTrip
     }
 }
 

@@ -1,11 +1,12 @@
 import CFFmpeg
 
-/// swscale, only to move pixels between formats of the same kind: a decoded format the
-/// kernels do not read into the closest one they do (`VideoPlaneLayout.closestReadable`),
-/// and the GPU's output into the encoder's format (rgba -> rgb24, rgba64le -> rgb48be).
-/// Byte order, packing and bit depth change and chroma may be upsampled; the stream's own
-/// matrix and range are set on both sides, so no colour conversion happens here (colour is
-/// converted only by `ColorConverter`).
+/// swscale, only to move pixels between formats: a decoded format the kernels do not read
+/// into the closest one they do (`VideoPlaneLayout.closestReadable`), and the GPU's output
+/// into the encoder's format (rgba -> rgb24, rgba64le -> rgb48be). Byte order, packing and
+/// bit depth change, chroma of 4:1:1/4:4:0 is repeated (point sampling); the stream's own
+/// matrix and range are set on both sides, so the colour is converted by `ColorConverter`,
+/// except for the rare formats swscale must convert itself (Bayer and XYZ input; grey, 1-bit
+/// or 4:1:1 output asked for by name; docs/ARCHITECTURE.md lists them).
 final class PixelRepacker: @unchecked Sendable {
     private var context: OpaquePointer?
     private var key: (source: AVPixelFormat, target: AVPixelFormat, width: Int32, height: Int32)?

@@ -17,7 +17,7 @@ struct CompareReport {
     let input: String
     let frames: Int
 
-    /// The quality bars of docs/quality-metrics.md: (key, label, bar, passes).
+    /// The quality bars of docs/QUALITY.md: (key, label, bar, passes).
     static let bars: [(String, String, String, @Sendable (Double) -> Bool)] = [
         ("M4_features_ssim", "M4 features kept (SSIM in eyes, brows, lips)", "≥ 0.98", { $0 >= 0.98 }),
         ("M5_mid_band_ratio", "M5 blemishes smoothed (mid-band energy out/in)", "≤ 0.5", { $0 <= 0.5 }),

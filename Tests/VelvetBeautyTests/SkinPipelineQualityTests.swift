@@ -5,7 +5,7 @@ import VelvetTestSupport
 import XCTest
 
 /// The skin pipeline on real photos with MediaPipe's geometry, judged by the metrics of
-/// docs/quality-metrics.md. Each test also writes before/after crops to look at
+/// docs/QUALITY.md. Each test also writes before/after crops to look at
 /// (/tmp/velvet-test-output/beauty or $VELVET_TEST_OUTPUT).
 final class SkinPipelineQualityTests: GPUTestCase {
     struct Measured {
@@ -80,13 +80,19 @@ final class SkinPipelineQualityTests: GPUTestCase {
 final class SkinPipelineExactnessTests: GPUTestCase {
     /// PSNR of the grid's smoothed image against the exact bilateral's, over the pixels
     /// the skin mask reaches (weight > 0), at the defaults and at a larger radius.
+    /// At several range sigmas (the grid's range cells follow sigma, so each is its own grid)
+    /// and two radii. `BilateralReferenceTests` checks the exact filter against the CPU formula.
     func testFastBilateralMatchesExact() throws {
+        let standard = BeautySettings.standard
+        let configurations: [(maxRadius: Float, rangeSigma: Float)] =
+            [0.05, 0.1, 0.3, 0.5].map { (standard.maxRadius, $0) } + [(0.2, standard.rangeSigma)]
         for name in ["astronaut", "grace_hopper"] {
             let fixture = try FaceFixture.load(name)
-            for maxRadius in [BeautySettings.standard.maxRadius, 0.2] {
+            for (maxRadius, rangeSigma) in configurations {
                 var settings = BeautySettings.standard
                 settings.smoothing = .bilateral
                 settings.maxRadius = maxRadius
+                settings.rangeSigma = rangeSigma
                 settings.bilateral = .grid
                 let fast = try PipelineRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height,
                                                   faces: fixture.faces, personMask: fixture.personMask, settings: settings)
@@ -100,10 +106,10 @@ final class SkinPipelineExactnessTests: GPUTestCase {
                 let outputPSNR = try XCTUnwrap(QualityMetrics.psnr(try RGBImage(rgba8: fast.output, width: fixture.width, height: fixture.height),
                                                                    try RGBImage(rgba8: exact.output, width: fixture.width, height: fixture.height),
                                                                    where: inside))
-                print(String(format: "[psnr] %@ maxRadius %.2f: grid vs exact smoothed %.2f dB, output %.2f dB; exact %.1f ms, grid %.1f ms",
-                             name, maxRadius, smoothedPSNR, outputPSNR, exact.timings[SkinPipeline.Section.smoothing] ?? -1,
+                print(String(format: "[psnr] %@ maxRadius %.2f range sigma %.2f: grid vs exact smoothed %.2f dB, output %.2f dB; exact %.1f ms, grid %.1f ms",
+                             name, maxRadius, rangeSigma, smoothedPSNR, outputPSNR, exact.timings[SkinPipeline.Section.smoothing] ?? -1,
                              fast.timings[SkinPipeline.Section.smoothing] ?? -1))
-                XCTAssertGreaterThanOrEqual(smoothedPSNR, 40, "\(name) maxRadius \(maxRadius): grid bilateral vs exact")
+                XCTAssertGreaterThanOrEqual(smoothedPSNR, 40, "\(name) maxRadius \(maxRadius) range sigma \(rangeSigma): grid vs exact")
             }
         }
     }

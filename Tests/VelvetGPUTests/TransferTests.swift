@@ -28,7 +28,7 @@ final class TransferTests: GPUTestCase {
         XCTAssertEqual(readback.bytes, bytes)
     }
 
-    /// Frame after frame reuses the same command slot and staging buffers (per-frame Vulkan
+    /// Frame after frame reuses the same command slot, staging and pooled buffers (per-frame Vulkan
     /// objects grew memory over long renders), results stay exact, and a context with
     /// pooled objects is still freed once nothing uses it.
     func testCommandSlotsAndStagingBuffersAreReused() throws {
@@ -36,17 +36,26 @@ final class TransferTests: GPUTestCase {
         try { () throws -> Void in
             let context = try GPUContext(request: ProcessInfo.processInfo.environment["VELVET_DEVICE"], validation: true)
             let image = try GPUImage(context: context, width: 33, height: 17, format: .rgba8)
+            var createdAfterFirstFrame = 0
             for frame in 0..<20 {
                 let bytes = (0..<image.byteCount).map { UInt8(truncatingIfNeeded: $0 &+ frame) }
                 let recorder = try CommandRecorder(context: context)
                 try bytes.withUnsafeBytes { try recorder.upload($0, to: image) }
                 let readback = try recorder.download(image)
+                // A stage's per-frame buffer (face geometry): pooled, so the same one comes back.
+                let geometry = try GPUBuffer.pooled(context: context, size: 100 + frame)
+                try bytes.withUnsafeBytes { try recorder.upload(UnsafeRawBufferPointer(rebasing: $0.prefix(100)), to: geometry) }
+                let geometryReadback = try recorder.download(geometry)
                 try recorder.submit().wait()
                 XCTAssertEqual(readback.bytes, bytes, "frame \(frame)")
+                XCTAssertEqual(Array(geometryReadback.bytes.prefix(100)), Array(bytes.prefix(100)), "frame \(frame)")
+                if frame == 0 { createdAfterFirstFrame = context.vulkanObjectsCreated }
             }
             let pooled = context.pooledObjectCounts
             XCTAssertEqual(pooled.commandSlots, 1, "one slot serves every frame")
-            XCTAssertEqual(pooled.stagingBuffers, 2, "the same two staging buffers (upload, download) serve every frame")
+            XCTAssertEqual(pooled.stagingBuffers, 4, "the same four staging buffers (two uploads, two downloads) serve every frame")
+            XCTAssertEqual(pooled.deviceBuffers, 1, "one pooled device buffer serves every frame")
+            XCTAssertEqual(context.vulkanObjectsCreated, createdAfterFirstFrame, "no Vulkan object is made after the first frame")
             XCTAssertEqual(context.validationLog?.drain() ?? [], [])
             released = context
         }()

@@ -2,8 +2,10 @@ import Foundation
 import VelvetTestSupport
 import XCTest
 
-/// With every effect off, Velvet's decode -> GPU -> encode path must equal a plain FFmpeg
-/// transcode (the test that catches colour-space halos), and stills must be bit-identical.
+/// With every effect off, Velvet's output must equal a plain FFmpeg transcode and stills must
+/// be bit-identical. An unchanged frame normally skips the GPU (its decoded planes are
+/// encoded), so the colour path itself, where a colour-space halo would come from, is forced
+/// by `testForcedGPURoundTripIsLossless` here and checked per pixel format by `GPURoundTripTests`.
 final class IdentityTests: XCTestCase {
     func testPNGRoundTripIsBitIdentical() throws {
         let scratch = try Scratch()
@@ -15,6 +17,38 @@ final class IdentityTests: XCTestCase {
             XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt"), format)
             XCTAssertEqual(try Tool.pixels(input, "rgba"), try Tool.pixels(output, "rgba"), name)
         }
+    }
+
+    /// With `VELVET_FORCE_GPU_ROUNDTRIP=1` an unchanged frame takes the GPU colour path
+    /// (`color_out` and `download` are timed), and a lossless output (`--crf 0`, PNG) holds
+    /// every decoded frame bit for bit: 8, 10 and 12-bit YUV (x264 qp 0, x265 lossless=1),
+    /// 8 and 16-bit RGB and grey. `GPURoundTripTests` covers every format the GPU reads.
+    func testForcedGPURoundTripIsLossless() throws {
+        let scratch = try Scratch()
+        let cases: [(format: String, input: String, output: String, codec: [String])] = [
+            ("yuv420p", "a.nut", "a.mkv", []), ("yuv422p10le", "b.nut", "b.mkv", []),
+            ("yuv444p12le", "c.nut", "c.mkv", ["--codec", "hevc"]), ("rgb24", "d.png", "d.png", []),
+            ("rgba64be", "e.png", "e.png", []), ("gray16be", "f.png", "f.png", []),
+        ]
+        for item in cases {
+            let input = scratch.path(item.input), output = scratch.path("out-" + item.output)
+            let still = item.input.hasSuffix(".png")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(still ? "65x49" : "64x48"):rate=10", "-frames:v", still ? "1" : "3",
+                             "-vf", "noise=alls=40:allf=t", "-pix_fmt", item.format] + (still ? [] : ["-c:v", "rawvideo"]) + [input])
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--crf", "0", "--preset-x264", "ultrafast",
+                                                    "--no-effects", "--json"] + item.codec,
+                                      environment: ["VELVET_VALIDATION": "1", "VELVET_FORCE_GPU_ROUNDTRIP": "1"])
+            XCTAssertEqual(result.status, 0, "\(item.format): \(result.stderr)")
+            let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: result.output) as? [String: Any])
+            let sections = Set((summary["gpu_ms"] as? [String: Any] ?? [:]).keys)
+            XCTAssertTrue(sections.isSuperset(of: ["color_out", "download"]), "\(item.format): the GPU path must run, got \(sections)")
+            XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt"), item.format)
+            XCTAssertEqual(try Tool.frameMD5s(output), try Tool.frameMD5s(input), "\(item.format): every frame bit-exact")
+        }
+        // Without the variable the unchanged frame goes to the encoder as decoded.
+        let plain = try Tool.run(Tool.velvet, ["render", scratch.path("d.png"), "-o", scratch.path("plain.png"), "--no-effects", "--json"])
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: plain.output) as? [String: Any])
+        XCTAssertNil((summary["gpu_ms"] as? [String: Any])?["color_out"], "no colour out without the variable")
     }
 
     func testVideoMatchesPlainTranscodeWithAudioCopied() throws {

@@ -1,7 +1,8 @@
 import XCTest
 import VelvetNN
 
-/// The five MediaPipe models against the tables in shared/docs/face-models.md.
+/// The five MediaPipe 0.10.21 models against the inputs, outputs, operators and parameter
+/// counts LiteRT reports for them (recorded below; the notes they came from are not in the repository).
 final class RealModelTests: XCTestCase {
     struct Expectation {
         var inputs: [(String, [Int])]

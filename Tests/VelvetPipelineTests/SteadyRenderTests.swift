@@ -1,0 +1,51 @@
+import Foundation
+import VelvetBeauty
+import VelvetGPU
+import VelvetMedia
+import VelvetPipeline
+import VelvetTestSupport
+import XCTest
+
+/// A render in its steady state creates no Vulkan objects per frame: images, pipelines and
+/// command slots are made on the first frames and reused, and the buffers stages fill every
+/// frame (face geometry, makeup and reshape fields, strength-fit gains) come from the
+/// context's buffer pool. A per-frame object grew the validation layer's bookkeeping over
+/// the soak and costs a driver call each frame.
+final class SteadyRenderTests: GPUTestCase {
+    /// Notes how many Vulkan objects the context had made when each frame began.
+    private final class ObjectCounter: FrameEffect, @unchecked Sendable {
+        let inner: BeautyEffect
+        private(set) var atFrameStart: [Int] = []
+        init(_ inner: BeautyEffect) { self.inner = inner }
+        var minimumFrameSide: Int { inner.minimumFrameSide }
+        var workingBytesPerPixel: Int { inner.workingBytesPerPixel }
+        func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
+            atFrameStart.append(inner.context.vulkanObjectsCreated)
+            return try inner.record(frame, on: recorder)
+        }
+    }
+
+    func testASteadyRenderCreatesNoVulkanObjectsPerFrame() throws {
+        let context = try self.context
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let scratch = try Scratch()
+        let clip = scratch.path("clip.mp4")
+        let photo = try ImageLoader.load(repository.appendingPathComponent("test-assets/grace_hopper.jpg").path, context: context)
+        // 14 frames of a slow pan: the detector runs again at frame 10.
+        try ClipSynthesizer(context: context).write(photo: photo, to: clip, width: 256, height: 256, frames: 14) { index in
+            SimilarityTransform(scale: 0.5, translation: (Double(index), 0))
+        }
+        let options = try BeautyOptions(preset: .natural) { try LUTLoader.load($0, context: context) }
+        let counter = ObjectCounter(try BeautyEffect(context: context, options: options))
+        var settings = EncoderSettings()
+        settings.preset = "ultrafast"
+        let summary = try VideoRenderer(context: context).render(input: clip, output: scratch.path("out.mp4"), settings: settings,
+                                                                 effect: counter)
+        XCTAssertEqual(summary.frames, 14)
+        XCTAssertEqual(counter.inner.facesPerFrame, Array(repeating: 1, count: 14), "a face in every frame, so every stage runs")
+        let counts = counter.atFrameStart + [context.vulkanObjectsCreated]
+        print("[objects] Vulkan objects created by the start of each frame: \(counts)")
+        let warmUp = 2
+        XCTAssertEqual(Set(counts[warmUp...]).count, 1, "frames \(warmUp)... created Vulkan objects: \(counts)")
+    }
+}
