@@ -1,9 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Optimised in debug builds too: the quality metrics (CPU blurs, SSIM) and the per-pixel
-// conversions around them, which the tests and `velvet bench quality` run over whole photo
-// sets, take several times as long unoptimised.
+// The libraries are optimised in debug builds too: the tests run the face models' planning,
+// the tracker, the per-pixel conversions and the quality metrics (CPU blurs, SSIM) over whole
+// photo sets and videos, which take about five times as long unoptimised.
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
@@ -25,10 +25,14 @@ let package = Package(
 
         // The pipeline.
         .target(name: "VelvetFiles"),
-        .target(name: "VelvetGPU", dependencies: ["CVulkan", "VelvetKernels"]),
-        .target(name: "VelvetMedia", dependencies: ["CFFmpeg", "VelvetFiles", "VelvetGPU", "VelvetKernels"]),
-        .target(name: "VelvetNN", dependencies: ["VelvetGPU", "VelvetKernels"]),
-        .target(name: "VelvetFace", dependencies: ["VelvetNN", "VelvetMedia", "VelvetGPU", "VelvetKernels"]),
+        .target(name: "VelvetGPU", dependencies: ["CVulkan", "VelvetKernels"],
+                swiftSettings: optimisedInDebug),
+        .target(name: "VelvetMedia", dependencies: ["CFFmpeg", "VelvetFiles", "VelvetGPU", "VelvetKernels"],
+                swiftSettings: optimisedInDebug),
+        .target(name: "VelvetNN", dependencies: ["VelvetGPU", "VelvetKernels"],
+                swiftSettings: optimisedInDebug),
+        .target(name: "VelvetFace", dependencies: ["VelvetNN", "VelvetMedia", "VelvetGPU", "VelvetKernels"],
+                swiftSettings: optimisedInDebug),
         .target(name: "VelvetBeauty", dependencies: ["VelvetFace", "VelvetFiles", "VelvetGPU", "VelvetKernels"],
                 swiftSettings: optimisedInDebug),
         .target(name: "VelvetPipeline", dependencies: ["VelvetMedia", "VelvetFace", "VelvetBeauty", "VelvetGPU"],

@@ -3,6 +3,10 @@
 extension BeautyPreset {
     public static let builtInNames = ["none", "natural", "soft", "studio", "glam"]
 
+    /// What a render uses when no preset is named and no default is set: `natural`.
+    public static var shippedDefault: BeautyPreset { natural }
+    public static let shippedDefaultName = "natural"
+
     /// The built-in preset called `name`, or nil.
     public static func builtIn(_ name: String) -> BeautyPreset? {
         switch name {

@@ -35,12 +35,12 @@ enum BeautyArguments {
             if let builtIn = BeautyPreset.builtIn(name) { return builtIn }
             return try store.load(name)
         }
-        return try store.defaultPreset()?.preset ?? .natural
+        return try store.defaultPreset()?.preset ?? .shippedDefault
     }
 
     /// The user's default preset (else `natural`) as render options, with `smoothing` set.
     static func defaultOptions(smoothing: BeautySettings.Smoothing, context: GPUContext) throws -> BeautyOptions {
-        var preset = try PresetStore.standard().defaultPreset()?.preset ?? .natural
+        var preset = try PresetStore.standard().defaultPreset()?.preset ?? .shippedDefault
         preset.skin.smoothing = smoothing
         return try BeautyOptions(preset: preset) { try LUTLoader.load($0, context: context) }
     }

@@ -41,7 +41,7 @@ enum PresetsCommand {
                 if let name, BeautyPreset.builtIn(name) == nil { _ = try store.load(name) }
                 try store.setDefault(clear ? nil : name)
             }
-            print(try store.defaultName() ?? "natural (built-in; no default set)")
+            print(try store.defaultName() ?? "\(BeautyPreset.shippedDefaultName) (built-in; no default set)")
         default:
             throw UsageError("presets takes list, show NAME, save NAME [flags], delete NAME or default [NAME|--clear]")
         }

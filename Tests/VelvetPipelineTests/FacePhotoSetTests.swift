@@ -112,7 +112,9 @@ final class FacePhotoSetTests: XCTestCase {
         let photos = try photos()
         for method in ["freqsep", "bilateral"] {
             let natural = try quality(photos, ["--smoothing", method])
-            let full = try quality(photos, ["--smoothing", method, "--strength", "1"])
+            // Full strength only where the default misses the bar.
+            let short = natural.filter { $0.value.contains { !($0.m5 <= 0.5) } }.keys.sorted()
+            let full = short.isEmpty ? [:] : try quality(short, ["--smoothing", method, "--strength", "1"])
             for (photo, faces) in natural.sorted(by: { $0.key < $1.key }) {
                 let name = "\(URL(fileURLWithPath: photo).lastPathComponent) \(method)"
                 for (index, face) in faces.enumerated() {
