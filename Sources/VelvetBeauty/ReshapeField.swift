@@ -17,7 +17,7 @@ import VelvetGPU
 ///   d = -sum(w_k t_k) / max(1, sum(w_k)). Normalising by the weight sum where cones overlap
 ///   moves each anchor by about its own t_k rather than the sum of its neighbours'.
 ///
-/// Reach: every term is zero farther than rho from the face-oval polygon (the anchors lie on
+/// Reach: every term is zero farther than rho (at most 0.9 IOD) from the face-oval polygon (the anchors lie on
 /// it, and each eye radius is capped so its disc stays within rho of the oval), so pixels
 /// farther than `slimRadius` face sizes (0.15) outside the face oval never move.
 public struct ReshapeField: Sendable {

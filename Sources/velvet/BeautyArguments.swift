@@ -12,7 +12,8 @@ enum BeautyArguments {
           --preset NAME       beauty preset: none, natural, soft, studio, glam or a saved one
                               (default: the one set with `velvet presets default`, else natural)
           --smoothing bilateral|freqsep   skin smoothing method
-          --strength X        skin smoothing strength, 0-1 (0 turns smoothing off)
+          --strength X        skin smoothing strength, 0-1: the share of each face's blotches removed
+                              (0 turns smoothing off)
           --detail X          frequency separation: fine texture kept, 0-2
           --spots X           spot removal strength, 0-1
           --sharpen X         global sharpen after the composite, 0-2
@@ -23,7 +24,7 @@ enum BeautyArguments {
           --blush X           blush strength 0-1; --blush-colour #RRGGBB
           --eyes X            eye enlargement 0-1;  --slim X  face slimming 0-1
           --detector short|full|auto   face detector (default auto)
-          --max-faces N       faces per frame, 1-64 (default 32)
+          --max-faces N       faces tracked, 1-64 (default 32; the largest are kept)
           --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones
                               (zone map over the skin), spots (spot fills), landmarks (mesh)
           --no-effects        decode -> encode through the GPU with nothing applied
