@@ -43,6 +43,7 @@ enum BenchTrackerCommand {
         let tracker = try FaceTracker(context: context, options: options, files: files)
 
         var wall: [Double] = [], gpu: [Double] = [], submissions: [Int] = []
+        var sections: [String: [Double]] = [:]
         var faces = 0
         for index in 0..<(warmup + frames) {
             let start = DispatchTime.now().uptimeNanoseconds
@@ -51,6 +52,9 @@ enum BenchTrackerCommand {
             guard index >= warmup else { continue }
             wall.append(elapsed)
             gpu.append(tracker.lastTimings.totalMilliseconds)
+            var frameSections: [String: Double] = [:]
+            for section in tracker.lastTimings.sections { frameSections[section.label, default: 0] += section.milliseconds }
+            for (label, milliseconds) in frameSections { sections[label, default: []].append(milliseconds) }
             submissions.append(tracker.lastSubmissionCount)
             faces = min(faces == 0 ? result.faces.count : faces, result.faces.count)
         }
@@ -62,6 +66,8 @@ enum BenchTrackerCommand {
             "wall_ms_median": median(wall), "wall_ms_min": wall.min()!, "gpu_ms_median": median(gpu),
             "wall_ms_mean": mean(wall), "gpu_ms_mean": mean(gpu), "mode": still ? "still" : "video",
             "detector": detector.rawValue, "max_faces": maxFaces,
+            // Per section, the mean over the frames it ran in and how many those were.
+            "gpu_ms_sections": sections.mapValues { ["mean": mean($0), "frames": $0.count] },
             "submissions_per_frame": Double(submissions.reduce(0, +)) / Double(submissions.count),
             "faces": faces,
             "segmentation_model": segmentation.resolved(width: image.width, height: image.height).rawValue,
