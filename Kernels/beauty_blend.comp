@@ -1,9 +1,12 @@
 #version 450
 #extension GL_GOOGLE_include_directive : enable
-// Composite: out = mix(spotFixed, processed, skin x zone x gain) inside the region of
-// interest, where gain is the strength fit's per-face gain (beauty_fit_reduce.comp),
+// Composite: out = mix(spotFixed, processed, skin x zone x gain x edge) inside the region
+// of interest, where gain is the strength fit's per-face gain (beauty_fit_reduce.comp),
 // blended across faces by their radial gradients (so overlapping faces with other gains
-// meet without a step). A pixel with no blend weight and no spot fill is copied from the
+// meet without a step), and edge fades the smoothing out towards the frame's edge over the
+// smoothing's own reach (`edgeReach` face sizes): there the smoothing's window is cut by the
+// frame and would pull the skin at the edge towards the inside (a face cut by the frame
+// would get a band of the wrong tone along it). A pixel with no blend weight and no spot fill is copied from the
 // original texel untouched, so everything the mask does not reach is bit-exact (M3).
 // With WRITE_WEIGHTS the final weight max(blend, spot fill) is also written (tests).
 #include "beauty_common.glsl"
@@ -26,6 +29,7 @@ layout(push_constant) uniform Parameters {
     ivec2 frameSize;
     vec2 inverseFrame;
     int faceCount;
+    float edgeReach;   // face sizes over which the weight fades in from the frame's edge
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
@@ -42,6 +46,7 @@ void main() {
     bool groupInRegion = faceBoxMeets(vec4(vec2(parameters.origin), vec2(parameters.origin + parameters.size)),
                                       groupLow, groupHigh);
     float gainSum = 0.0;
+    float reachSum = 0.0;
     float gainWeight = 0.0;
     if (groupInRegion) {
         for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
@@ -49,6 +54,7 @@ void main() {
             for (int slot = 0; slot < faceSlotCount; ++slot) {
                 float k = 1.0 - smoothstep(faceValue(slot, 2), faceValue(slot, 3), distance(p, facePoint(slot, 0)));
                 gainSum += k * gains.data[faceSlotIndex[slot] * GAIN_STRIDE];
+                reachSum += k * faceValue(slot, 7) * parameters.edgeReach;
                 gainWeight += k;
             }
             barrier();
@@ -64,7 +70,9 @@ void main() {
     if (beautyInRegion(pixel, parameters.origin, parameters.size)) {
         vec4 m = texture(mask, (vec2(pixel) + 0.5) * parameters.inverseFrame);
         float gain = gainWeight > 0.0 ? gainSum / gainWeight : 0.0;
-        weight = clamp(m.r * m.g * gain, 0.0, 1.0);
+        float reach = gainWeight > 0.0 ? reachSum / gainWeight : 0.0;
+        float edge = min(min(p.x, p.y), min(float(parameters.frameSize.x) - p.x, float(parameters.frameSize.y) - p.y));
+        weight = clamp(m.r * m.g * gain, 0.0, 1.0) * smoothstep(0.0, max(reach, 1e-3), edge);
         vec4 fixedPixel = texelFetch(spotFixed, pixel, 0);
         // Spot fills exist only where the mask permits them (the spot stage writes its
         // faces' regions only, not all of this one).

@@ -5,7 +5,7 @@
 // number of samples on any face. Patch (face f, disc k) sits at atlas (k, f) x FIT_PATCH.
 // Face parameters, FIT_STRIDE floats each: disc centres x y (3), disc radius px, pitch px,
 // fine sigma and middle sigma in samples, patch half-side px, samples per side, target
-// mid-band ratio, largest gain.
+// mid-band ratio, largest gain, the blend's fade-in distance from the frame's edge px.
 
 const int FIT_PATCH = 64;
 const int FIT_STRIDE = 16;
@@ -22,6 +22,7 @@ float fitHalfSide(int face) { return params.data[face * FIT_STRIDE + 10]; }
 int fitSamples(int face) { return int(params.data[face * FIT_STRIDE + 11]); }
 float fitTarget(int face) { return params.data[face * FIT_STRIDE + 12]; }
 float fitMaxGain(int face) { return params.data[face * FIT_STRIDE + 13]; }
+float fitEdgeReach(int face) { return params.data[face * FIT_STRIDE + 14]; }
 
 // Frame position (px) of sample (i, j) of a face's disc patch: pixel centres when the
 // pitch is 1, so the sums are the metric's own.

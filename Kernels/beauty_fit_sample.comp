@@ -50,7 +50,9 @@ void main() {
             float a = beautyLuma(texture(imageA, uv).rgb);
             float b = beautyLuma(texture(imageB, uv).rgb);
             vec4 m = texture(mask, uv);
-            float weight = clamp(m.r * m.g, 0.0, 1.0);
+            // The blend's weight at gain 1, with its fade-in from the frame's edge.
+            float edge = min(min(q.x, q.y), min(parameters.frameSize.x - q.x, parameters.frameSize.y - q.y));
+            float weight = clamp(m.r * m.g, 0.0, 1.0) * smoothstep(0.0, max(fitEdgeReach(face), 1e-3), edge);
             float change = MEASURE != 0 ? 0.0 : weight * (beautyLuma(texture(imageC, uv).rgb) - b);
             sum += vec3(a, b, change);
             weightSum += weight;

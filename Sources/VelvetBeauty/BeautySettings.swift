@@ -118,6 +118,10 @@ public struct BeautySettings: Sendable, Equatable {
     /// The defaults.
     public static let standard = BeautySettings()
 
+    /// How far (face sizes) the smoothing reads around a pixel: the bilateral radius, or
+    /// two sigmas of frequency separation's low-pass.
+    public var smoothingReach: Float { smoothing == .bilateral ? maxRadius : 2 * lowPassSigma }
+
     /// The mid-band energy share (M5) `strength` aims to leave on every face: the
     /// blotches' amplitude falls linearly from 1 at strength 0 to sqrt(strongestMidBand) at 1.
     public var midBandTarget: Float {

@@ -17,9 +17,11 @@ final class SkinBlend {
     /// - Parameters:
     ///   - geometry: the skin mask's face table; gains: the strength fit's per-face gains in
     ///     the same order (nil: no smoothing, only spot fills).
+    ///   - edgeReach: how far (face sizes) the smoothing reads around a pixel: its weight fades
+    ///     in over that distance from the frame's edge, where the smoothing's window is cut.
     func record(on recorder: CommandRecorder, original: GPUImage, spotFixed: GPUImage, processed: GPUImage,
                 mask: GPUImage, destination: GPUImage, weights: GPUImage?, dummy: GPUImage,
-                region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?) {
+                region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?, edgeReach: Float) {
         var push = PushConstants()
         push.ivec2(Int32(region.x), Int32(region.y))
         push.ivec2(Int32(max(0, region.width)), Int32(max(0, region.height)))
@@ -27,6 +29,7 @@ final class SkinBlend {
         let inverse = original.inverseSize
         push.vec2(inverse.0, inverse.1)
         push.int(Int32(gains == nil ? 0 : faceCount))
+        push.float(edgeReach)
         recorder.dispatch(weights == nil ? kernel : weightedKernel,
                           [.sampledImage(original, .nearest), .sampledImage(spotFixed, .nearest),
                            .sampledImage(processed, .nearest), .sampledImage(mask, .linear),

@@ -196,7 +196,8 @@ public final class SkinPipeline {
             recorder.beginSection(Section.blend)
             blend.record(on: recorder, original: image, spotFixed: spotFixed, processed: smoothed, mask: maskImage,
                          destination: blended, weights: weights, dummy: dummy, region: region,
-                         geometry: maskOutput.geometry, faceCount: geometry.faceCount, gains: gains)
+                         geometry: maskOutput.geometry, faceCount: geometry.faceCount, gains: gains,
+                         edgeReach: settings.smoothingReach)
             if measuresQuality {
                 measuring = (maskImage, orderedFaces)
             }
@@ -205,7 +206,7 @@ public final class SkinPipeline {
             recorder.beginSection(Section.blend)
             blend.record(on: recorder, original: image, spotFixed: image, processed: image, mask: dummy,
                          destination: blended, weights: weights, dummy: dummy, region: region,
-                         geometry: zeroGains, faceCount: 0, gains: nil)
+                         geometry: zeroGains, faceCount: 0, gains: nil, edgeReach: 0)
         }
         var output = blended
         if wantsSharpen {

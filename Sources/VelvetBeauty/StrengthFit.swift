@@ -50,7 +50,8 @@ final class StrengthFit {
     }
 
     /// Per face (in `faces`' order): disc centres, radius, pitch, sigmas, patch half-side,
-    /// samples per side, target, largest gain (layout in beauty_fit_common.glsl).
+    /// samples per side, target, largest gain, the distance over which the blend fades in
+    /// from the frame's edge (layout in beauty_fit_common.glsl).
     static func parameters(faces: [BeautyFace], settings: BeautySettings) -> [Float] {
         faces.flatMap { face -> [Float] in
             let iod = max(face.interOcularDistance, 1)
@@ -62,7 +63,8 @@ final class StrengthFit {
             let samples = min(Float(patch), (2 * halfSide / pitch).rounded(.up) + 1)
             let centres = [MeshRegion.cheekCentres.right, MeshRegion.cheekCentres.left, MeshRegion.foreheadCentre]
                 .flatMap { [face.landmarks[$0].x, face.landmarks[$0].y] }
-            return centres + [radius, pitch, fine, middle, halfSide, samples, settings.midBandTarget, maxGain, 0, 0]
+            return centres + [radius, pitch, fine, middle, halfSide, samples, settings.midBandTarget, maxGain,
+                              settings.smoothingReach * face.faceSize, 0]
         }
     }
 
