@@ -3,16 +3,16 @@
 # (munged, slurmctld, slurmd; its own slurm.conf, MUNGE key, state, spool and logs in a temp
 # folder; no systemd), submits the job-array script of docs/SCALING.md (taken from the doc,
 # its GPU request dropped: the node renders on lavapipe) over six short synthetic clips in
-# three shards, sends one task SIGTERM while it renders its second clip, requeues it, and
-# checks that every output exists exactly once and decodes with its input's frame count,
-# that no partial file is left, that the killed task exited 143 and resumed without
-# rendering its finished clip again, and that Slurm saw the same. Every daemon is stopped
-# and the folder removed on exit, whatever happens. Needs root (slurmd starts the jobs).
+# three shards, stops two tasks while each renders its second clip (one with SIGTERM alone,
+# `scancel --batch --signal=TERM`, one with a plain `scancel`), requeues them, and checks that
+# every output exists exactly once and decodes with its input's frame count, that no partial
+# file is left, that the stopped tasks exited 143 and resumed without rendering their finished
+# clip again, and that Slurm saw the same. Every daemon is stopped and the folder removed on
+# exit, whatever happens. Needs root (slurmd starts the jobs).
 #
 #   Tools/slurm-test.sh [--velvet PATH]     (default .build/debug/velvet, as CI builds it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repository=$(pwd)
 velvet=.build/debug/velvet
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -27,7 +27,6 @@ Tools/setup.sh --slurm >&2
 
 clips=6          # clip-0 … clip-5; shard I of 3 takes clip-I and clip-(I+3)
 shards=3
-victim=1         # the task killed while it renders its second clip, clip-4
 frames_of() { echo $((18 + 4 * $1)); }   # a different length per clip, so a swap would show
 started=$SECONDS
 
@@ -56,6 +55,8 @@ cleanup() {
     for pidfile in "$cluster/slurmctld.pid" "$cluster/slurmd.pid" "$cluster/munge/munged.pid"; do
         [ -f "$pidfile" ] || continue
         local pid; pid=$(cat "$pidfile")
+        # Only the daemon itself: a PID left in a stale file may belong to another process now.
+        case "$(cat "/proc/$pid/comm" 2>/dev/null)" in slurmctld|slurmd|munged) ;; *) continue ;; esac
         kill -TERM "$pid" 2>/dev/null
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
         kill -KILL "$pid" 2>/dev/null
@@ -157,27 +158,38 @@ task_field() {   # task_field TASK FIELD: a field of `scontrol show job` for JOB
     scontrol -o show job "${job}_$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
 }
 
-# --- the kill, mid-render -----------------------------------------------------------------
-victim_partial() { compgen -G "$out/.clip-$((victim + 3)).mp4.velvet-partial-*" >/dev/null; }
-wait_for 240 "task $victim to render clip-$((victim + 3))" victim_partial
-partial=$(compgen -G "$out/.clip-$((victim + 3)).mp4.velvet-partial-*" | head -n 1)
-pid=${partial##*-}
-grep -qz "^SLURM_ARRAY_TASK_ID=$victim$" "/proc/$pid/environ" || fail "the partial's writer $pid is not task $victim"
-[ -f "$out/clip-$victim.mp4" ] || fail "task $victim writes clip-$((victim + 3)) before clip-$victim is finished"
-[ ! -e "$out/clip-$((victim + 3)).mp4" ] || fail "clip-$((victim + 3)) was finished before the kill"
-finished_stamp=$(stat -c '%i %.9Y' "$out/clip-$victim.mp4")
-scancel --batch --signal=TERM "${job}_$victim"
-killed_at=$((SECONDS - started))
-task_stopped() { case "$(task_field "$victim" JobState)" in FAILED|COMPLETED|CANCELLED) return 0 ;; *) return 1 ;; esac; }
-wait_for 60 "task $victim to stop" task_stopped
-killed_state=$(task_field "$victim" JobState) killed_exit=$(task_field "$victim" ExitCode)
-# The other tasks are still rendering: only the killed clip's files count here.
-killed_clip_left=$(find "$out" -name "clip-$((victim + 3)).mp4" -o -name ".clip-$((victim + 3)).mp4.velvet-*" | wc -l)
-kill -0 "$pid" 2>/dev/null && fail "velvet $pid is still running after the SIGTERM"
+# --- the kills, mid-render, and the requeues ----------------------------------------------
+declare -A stop_state stop_exit clip_left finished_stamp stopped_at
+# stop_mid_render TASK HOW...: once TASK has finished its first clip and writes its second,
+# stops it with the scancel arguments HOW, records what is left, and requeues it.
+stop_mid_render() {
+    local task=$1; shift
+    local first=clip-$task second=clip-$((task + 3)) partial pid
+    writing() { compgen -G "$out/.$second.mp4.velvet-partial-*" >/dev/null; }
+    wait_for 240 "task $task to render $second" writing
+    partial=$(compgen -G "$out/.$second.mp4.velvet-partial-*" | head -n 1)
+    pid=${partial##*-}
+    grep -qz "^SLURM_ARRAY_TASK_ID=$task$" "/proc/$pid/environ" || fail "the partial's writer $pid is not task $task"
+    [ -f "$out/$first.mp4" ] || fail "task $task writes $second before $first is finished"
+    [ ! -e "$out/$second.mp4" ] || fail "$second was finished before the kill"
+    finished_stamp[$task]=$(stat -c '%i %.9Y' "$out/$first.mp4")
+    scancel "$@" "${job}_$task"
+    stopped_at[$task]=$((SECONDS - started))
+    stopped() { case "$(task_field "$task" JobState)" in FAILED|COMPLETED|CANCELLED) return 0 ;; *) return 1 ;; esac; }
+    wait_for 60 "task $task to stop" stopped
+    wait_for 10 "velvet $pid to exit" eval "! kill -0 $pid 2>/dev/null"
+    stop_state[$task]="$(task_field "$task" JobState) $(task_field "$task" ExitCode)"
+    # The other tasks are still rendering: only the stopped clip's files count here.
+    clip_left[$task]=$(find "$out" -name "$second.mp4" -o -name ".$second.mp4.velvet-*" | wc -l)
+    # Slurm holds a requeued job back 2 minutes unless told to start it now.
+    scontrol requeue "${job}_$task"
+    scontrol update jobid="${job}_$task" StartTime=now
+}
+signalled=1      # sent SIGTERM alone (scancel --batch --signal=TERM): velvet's exit is the task's
+cancelled=2      # cancelled (plain scancel): Slurm sends SIGTERM, then SIGKILL after KillWait
+stop_mid_render "$signalled" --batch --signal=TERM
+stop_mid_render "$cancelled"
 
-# --- the requeue: Slurm holds a requeued job back 2 minutes unless told to start it now ----
-scontrol requeue "${job}_$victim"
-scontrol update jobid="${job}_$victim" StartTime=now
 all_done() {
     local task state
     for task in $(seq 0 $((shards - 1))); do
@@ -201,15 +213,17 @@ check() {   # check NAME EXPECTED ACTUAL
     rows+=("$(printf '%-58s %-22s %-22s %s' "$1" "$2" "$3" "$verdict")")
 }
 logs=("$cluster"/shared/jobs/velvet-"$job"_*.log)
-victim_log=$cluster/shared/jobs/velvet-${job}_$victim.log
-
-check "killed task: Slurm state, exit code" "FAILED 143:0" "$killed_state $killed_exit"
-check "killed task: velvet's line" "1" "$(grep -c 'interrupted (SIGTERM); unfinished output removed' "$victim_log")"
-check "clip-$((victim + 3)) files (partial, output) right after the kill" "0" "$killed_clip_left"
-check "killed task requeued: restarts" "1" "$(task_field "$victim" Restarts)"
-same_file=$([ "$(stat -c '%i %.9Y' "$out/clip-$victim.mp4")" = "$finished_stamp" ] && echo unchanged || echo replaced)
-check "its finished clip-$victim: skipped after the requeue, file" "1 unchanged" \
-    "$(grep -c "skipped .*clip-$victim.mp4 (done" "$victim_log") $same_file"
+check "task $signalled, SIGTERM: Slurm state, exit code" "FAILED 143:0" "${stop_state[$signalled]}"
+check "task $cancelled, scancel: Slurm state, exit code" "CANCELLED 143:0" "${stop_state[$cancelled]}"
+for task in "$signalled" "$cancelled"; do
+    log=$cluster/shared/jobs/velvet-${job}_$task.log
+    same_file=$([ "$(stat -c '%i %.9Y' "$out/clip-$task.mp4")" = "${finished_stamp[$task]}" ] && echo unchanged || echo replaced)
+    check "task $task: velvet's SIGTERM line" "1" "$(grep -c 'interrupted (SIGTERM); unfinished output removed' "$log")"
+    check "task $task: clip-$((task + 3)) files right after the stop" "0" "${clip_left[$task]}"
+    check "task $task: restarts after the requeue" "1" "$(task_field "$task" Restarts)"
+    check "task $task: finished clip-$task skipped then, file" "1 unchanged" \
+        "$(grep -c "skipped .*clip-$task.mp4 (done" "$log") $same_file"
+done
 for task in $(seq 0 $((shards - 1))); do
     check "task $task: Slurm state, exit code" "COMPLETED 0:0" "$(task_field "$task" JobState) $(task_field "$task" ExitCode)"
 done
@@ -228,7 +242,8 @@ echo
 printf '%-58s %-22s %-22s %s\n' "check" "expected" "actual" ""
 printf '%s\n' "${rows[@]}"
 echo
-echo "slurm-test: node idle after ${idle_after} s, job $job submitted at ${submitted_after} s, task $victim killed at" \
-    "${killed_at} s, all $shards tasks done at ${finished_after} s; $clips clips, $(nproc) CPU(s)"
+echo "slurm-test: node idle after ${idle_after} s, job $job submitted at ${submitted_after} s, task $signalled" \
+    "signalled at ${stopped_at[$signalled]} s, task $cancelled cancelled at ${stopped_at[$cancelled]} s," \
+    "all $shards tasks done at ${finished_after} s; $clips clips, $(nproc) CPU(s)"
 [ "$failures" -eq 0 ] || fail "$failures check(s) failed"
 echo "slurm-test: passed"
