@@ -8,6 +8,9 @@
 #   Tools/setup.sh --assets   also the test photos and video (Tools/fetch-test-assets.sh, fetch-test-photos.sh,
 #                             fetch-test-video.sh)
 #   Tools/setup.sh --browser  also headless Chromium (the A/B report test opens the report in it)
+#   Tools/setup.sh --slurm    also MUNGE and Slurm's controller, node daemon and client (Tools/slurm-test.sh)
+#   Tools/setup.sh --kubernetes  also .venv-k8s with kubernetes-validate, which carries the Kubernetes
+#                             schemas offline (Tools/check-k8s-manifest.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,12 +18,16 @@ want_python=0
 want_models=0
 want_assets=0
 want_browser=0
+want_slurm=0
+want_kubernetes=0
 for argument in "$@"; do
     case "$argument" in
         --python) want_python=1 ;;
         --models) want_models=1 ;;
         --assets) want_assets=1 ;;
         --browser) want_browser=1 ;;
+        --slurm) want_slurm=1 ;;
+        --kubernetes) want_kubernetes=1 ;;
         *) echo "setup: unknown option $argument" >&2; exit 2 ;;
     esac
 done
@@ -32,6 +39,7 @@ packages=(
     python3 python3-venv python3-pip unzip
 )
 [ "$want_browser" -eq 1 ] && packages+=(chromium)
+[ "$want_slurm" -eq 1 ] && packages+=(munge slurmctld slurmd slurm-client)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -67,6 +75,17 @@ if [ "$want_python" -eq 1 ]; then
     if ! .venv-mediapipe/bin/python -c "import mediapipe, cv2" 2>/dev/null; then
         echo "setup: installing mediapipe 0.10.21 into .venv-mediapipe"
         .venv-mediapipe/bin/python -m pip install -q --disable-pip-version-check mediapipe==0.10.21
+    fi
+fi
+
+if [ "$want_kubernetes" -eq 1 ]; then
+    if [ ! -x .venv-k8s/bin/python ]; then
+        echo "setup: creating .venv-k8s"
+        python3 -m venv .venv-k8s
+    fi
+    if ! .venv-k8s/bin/python -c "import kubernetes_validate" 2>/dev/null; then
+        echo "setup: installing kubernetes-validate 1.37.0 (with its schemas) into .venv-k8s"
+        .venv-k8s/bin/python -m pip install -q --disable-pip-version-check kubernetes-validate==1.37.0
     fi
 fi
 
