@@ -3,8 +3,9 @@ import VelvetGPU
 import VelvetNN
 
 /// BlazeFace on the GPU: the frame is letterboxed into the model's square input (border
-/// -1 after mapping RGB to [-1, 1]), the model runs, and its raw outputs come back to the
-/// CPU (a few tens of KB) for decoding and non-maximum suppression.
+/// -1 after mapping RGB to [-1, 1]) and the model runs; `DetectionMerge` decodes and merges
+/// its outputs on the GPU. `record` and `decode` read the raw outputs back and decode them on
+/// the CPU instead: the reference the GPU merge is tested against.
 public final class FaceDetector: @unchecked Sendable {
     public let model: FaceDetectorModel
     private let plan: NNModelPlan
@@ -12,6 +13,13 @@ public final class FaceDetector: @unchecked Sendable {
     private let decoder: DetectionDecoder
     private let regressorIndex: Int
     private let logitIndex: Int
+    /// The anchor centres as vec2s, for the GPU decoding.
+    let anchorBuffer: GPUBuffer
+    private var merge: DetectionMerge?
+
+    var regressors: NNTensor { plan.outputs[regressorIndex] }
+    var logits: NNTensor { plan.outputs[logitIndex] }
+    var scoreThreshold: Float { decoder.scoreThreshold }
 
     /// - Parameter scoreThreshold: minimum detection confidence; nil: MediaPipe's own
     ///   (`model.defaultScoreThreshold`: 0.5 short range, 0.6 full range).
@@ -32,6 +40,11 @@ public final class FaceDetector: @unchecked Sendable {
         }
         regressorIndex = regressors
         logitIndex = logits
+        let centres = decoder.anchors.flatMap { [$0.x, $0.y] }
+        anchorBuffer = try GPUBuffer(context: context, size: centres.count * 4)
+        let recorder = try CommandRecorder(context: context)
+        try centres.withUnsafeBytes { try recorder.upload($0, to: anchorBuffer) }
+        try recorder.submit().wait()
     }
 
     /// Detections waiting for their submission to complete.
@@ -44,12 +57,18 @@ public final class FaceDetector: @unchecked Sendable {
     /// the raw outputs. The default view is MediaPipe's: the whole frame letterboxed.
     public func record(on recorder: CommandRecorder, image: GPUImage, view: DetectionView? = nil) throws -> Pending {
         let view = view ?? .letterbox(width: image.width, height: image.height)
+        try recordInference(on: recorder, image: image, view: view)
+        let readbacks = try plan.readOutputs(on: recorder)
+        return Pending(readbacks: readbacks, view: view)
+    }
+
+    /// Records the view's resampling into the model's input and inference; the outputs stay
+    /// on the GPU (`regressors`, `logits`) until the next inference overwrites them.
+    func recordInference(on recorder: CommandRecorder, image: GPUImage, view: DetectionView) throws {
         let border = model.letterboxBorder
         try toTensor.record(on: recorder, image: image, transform: view.square.tensorTransform(size: model.inputSize),
                             into: plan.inputs[0], scale: (2, 2, 2), offset: (-1, -1, -1), border: .constant(border, border, border))
         plan.record(on: recorder)
-        let readbacks = try plan.readOutputs(on: recorder)
-        return Pending(readbacks: readbacks, view: view)
     }
 
     /// The candidates of completed readbacks in frame pixels, before suppression (to be
@@ -63,16 +82,20 @@ public final class FaceDetector: @unchecked Sendable {
         }
     }
 
-    /// Decodes completed readbacks: detections sorted by score, best first.
+    /// Decodes completed readbacks on the CPU: detections sorted by score, best first.
     public func decode(_ pending: Pending) -> [FaceDetection] {
         DetectionCandidate.suppress(candidates(pending))
     }
 
-    /// Detects faces in `image` (one submission, waited for).
-    public func detect(_ image: GPUImage) throws -> [FaceDetection] {
+    /// Detects faces in `image` as the tracker does, decoded and merged on the GPU (one
+    /// submission, waited for). The default view is MediaPipe's: the whole frame letterboxed.
+    public func detect(_ image: GPUImage, views: [DetectionView]? = nil) throws -> [FaceDetection] {
+        let merge = try self.merge ?? DetectionMerge(context: plan.context)
+        self.merge = merge
+        let views = views ?? [.letterbox(width: image.width, height: image.height)]
         let recorder = try CommandRecorder(context: plan.context)
-        let pending = try record(on: recorder, image: image)
+        let pending = try merge.record(views.map { (self, $0) }, of: image, on: recorder)
         try recorder.submit().wait()
-        return decode(pending)
+        return pending.detections(model)
     }
 }

@@ -87,6 +87,7 @@ public final class FaceTracker: @unchecked Sendable {
     private let kernels: NNKernels
     private let mesh: FaceMeshModel
     private var detectors: [FaceDetectorModel: FaceDetector] = [:]
+    private let merge: DetectionMerge
     private var segmenters: [SegmentationModel: PersonSegmenter] = [:]
     private var mask: GPUImage?
     private var maskValid = false
@@ -152,6 +153,7 @@ public final class FaceTracker: @unchecked Sendable {
         self.files = files
         self.kernels = kernels ?? NNKernels(context: context)
         mesh = try FaceMeshModel(context: context, files: files, kernels: self.kernels)
+        merge = try DetectionMerge(context: context)
     }
 
     /// Forgets every tracked face (the next frame starts with detection).
@@ -209,7 +211,7 @@ public final class FaceTracker: @unchecked Sendable {
 
         // Submission 1: tracked meshes, segmentation, and the detectors when due.
         let recorder = try CommandRecorder(context: context)
-        var pendingDetections: [(FaceDetector, FaceDetector.Pending)] = []
+        var pendingDetections: DetectionMerge.Pending?
         if detectNow {
             recorder.beginSection("face.detect")
             pendingDetections = try recordDetection(uprightViews(for: image, fullSearch: fullSearch), of: image, on: recorder)
@@ -248,7 +250,7 @@ public final class FaceTracker: @unchecked Sendable {
         // Detections as recorded, or now (the whole frame) when a face was lost.
         var ranDetection = detectNow
         if detectNow {
-            try addFaces(merging: pendingDetections, in: image, time: time, submit: submit)
+            try addFaces(merging: pendingDetections!, in: image, time: time, submit: submit)
         } else if lostAny && tracks.count < options.maxFaces {
             let recorder = try CommandRecorder(context: context)
             recorder.beginSection("face.detect")
@@ -330,29 +332,24 @@ public final class FaceTracker: @unchecked Sendable {
     }
 
     private func recordDetection(_ runs: [(FaceDetectorModel, DetectionView)], of image: GPUImage,
-                                 on recorder: CommandRecorder) throws -> [(FaceDetector, FaceDetector.Pending)] {
-        try runs.map { model, view in
-            let detector = try detector(model)
-            return (detector, try detector.record(on: recorder, image: image, view: view))
-        }
+                                 on recorder: CommandRecorder) throws -> DetectionMerge.Pending {
+        try merge.record(runs.map { (try detector($0.0), $0.1) }, of: image, on: recorder)
     }
 
     /// Meshes what the detectors found and keeps the faces whose mesh the model accepts.
-    /// Each model's candidates are merged over its views (one suppression per model: the
+    /// Each model's candidates are merged over its views on the GPU (one suppression per model: the
     /// two models draw boxes of different sizes, so their boxes are not averaged together).
     /// Both models' detections of a face are meshed, since one's box can give a mesh the
     /// model rejects where the other's does not. Detections of an already tracked face are skipped, the largest
     /// faces go first, and at most `maxFaces` faces are kept.
-    private func addFaces(merging pending: [(FaceDetector, FaceDetector.Pending)], in image: GPUImage, time: Double,
+    private func addFaces(merging pending: DetectionMerge.Pending, in image: GPUImage, time: Double,
                           submit: (CommandRecorder) throws -> Void) throws {
         let free = options.maxFaces - tracks.count
         guard free > 0 else { return }
-        let perModel = Dictionary(grouping: pending) { $0.0.model }
         // Short range first: where both models' meshes are accepted, the face keeps the mesh
         // MediaPipe's face mesh makes (it detects with short range).
         let detections = FaceDetectorModel.allCases.flatMap { model in
-            DetectionCandidate.suppress((perModel[model] ?? []).flatMap { $0.0.candidates($0.1) })
-                .sorted { $0.box.area > $1.box.area }
+            pending.detections(model).sorted { $0.box.area > $1.box.area }
         }
         let tracked = tracks.map { $0.roi.unrotatedBox }
         let rois = detections.map(FaceROI.init(detection:)).filter { roi in

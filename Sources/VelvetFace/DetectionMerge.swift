@@ -1,0 +1,122 @@
+import Foundation
+import VelvetGPU
+import VelvetKernels
+
+/// A detection pass decoded and merged on the GPU: every view's raw outputs are decoded
+/// against the anchors into one candidate list per model (frame pixels; above the score
+/// threshold; less those a tile edge cuts), and one weighted NMS per model merges the list
+/// (`face_detection_decode.comp`, `face_detection_suppress.comp`; `DetectionDecoder` and
+/// `DetectionCandidate.suppress` are the CPU reference). Only the merged detections come back:
+/// a few KB, where a tiled still's raw outputs are megabytes.
+final class DetectionMerge {
+    /// Floats per candidate and per detection (face_detection_common.glsl).
+    static let recordFloats = 17
+    static let headerBytes = 16
+    /// Detections read back per model and pass (the suppression kernel's MAX_KEPT); more
+    /// are counted, not kept: the tracker keeps at most 64 faces.
+    static let maximumDetections = 256
+
+    private let context: GPUContext
+    private let decode: ComputeKernel
+    private let suppress: ComputeKernel
+
+    init(context: GPUContext) throws {
+        self.context = context
+        decode = try ComputeKernel(context: context, source: KernelLibrary.faceDetectionDecode)
+        suppress = try ComputeKernel(context: context, source: KernelLibrary.faceDetectionSuppress)
+    }
+
+    /// The views of one model in one pass, appended to one list.
+    final class CandidateList {
+        let model: FaceDetectorModel
+        let buffer: GPUBuffer
+        let capacity: Int
+        fileprivate init(model: FaceDetectorModel, buffer: GPUBuffer, capacity: Int) {
+            (self.model, self.buffer, self.capacity) = (model, buffer, capacity)
+        }
+    }
+
+    /// The merged detections of a pass, per model, once its submission completed.
+    struct Pending: @unchecked Sendable {
+        fileprivate let readbacks: [FaceDetectorModel: GPUReadback]
+
+        /// Best first, as `DetectionCandidate.suppress` returns them.
+        func detections(_ model: FaceDetectorModel) -> [FaceDetection] {
+            guard let raw = readbacks[model]?.raw else { return [] }
+            func float(_ index: Int) -> Float { raw.loadUnaligned(fromByteOffset: headerBytes + index * 4, as: Float.self) }
+            let count = min(Int(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self)), maximumDetections)
+            return (0..<count).map { slot in
+                let base = slot * recordFloats
+                let low = SIMD2(float(base + 1), float(base + 2)), high = SIMD2(float(base + 3), float(base + 4))
+                let keypoints = (0..<6).map { SIMD2(float(base + 5 + 2 * $0), float(base + 6 + 2 * $0)) }
+                return FaceDetection(score: float(base), box: FaceBox(x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y),
+                                     keypoints: keypoints)
+            }
+        }
+    }
+
+    /// Records inference and decoding of every (detector, view) run, then one suppression
+    /// per model; read the result with `Pending.detections` after the submission completed.
+    func record(_ runs: [(FaceDetector, DetectionView)], of image: GPUImage, on recorder: CommandRecorder) throws -> Pending {
+        var lists: [FaceDetectorModel: CandidateList] = [:]
+        for (model, count) in Dictionary(grouping: runs, by: { $0.0.model }).mapValues(\.count) {
+            // Room for every anchor of every view: the list cannot overflow.
+            let capacity = model.anchorCount * count
+            let buffer = try GPUBuffer.pooled(context: context, size: Self.headerBytes + capacity * Self.recordFloats * 4)
+            try [UInt32(0), UInt32(capacity), 0, 0].withUnsafeBytes { try recorder.upload($0, to: buffer) }
+            lists[model] = CandidateList(model: model, buffer: buffer, capacity: capacity)
+        }
+        for (detector, view) in runs {
+            try detector.recordInference(on: recorder, image: image, view: view)
+            recordDecode(detector, view: view, into: lists[detector.model]!, on: recorder)
+        }
+        var readbacks: [FaceDetectorModel: GPUReadback] = [:]
+        for (model, list) in lists {
+            readbacks[model] = try recordSuppression(list, on: recorder)
+        }
+        return Pending(readbacks: readbacks)
+    }
+
+    /// The suppression kernel on given candidates (one submission, waited for): what a pass
+    /// does after decoding, for tests against `DetectionCandidate.suppress`.
+    func suppress(_ candidates: [DetectionCandidate], model: FaceDetectorModel = .fullRange) throws -> [FaceDetection] {
+        let capacity = max(1, candidates.count)
+        let buffer = try GPUBuffer.pooled(context: context, size: Self.headerBytes + capacity * Self.recordFloats * 4)
+        let records = candidates.flatMap { c in [c.score, c.low.x, c.low.y, c.high.x, c.high.y] + c.keypoints.flatMap { [$0.x, $0.y] } }
+        let recorder = try CommandRecorder(context: context)
+        try [UInt32(candidates.count), UInt32(capacity), 0, 0].withUnsafeBytes { try recorder.upload($0, to: buffer) }
+        if !records.isEmpty { try records.withUnsafeBytes { try recorder.upload($0, to: buffer, offset: Self.headerBytes) } }
+        let readback = try recordSuppression(CandidateList(model: model, buffer: buffer, capacity: capacity), on: recorder)
+        try recorder.submit().wait()
+        return Pending(readbacks: [model: readback]).detections(model)
+    }
+
+    private func recordDecode(_ detector: FaceDetector, view: DetectionView, into list: CandidateList, on recorder: CommandRecorder) {
+        let square = view.square
+        let (c, s) = (cosf(square.rotation), sinf(square.rotation))
+        let cut = view.cutEdges
+        var push = PushConstants()
+        push.vec2(square.centre.x, square.centre.y)
+        push.vec2(c * square.side, s * square.side)
+        push.vec2(-s * square.side, c * square.side)
+        push.uint(UInt32(detector.model.anchorCount))
+        push.uint(UInt32(detector.regressors.byteOffset / 4))
+        push.uint(UInt32(detector.logits.byteOffset / 4))
+        push.float(Float(detector.model.inputSize))
+        push.float(detector.scoreThreshold)
+        push.uint((cut.left ? 1 : 0) | (cut.top ? 2 : 0) | (cut.right ? 4 : 0) | (cut.bottom ? 8 : 0))
+        recorder.dispatch(decode, [.buffer(detector.regressors.buffer), .buffer(detector.logits.buffer),
+                                   .buffer(detector.anchorBuffer), .buffer(list.buffer)],
+                          push: push, covering: detector.model.anchorCount, 1)
+    }
+
+    private func recordSuppression(_ list: CandidateList, on recorder: CommandRecorder) throws -> GPUReadback {
+        let work = try GPUBuffer.pooled(context: context, size: 2 * list.capacity * 4)
+        let output = try GPUBuffer.pooled(context: context, size: Self.headerBytes + Self.maximumDetections * Self.recordFloats * 4)
+        try [UInt32(0), UInt32(Self.maximumDetections), 0, 0].withUnsafeBytes { try recorder.upload($0, to: output) }
+        var push = PushConstants()
+        push.float(DetectionCandidate.overlapThreshold)
+        recorder.dispatch(suppress, [.buffer(list.buffer), .buffer(work), .buffer(output)], push: push, groups: (1, 1, 1))
+        return try recorder.download(output)
+    }
+}
