@@ -12,7 +12,6 @@ public final class MatteReader: @unchecked Sendable {
     public let height: Int
     public let isStillImage: Bool
     private let reader: MediaReader
-    private let repacker = PixelRepacker()
     private var still: [UInt16]?
     public private(set) var framesRead = 0
 
@@ -46,30 +45,55 @@ public final class MatteReader: @unchecked Sendable {
         while let item = try reader.next() {
             guard case .video(let frame) = item else { continue }
             framesRead += 1
-            let values = try Self.values(of: frame, repacker: repacker, path: path, size: (width, height))
+            let values = try Self.values(of: frame, path: path, size: (width, height))
             if isStillImage { still = values }
             return values
         }
         throw MediaError.refused(path: path, reason: "the matte ends after \(framesRead) frame(s) and the input has more: give it as many")
     }
 
-    /// The alpha of a frame that has alpha, else its grey (luma), as 16-bit values.
-    private static func values(of frame: MediaFrame, repacker: PixelRepacker, path: String,
-                               size: (width: Int, height: Int)) throws -> [UInt16] {
+    /// The alpha of a frame that has alpha, else its grey (luma; the first channel of RGB),
+    /// as 16-bit values, read straight from the decoded planes (swscale would lose the low
+    /// bits of 16-bit grey). Limited-range luma (16...235 at 8 bits) is stretched to 0...1.
+    private static func values(of frame: MediaFrame, path: String, size: (width: Int, height: Int)) throws -> [UInt16] {
         guard (frame.width, frame.height) == size else {
             throw MediaError.decode(path: path, reason: "a frame of \(frame.width)x\(frame.height) in a \(size.width)x\(size.height) matte")
         }
-        let flags = av_pix_fmt_desc_get(frame.pixelFormat)?.pointee.flags ?? 0
-        let alpha = flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
-        let target = alpha ? AV_PIX_FMT_RGBA64LE : AV_PIX_FMT_GRAY16LE
-        let converted = frame.pixelFormat == target ? frame : try repacker.repack(frame, to: target)
-        let stride = alpha ? 4 : 1, channel = alpha ? 3 : 0
-        let pitch = Int(velvet_frame_linesize(converted.pointer, 0))
-        let base = UnsafeRawPointer(velvet_frame_data(converted.pointer, 0)!)
+        guard let descriptor = av_pix_fmt_desc_get(frame.pixelFormat)?.pointee else {
+            throw MediaError.unsupported("matte pixel format \(PixelRepacker.name(frame.pixelFormat))")
+        }
+        let unreadable = UInt64(AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)
+        let alpha = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+        let component = alpha ? descriptor.comp.3 : descriptor.comp.0
+        guard descriptor.flags & unreadable == 0, (1...16).contains(component.depth) else {
+            throw MediaError.unsupported("matte pixel format \(PixelRepacker.name(frame.pixelFormat)) (give grey or alpha of 8 to 16 bits)")
+        }
+        let bigEndian = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_BE) != 0
+        let isYUV = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && descriptor.nb_components >= 3
+        let depth = Int(component.depth), top = Double((1 << depth) - 1)
+        // Limited-range luma: 16...235 scaled to the depth.
+        let limited = !alpha && isYUV && frame.pointer.pointee.color_range != AVCOL_RANGE_JPEG
+            && !PixelRepacker.name(frame.pixelFormat).hasPrefix("yuvj")
+        let (low, span) = limited ? (Double(16 << (depth - 8)), Double(219 << (depth - 8))) : (0, top)
+        let plane = Int(component.plane), step = Int(component.step), offset = Int(component.offset), shift = Int(component.shift)
+        let pitch = Int(velvet_frame_linesize(frame.pointer, Int32(plane)))
+        let base = UnsafeRawPointer(velvet_frame_data(frame.pointer, Int32(plane))!)
+        let mask = (1 << depth) - 1
         var values = [UInt16](repeating: 0, count: size.width * size.height)
         for y in 0..<size.height {
-            let row = (base + y * pitch).bindMemory(to: UInt16.self, capacity: size.width * stride)
-            for x in 0..<size.width { values[y * size.width + x] = UInt16(littleEndian: row[x * stride + channel]) }
+            let row = base + y * pitch + offset
+            for x in 0..<size.width {
+                let at = row + x * step
+                let raw: Int
+                if depth > 8 {
+                    let word = at.loadUnaligned(as: UInt16.self)
+                    raw = Int(bigEndian ? UInt16(bigEndian: word) : UInt16(littleEndian: word))
+                } else {
+                    raw = Int(at.load(as: UInt8.self))
+                }
+                let level = Double((raw >> shift) & mask)
+                values[y * size.width + x] = UInt16((min(max((level - low) / span, 0), 1) * 65535).rounded())
+            }
         }
         return values
     }

@@ -23,22 +23,22 @@ public final class MatteWriter: @unchecked Sendable {
 
     /// Why `matte` cannot be the matte of a render into `output` (a still's matte is a .png,
     /// a video's a video that holds FFV1); nil when it can. Asked before any work.
-    public static func problem(matte: String, output: String) -> String? {
+    public static func problem(matte: String, output: String, option: String = "--matte") -> String? {
         let outputIsStill = (try? OutputContainer(path: output))?.isStillImage ?? false
         guard let container = try? OutputContainer(path: matte) else {
-            return "--matte: unknown format '\(URL(fileURLWithPath: matte).pathExtension)' (use .mkv for a video, .png for a still)"
+            return "\(option): unknown format '\(URL(fileURLWithPath: matte).pathExtension)' (use .mkv for a video, .png for a still)"
         }
         if outputIsStill {
             let codec = av_guess_codec(container.format, nil, matte, nil, AVMEDIA_TYPE_VIDEO)
             guard container.isStillImage, codec == AV_CODEC_ID_PNG else {
-                return "--matte: the output is one picture, so its matte is one too: use a .png (16-bit grey)"
+                return "\(option): the output is one picture, so its matte is one too: use a .png (16-bit grey)"
             }
         } else {
             if container.isStillImage {
-                return "--matte: the output is a video and a \(container.fileExtension) holds one picture: use .mkv (FFV1, 16-bit grey)"
+                return "\(option): the output is a video and a \(container.fileExtension) holds one picture: use .mkv (FFV1, 16-bit grey)"
             }
             guard container.holds(encoded: AV_CODEC_ID_FFV1, type: AVMEDIA_TYPE_VIDEO) else {
-                return "--matte: the \(container.name) format cannot hold FFV1 video: use .mkv"
+                return "\(option): the \(container.name) format cannot hold FFV1 video: use .mkv"
             }
         }
         return nil

@@ -35,6 +35,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// Track file, user's matte, matte output (docs/CLI.md, render).
     private let sidecars: RenderSidecars
     private let matteRecording: MatteRecording?
+    private let zoneRecording: MatteRecording?
+    private let zoneMap: ZoneMap?
     private let userMatte: UserMatte?
     private let matteComposite: MatteComposite?
 
@@ -43,6 +45,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         self.options = options
         self.sidecars = sidecars
         matteRecording = sidecars.matteOut.map { MatteRecording(open: $0) }
+        zoneRecording = sidecars.zonesOut.map { MatteRecording(open: $0) }
+        zoneMap = sidecars.zonesOut == nil ? nil : try ZoneMap(context: context)
         userMatte = sidecars.matteIn.map(UserMatte.init)
         matteComposite = sidecars.matteIn == nil ? nil : try MatteComposite(context: context)
         _ = try options.skin.validated()
@@ -62,6 +66,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         finishMeasuring() // the frame before has completed on the GPU
         try matteRecording?.flush()
+        try zoneRecording?.flush()
         let tracked: FaceTrackerResult
         if let playback = sidecars.tracks {
             tracked = try playback.process(frame.input, index: frame.index, path: sidecars.tracksPath)
@@ -84,6 +89,10 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         let result = try skin.record(on: recorder, image: frame.input, faces: faces, personMask: tracked.personMask,
                                      settings: options.skin, destination: frame.output, userMatte: matte)
         if let matteRecording, let weights = result.weights { try matteRecording.record(weights: weights, time: frame.time, on: recorder) }
+        if let zoneRecording, let zoneMap {
+            try zoneRecording.record(weights: try zoneMap.record(on: recorder, mask: result.mask, frame: frame.input), time: frame.time,
+                                     on: recorder)
+        }
         if let quality = result.quality { pendingQuality = (quality, tracked.faces) }
         switch options.debugView {
         case .mask:
@@ -150,6 +159,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// (the CLI does it just before the output is moved into place).
     public func finishSidecars() throws {
         try matteRecording?.finish()
+        try zoneRecording?.finish()
         try sidecars.tracks?.checkEveryFramePlayed(path: sidecars.tracksPath)
     }
 

@@ -5,7 +5,8 @@ import VelvetMedia
 
 /// What a beauty render reads or writes beside its input and output: faces from a track
 /// file instead of the tracker (`--tracks`), a user's matte multiplied into the skin
-/// weight (`--matte-in`), and the weight that was applied, written as a matte (`--matte`).
+/// weight (`--matte-in`), and the weight that was applied, written as a matte (`--matte`),
+/// with the zone map as a second one (`--matte-zones`).
 public struct RenderSidecars: @unchecked Sendable {
     public var tracks: TrackPlayback?
     /// The track file's path, for messages.
@@ -13,11 +14,10 @@ public struct RenderSidecars: @unchecked Sendable {
     public var matteIn: MatteReader?
     /// Opens the matte output for frames of the size given (known at the first frame).
     public var matteOut: ((_ width: Int, _ height: Int) throws -> MatteWriter)?
+    /// The same for the zone map's matte.
+    public var zonesOut: ((_ width: Int, _ height: Int) throws -> MatteWriter)?
 
-    public init(tracks: TrackPlayback? = nil, tracksPath: String = "", matteIn: MatteReader? = nil,
-                matteOut: ((Int, Int) throws -> MatteWriter)? = nil) {
-        (self.tracks, self.tracksPath, self.matteIn, self.matteOut) = (tracks, tracksPath, matteIn, matteOut)
-    }
+    public init() {}
 }
 
 /// The blend weight of each frame on its way to the matte file: the weight image the blend
@@ -86,6 +86,29 @@ final class UserMatte {
         try values.withUnsafeBytes { try recorder.upload($0, to: target) }
         uploadedStill = reader.isStillImage
         return target
+    }
+}
+
+/// `matte_zones.comp`: the zone map at frame size, into an image of its own (r16f).
+final class ZoneMap {
+    private let kernel: ComputeKernel
+    private var image: GPUImage?
+
+    init(context: GPUContext) throws {
+        kernel = try ComputeKernel(context: context, source: KernelLibrary.matteZones)
+    }
+
+    /// `mask`: the skin mask of the frame (nil: no face, the map is 0).
+    func record(on recorder: CommandRecorder, mask: GPUImage?, frame: GPUImage) throws -> GPUImage {
+        if image?.width != frame.width || image?.height != frame.height {
+            image = try GPUImage(context: frame.context, width: frame.width, height: frame.height, format: .r16f)
+        }
+        var push = PushConstants()
+        push.ivec2(Int32(frame.width), Int32(frame.height))
+        push.int(mask == nil ? 0 : 1)
+        recorder.dispatch(kernel, [.sampledImage(mask ?? frame, .linear), .storageImage(image!)], push: push,
+                          covering: frame.width, frame.height)
+        return image!
     }
 }
 

@@ -5,35 +5,40 @@ import VelvetGPU
 import VelvetMedia
 import VelvetPipeline
 
-/// `render --tracks FILE`, `--matte-in FILE` and `--matte OUT`: the files a beauty render
+/// `render --tracks FILE`, `--matte-in FILE`, `--matte OUT` and `--matte-zones OUT`: the files a beauty render
 /// reads or writes beside its input and output (docs/CLI.md, Mattes and tracks).
 struct SidecarArguments {
     var tracks: String?
     var matteIn: String?
     var matte: String?
+    var zones: String?
 
     static func parse(_ arguments: inout ArgumentParser) -> SidecarArguments {
-        SidecarArguments(tracks: arguments.value("--tracks"), matteIn: arguments.value("--matte-in"), matte: arguments.value("--matte"))
+        SidecarArguments(tracks: arguments.value("--tracks"), matteIn: arguments.value("--matte-in"), matte: arguments.value("--matte"),
+                         zones: arguments.value("--matte-zones"))
     }
 
-    var isEmpty: Bool { tracks == nil && matteIn == nil && matte == nil }
+    var isEmpty: Bool { tracks == nil && matteIn == nil && matte == nil && zones == nil }
 
     /// Usage errors (exit 2): the sidecars need the beauty pipeline, a matte output's format
     /// must suit the main output's kind.
     func check(output: String, beauty: BeautyRequest?) throws {
         guard !isEmpty else { return }
-        let names = [("--tracks", tracks), ("--matte-in", matteIn), ("--matte", matte)].filter { $0.1 != nil }.map(\.0)
+        let names = [("--tracks", tracks), ("--matte-in", matteIn), ("--matte", matte), ("--matte-zones", zones)]
+            .filter { $0.1 != nil }.map(\.0)
         guard let beauty else { throw UsageError("\(names.joined(separator: ", ")) need the beauty pipeline: leave out --no-effects") }
-        if let view = beauty.debugView, matte != nil || matteIn != nil {
-            throw UsageError("--matte and --matte-in go with a render, not with --debug-view \(view.rawValue)")
+        if let view = beauty.debugView, matte != nil || matteIn != nil || zones != nil {
+            throw UsageError("--matte, --matte-zones and --matte-in go with a render, not with --debug-view \(view.rawValue)")
         }
         if let matte, let problem = MatteWriter.problem(matte: matte, output: output) { throw UsageError(problem) }
+        if let zones, let problem = MatteWriter.problem(matte: zones, output: output, option: "--matte-zones") { throw UsageError(problem) }
     }
 
     func add(to files: inout CommandFiles) {
         if let tracks { files.input(tracks, "the track file") }
         if let matteIn { files.input(matteIn, "the --matte-in matte") }
         if let matte { files.output(matte, "--matte") }
+        if let zones { files.output(zones, "--matte-zones") }
     }
 
     /// Reads and checks the track file and the user's matte against the input (exit 1, one
@@ -68,6 +73,9 @@ struct SidecarArguments {
         }
         if let matte {
             sidecars.matteOut = { width, height in try MatteWriter(path: matte, input: input, width: width, height: height, commit: commit) }
+        }
+        if let zones {
+            sidecars.zonesOut = { width, height in try MatteWriter(path: zones, input: input, width: width, height: height, commit: commit) }
         }
         return sidecars
     }
