@@ -202,6 +202,21 @@ final class MatteAndTrackTests: XCTestCase {
         XCTAssertFalse(scratch.files.contains { $0.hasPrefix(".") }, "no partial files: \(scratch.files)")
     }
 
+    /// A video matte of as many frames, all 1 (16-bit FFV1), renders the video as without it.
+    func testVideoMatteInOfOnesIsTheNormalRender() throws {
+        let scratch = try Scratch()
+        let video = try clip(scratch)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=black:s=256x300:r=24", "-frames:v", "6", "-vf", "format=gray16le,geq=lum=65535",
+                         "-c:v", "ffv1", scratch.path("ones.mkv")])
+        let arguments = ["--crf", "0", "--preset-x264", "ultrafast"]
+        try velvet(["render", video, "-o", scratch.path("normal.mkv")] + arguments)
+        try velvet(["render", video, "-o", scratch.path("matted.mkv"), "--matte-in", scratch.path("ones.mkv")] + arguments)
+        let normal = try Tool.frameMD5s(scratch.path("normal.mkv"))
+        XCTAssertEqual(normal.split(separator: "\n").count, 6)
+        XCTAssertNotEqual(normal, try Tool.frameMD5s(video), "the render changes the frames")
+        XCTAssertEqual(try Tool.frameMD5s(scratch.path("matted.mkv")), normal)
+    }
+
     // MARK: Tracks
 
     /// analyze --tracks, then render --tracks, gives the render's pixels exactly (a still and
