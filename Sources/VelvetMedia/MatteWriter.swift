@@ -81,7 +81,7 @@ public final class MatteWriter: @unchecked Sendable {
         if context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         }
-        if !isStillImage { av_opt_set(encoder.pointee.priv_data, "level", "3", 0) }
+        if !isStillImage { encoder.pointee.level = 3 } // FFV1 version 3: per-slice CRCs, the archival one
         try Self.check(avcodec_open2(encoder, codec, nil), path)
         try Self.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder), path)
         stream.pointee.time_base = timeBase
