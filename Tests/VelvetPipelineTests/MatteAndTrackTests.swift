@@ -142,6 +142,21 @@ final class MatteAndTrackTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["a.png", "clip.mp4", "grace.png", "m.png"])
     }
 
+    /// A render stopped by SIGTERM while writing its matte leaves neither file, nor a partial.
+    func testInterruptedRenderLeavesNoMatte() throws {
+        let scratch = try Scratch()
+        let long = scratch.path("long.mp4")
+        try Tool.ffmpeg(["-loop", "1", "-framerate", "24", "-t", "10", "-i", photo,
+                         "-vf", "scale=\(Self.size.width):\(Self.size.height),setsar=1,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", long])
+        let render = try Tool.start(Tool.velvet, ["render", long, "-o", scratch.path("out.mkv"), "--matte", scratch.path("matte.mkv"),
+                                                  "--preset-x264", "ultrafast", "--quiet"],
+                                    environment: ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertTrue(Tool.waitUntil { scratch.files.contains { $0.hasPrefix(".matte.mkv.velvet-partial") } }, "the matte was never started")
+        let stopped = render.stop(with: SIGTERM)
+        XCTAssertEqual(stopped.status, 143, stopped.stderr)
+        XCTAssertEqual(scratch.files, ["long.mp4"], "nothing left but the input")
+    }
+
     // MARK: Mattes in
 
     /// An all-zero matte leaves the frame bit-exact, an all-one matte is the normal render, a
