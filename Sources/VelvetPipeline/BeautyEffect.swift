@@ -158,9 +158,10 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// track file had no frames the input lacks; call once the render's GPU work has completed
     /// (the CLI does it just before the output is moved into place).
     public func finishSidecars() throws {
+        // The check first: a failed one must leave no matte behind either.
+        try sidecars.tracks?.checkEveryFramePlayed(path: sidecars.tracksPath)
         try matteRecording?.finish()
         try zoneRecording?.finish()
-        try sidecars.tracks?.checkEveryFramePlayed(path: sidecars.tracksPath)
     }
 
     private enum Stage {

@@ -319,6 +319,18 @@ final class MatteAndTrackTests: XCTestCase {
             let result = try velvet(["render", video, "-o", scratch.path("bad.mkv"), "--tracks", path], status: 1)
             XCTAssertTrue(errorLine(result).contains(message), "\(path): \(result.stderr)")
         }
+        // Matroska states no frame count: a file with a frame more is found at the end, before
+        // the output (and its matte) is moved into place.
+        let unstated = scratch.path("clip.mkv")
+        try Tool.ffmpeg(["-i", video, "-c", "copy", unstated])
+        var longer = frames
+        longer.append(frames[5])
+        longer[6]["frame"] = 6
+        let extra = try write("long.json") { $0["frames"] = longer }
+        let late = try velvet(["render", unstated, "-o", scratch.path("bad.mkv"), "--tracks", extra, "--matte", scratch.path("bad-matte.mkv"),
+                               "--preset-x264", "ultrafast"], status: 1)
+        XCTAssertTrue(errorLine(late).contains("the track file has 7 frame(s) and the input 6"), late.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("bad-matte.mkv")), "no matte either")
         try Data("{\"format\": \"velvet-tracks\"".utf8).write(to: URL(fileURLWithPath: scratch.path("cut.json")))
         let cut = try velvet(["render", video, "-o", scratch.path("bad.mkv"), "--tracks", scratch.path("cut.json")], status: 1)
         XCTAssertTrue(errorLine(cut).contains("not a track file"), cut.stderr)
