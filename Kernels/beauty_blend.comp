@@ -8,7 +8,9 @@
 // frame and would pull the skin at the edge towards the inside (a face cut by the frame
 // would get a band of the wrong tone along it). A pixel with no blend weight and no spot fill is copied from the
 // original texel untouched, so everything the mask does not reach is bit-exact (M3).
-// With WRITE_WEIGHTS the final weight max(blend, spot fill) is also written (tests).
+// A user's matte (`render --matte-in`), when given, multiplies both the blend weight and the
+// spot fill, so where it is 0 the original texel is kept bit-exact.
+// With WRITE_WEIGHTS the final weight max(blend, spot fill) is also written (`--matte`, tests).
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -22,6 +24,7 @@ layout(binding = 4) writeonly uniform image2D destination;
 layout(binding = 5) writeonly uniform image2D weights;
 layout(binding = 6) buffer Geometry { float data[]; } geometry; // the skin mask's faces
 layout(binding = 7) buffer Gains { float data[]; } gains;       // per face, GAIN_STRIDE floats, gain first
+layout(binding = 8) uniform sampler2D userMatte; // nearest, frame size: the user's matte (when hasUserMatte)
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;
@@ -30,6 +33,7 @@ layout(push_constant) uniform Parameters {
     vec2 inverseFrame;
     int faceCount;
     float edgeReach;   // face sizes over which the weight fades in from the frame's edge
+    int hasUserMatte;
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
@@ -77,6 +81,11 @@ void main() {
         // Spot fills exist only where the mask permits them (the spot stage writes its
         // faces' regions only, not all of this one).
         spot = m.b > 0.0 ? fixedPixel.a : 0.0;
+        if (parameters.hasUserMatte != 0) {
+            float user = clamp(texelFetch(userMatte, pixel, 0).r, 0.0, 1.0);
+            weight *= user;
+            spot *= user;
+        }
         if (weight > 0.0 || spot > 0.0) {
             vec3 start = spot > 0.0 ? fixedPixel.rgb : source.rgb;
             result = vec4(mix(start, texelFetch(processed, pixel, 0).rgb, weight), source.a);

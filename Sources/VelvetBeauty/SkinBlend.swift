@@ -19,9 +19,11 @@ final class SkinBlend {
     ///     the same order (nil: no smoothing, only spot fills).
     ///   - edgeReach: how far (face sizes) the smoothing reads around a pixel: its weight fades
     ///     in over that distance from the frame's edge, where the smoothing's window is cut.
+    ///   - userMatte: the user's matte at frame size (0...1 in r), multiplied into the weight.
     func record(on recorder: CommandRecorder, original: GPUImage, spotFixed: GPUImage, processed: GPUImage,
                 mask: GPUImage, destination: GPUImage, weights: GPUImage?, dummy: GPUImage,
-                region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?, edgeReach: Float) {
+                region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?, edgeReach: Float,
+                userMatte: GPUImage?) {
         var push = PushConstants()
         push.ivec2(Int32(region.x), Int32(region.y))
         push.ivec2(Int32(max(0, region.width)), Int32(max(0, region.height)))
@@ -30,11 +32,12 @@ final class SkinBlend {
         push.vec2(inverse.0, inverse.1)
         push.int(Int32(gains == nil ? 0 : faceCount))
         push.float(edgeReach)
+        push.int(userMatte == nil ? 0 : 1)
         recorder.dispatch(weights == nil ? kernel : weightedKernel,
                           [.sampledImage(original, .nearest), .sampledImage(spotFixed, .nearest),
                            .sampledImage(processed, .nearest), .sampledImage(mask, .linear),
                            .storageImage(destination), .storageImage(weights ?? dummy),
-                           .buffer(geometry), .buffer(gains ?? geometry)],
+                           .buffer(geometry), .buffer(gains ?? geometry), .sampledImage(userMatte ?? dummy, .nearest)],
                           push: push, covering: original.width, original.height)
     }
 }

@@ -106,8 +106,10 @@ public final class SkinPipeline {
 
     /// Records every stage for one frame. `destination`, when given, receives the output
     /// (same size and format as `image`); otherwise a pipeline-owned image does.
+    /// `userMatte` (frame size, 0...1 in r), when given, multiplies the blend weight and the
+    /// spot fills: where it is 0 the frame is kept bit-exact.
     public func record(on recorder: CommandRecorder, image: GPUImage, faces: [BeautyFace], personMask: GPUImage?,
-                       settings: BeautySettings, destination: GPUImage? = nil) throws -> SkinFrame {
+                       settings: BeautySettings, destination: GPUImage? = nil, userMatte: GPUImage? = nil) throws -> SkinFrame {
         let settings = try settings.validated()
         guard image.format == .rgba8 || image.format == .rgba16f else {
             throw BeautyError.invalidImage("the working image must be rgba8 or rgba16f, got \(image.format)")
@@ -115,6 +117,9 @@ public final class SkinPipeline {
         if let destination, destination.width != image.width || destination.height != image.height
             || destination.format != image.format {
             throw BeautyError.invalidImage("destination must match the input's size and format")
+        }
+        if let userMatte, userMatte.width != image.width || userMatte.height != image.height {
+            throw BeautyError.invalidImage("the user's matte must have the frame's size")
         }
         if let personMask, personMask.format != .r16f && personMask.format != .r32f {
             throw BeautyError.invalidImage("the person mask must be r16f or r32f, got \(personMask.format)")
@@ -197,7 +202,7 @@ public final class SkinPipeline {
             blend.record(on: recorder, original: image, spotFixed: spotFixed, processed: smoothed, mask: maskImage,
                          destination: blended, weights: weights, dummy: dummy, region: region,
                          geometry: maskOutput.geometry, faceCount: geometry.faceCount, gains: gains,
-                         edgeReach: settings.smoothingReach)
+                         edgeReach: settings.smoothingReach, userMatte: userMatte)
             if measuresQuality {
                 measuring = (maskImage, orderedFaces)
             }
@@ -206,7 +211,7 @@ public final class SkinPipeline {
             recorder.beginSection(Section.blend)
             blend.record(on: recorder, original: image, spotFixed: image, processed: image, mask: dummy,
                          destination: blended, weights: weights, dummy: dummy, region: region,
-                         geometry: zeroGains, faceCount: 0, gains: nil, edgeReach: 0)
+                         geometry: zeroGains, faceCount: 0, gains: nil, edgeReach: 0, userMatte: nil)
         }
         var output = blended
         if wantsSharpen {

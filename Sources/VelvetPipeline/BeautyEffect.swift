@@ -32,14 +32,27 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     private lazy var skinDebugView = try? SkinDebugView(context: context)
     /// The skin result the colour grade reads (it writes the frame's output).
     private var gradeSource: GPUImage?
+    /// Track file, user's matte, matte output (docs/CLI.md, render).
+    private let sidecars: RenderSidecars
+    private let matteRecording: MatteRecording?
+    private let zoneRecording: MatteRecording?
+    private let zoneMap: ZoneMap?
+    private let userMatte: UserMatte?
+    private let matteComposite: MatteComposite?
 
-    public init(context: GPUContext, options: BeautyOptions) throws {
+    public init(context: GPUContext, options: BeautyOptions, sidecars: RenderSidecars = RenderSidecars()) throws {
         self.context = context
         self.options = options
+        self.sidecars = sidecars
+        matteRecording = sidecars.matteOut.map { MatteRecording(open: $0) }
+        zoneRecording = sidecars.zonesOut.map { MatteRecording(open: $0) }
+        zoneMap = sidecars.zonesOut == nil ? nil : try ZoneMap(context: context)
+        userMatte = sidecars.matteIn.map(UserMatte.init)
+        matteComposite = sidecars.matteIn == nil ? nil : try MatteComposite(context: context)
         _ = try options.skin.validated()
         skin = try SkinPipeline(context: context)
-        // The LUT through the skin mask and the mask debug view both need the blend weight.
-        skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask
+        // The LUT through the skin mask, the mask debug view and the matte output need the blend weight.
+        skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask || sidecars.matteOut != nil
         skin.measuresQuality = options.measuresQuality
         grading = try options.grade.map { try ColorGrading(context: context, lut: $0.lut) }
         makeup = try MakeupPipeline(context: context)
@@ -52,9 +65,17 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         finishMeasuring() // the frame before has completed on the GPU
-        let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
-        let tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
-        add(tracker.lastTimings)
+        try matteRecording?.flush()
+        try zoneRecording?.flush()
+        let tracked: FaceTrackerResult
+        if let playback = sidecars.tracks {
+            tracked = try playback.process(frame.input, index: frame.index, path: sidecars.tracksPath)
+            add(playback.lastTimings)
+        } else {
+            let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
+            tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
+            add(tracker.lastTimings)
+        }
         facesPerFrame.append(tracked.faces.count)
         lastTracking = tracked
         let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points) }
@@ -64,8 +85,14 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
                                 mask: tracked.personMask)
             return .whole
         }
+        let matte = try userMatte?.image(for: frame, on: recorder)
         let result = try skin.record(on: recorder, image: frame.input, faces: faces, personMask: tracked.personMask,
-                                     settings: options.skin, destination: frame.output)
+                                     settings: options.skin, destination: frame.output, userMatte: matte)
+        if let matteRecording, let weights = result.weights { try matteRecording.record(weights: weights, time: frame.time, on: recorder) }
+        if let zoneRecording, let zoneMap {
+            try zoneRecording.record(weights: try zoneMap.record(on: recorder, mask: result.mask, frame: frame.input), time: frame.time,
+                                     on: recorder)
+        }
         if let quality = result.quality { pendingQuality = (quality, tracked.faces) }
         switch options.debugView {
         case .mask:
@@ -105,7 +132,13 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             if !region.isEmpty { changed = changed.map { $0.union(region) } ?? region }
         }
         recorder.endSection()
-        if current !== frame.output { try recorder.copy(current, to: frame.output) }
+        if current !== frame.output {
+            if let matte, let matteComposite {
+                matteComposite.record(on: recorder, staged: current, matte: matte, into: frame.output)
+            } else {
+                try recorder.copy(current, to: frame.output)
+            }
+        }
         guard let changed else { return .none }
         return .region(changed)
     }
@@ -119,6 +152,16 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             guard let track = tracks.first(where: { $0.points == figures.face.landmarks }) else { continue }
             skinQuality[track.trackID, default: []].append(figures)
         }
+    }
+
+    /// Writes the last frame's matte and moves the matte file into place, and checks that a
+    /// track file had no frames the input lacks; call once the render's GPU work has completed
+    /// (the CLI does it just before the output is moved into place).
+    public func finishSidecars() throws {
+        // The check first: a failed one must leave no matte behind either.
+        try sidecars.tracks?.checkEveryFramePlayed(path: sidecars.tracksPath)
+        try matteRecording?.finish()
+        try zoneRecording?.finish()
     }
 
     private enum Stage {

@@ -4,13 +4,14 @@ import VelvetFiles
 import VelvetGPU
 import VelvetMedia
 
-/// `velvet analyze INPUT [--json] [--overlay OUT.png|OUT.mp4] [--mask OUT.png]`: runs the face
-/// tracker on a photo or video and prints, per frame, the faces with score, box and 468
-/// landmarks (JSON with --json, else one summary line per frame). --overlay writes the frame(s)
-/// with the person mask tinted and the mesh, regions and boxes drawn; --mask writes the
-/// person mask as a grey image (or video).
+/// `velvet analyze INPUT [--json] [--tracks OUT.json] [--overlay OUT.png|OUT.mp4] [--mask OUT.png]`:
+/// runs the face tracker on a photo or video, as `render` runs it, and prints, per frame, the
+/// faces with track ID, score, box and 468 landmarks and the person mask's coverage: the track
+/// file (`TrackFile`) on stdout with --json, written to a file with --tracks, else one summary
+/// line per frame. --overlay writes the frame(s) with the person mask tinted and the mesh,
+/// regions and boxes drawn; --mask writes the person mask as a grey image (or video).
 ///
-///     velvet analyze INPUT [--json] [--overlay OUT] [--mask OUT] [--detector short|full|auto]
+///     velvet analyze INPUT [--json] [--tracks OUT.json] [--overlay OUT] [--mask OUT] [--detector short|full|auto]
 ///                          [--max-faces 32] [--segmentation-model square|landscape|auto]
 ///                          [--models DIR] [--device D] [--quiet] [-y|-n]
 enum AnalyzeCommand {
@@ -23,6 +24,7 @@ enum AnalyzeCommand {
         let quiet = arguments.flag("--quiet")
         let overlayPath = arguments.value("--overlay")
         let maskPath = arguments.value("--mask")
+        let tracksPath = arguments.value("--tracks")
         let detectorName = arguments.value("--detector") ?? "auto"
         let segmentationName = arguments.value("--segmentation-model") ?? "auto"
         let maxFaces = try arguments.int("--max-faces", default: FaceTrackerOptions().maxFaces, range: FaceTrackerOptions.maxFacesRange)
@@ -43,6 +45,7 @@ enum AnalyzeCommand {
             try CommandFiles.checkEncoder(path, EncoderSettings())
             paths.output(path, option)
         }
+        if let tracksPath { paths.output(tracksPath, "--tracks") }
         try paths.check()
         guard FileManager.default.fileExists(atPath: input) else { throw MediaError.cannotOpen(path: input, reason: "no such file") }
 
@@ -51,20 +54,20 @@ enum AnalyzeCommand {
         options.detector = detector
         options.maxFaces = maxFaces
         options.segmentationModel = segmentation
-        options.fullResolutionMask = false
-        options.segmentationInterval = 0 // the drawings segment again in their own pass
+        options.fullResolutionMask = false // the drawings segment again in their own pass
         let files = models.map { FaceModelFiles(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .standard
         let context = try GPUContext(request: request)
         let tracker = try FaceTracker(context: context, options: options, files: files)
 
         // Pass 1: track every frame (the renderer decodes; its output is thrown away).
-        var frames: [(index: Int, time: Double, faces: [Face])] = []
+        var frames: [TrackFile.Frame] = []
         var size = (width: 0, height: 0)
         let scratch = ScratchFile("velvet-analyze-\(getpid()).\(still ? "png" : "mkv")")
         let tap = TrackingPass { image, index, time in
             size = (image.width, image.height)
             let result = try tracker.process(image, time: time)
-            frames.append((index, time, result.faces))
+            frames.append(TrackFile.Frame(index: index, time: time, faces: result.faces,
+                                          personCoverage: try result.lowResolutionPersonMask.map { try personCoverage($0, context: context) }))
         }
         var fast = EncoderSettings()
         fast.preset = "ultrafast"
@@ -72,8 +75,12 @@ enum AnalyzeCommand {
         _ = try renderer.render(input: input, output: scratch.path, settings: fast, effect: tap,
                                 progress: ProgressReporter(quiet: quiet || json))
 
+        let document = TrackFile(input: input, width: size.width, height: size.height,
+                                 tracker: TrackFile.Tracker(mode: still ? "still" : "video", detector: detector.rawValue, maxFaces: maxFaces),
+                                 frames: frames).encoded()
+        if let tracksPath { try OutputFile.write(Data((document + "\n").utf8), to: tracksPath, policy: policy.commit) }
         if json {
-            print(jsonReport(input: input, size: size, frames: frames))
+            print(document)
         } else {
             for frame in frames {
                 let faces = frame.faces.map { face in
@@ -103,27 +110,14 @@ enum AnalyzeCommand {
         try ValidationReport.check(context)
     }
 
-    static func jsonReport(input: String, size: (width: Int, height: Int),
-                           frames: [(index: Int, time: Double, faces: [Face])]) -> String {
-        func number(_ value: Float) -> String { String(format: "%.3f", value) }
-        var text = "{\"input\":\(quoted(input)),\"width\":\(size.width),\"height\":\(size.height),\"frames\":["
-        for (position, frame) in frames.enumerated() {
-            if position > 0 { text += "," }
-            text += "{\"frame\":\(frame.index),\"time\":\(String(format: "%.4f", frame.time)),\"faces\":["
-            for (f, face) in frame.faces.enumerated() {
-                if f > 0 { text += "," }
-                let box = [face.box.x, face.box.y, face.box.width, face.box.height].map(number).joined(separator: ",")
-                let landmarks = face.landmarks.map { "[\(number($0.x)),\(number($0.y)),\(number($0.z))]" }.joined(separator: ",")
-                text += "{\"track\":\(face.trackID),\"score\":\(number(face.score)),\"box\":[\(box)],\"landmarks\":[\(landmarks)]}"
-            }
-            text += "]}"
-        }
-        return text + "]}"
-    }
-
-    static func quoted(_ string: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [string])) ?? Data("[\"\"]".utf8)
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    /// The share of the model-sized person probability at 0.5 or more (the segmentation the
+    /// tracker ran on the frame, read back once).
+    static func personCoverage(_ mask: GPUImage, context: GPUContext) throws -> Double {
+        let recorder = try CommandRecorder(context: context)
+        let readback = try recorder.download(mask)
+        _ = try recorder.submit().wait()
+        let values = readback.raw.bindMemory(to: Float.self)
+        return Double(values.filter { $0 >= 0.5 }.count) / Double(max(values.count, 1))
     }
 }
 

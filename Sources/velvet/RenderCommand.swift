@@ -17,22 +17,28 @@ enum RenderCommand {
         let json = arguments.flag("--json")
         let request = arguments.value("--device")
         let beauty = try BeautyArguments.parseRequest(&arguments, store: .standard())
+        let sidecarArguments = SidecarArguments.parse(&arguments)
         try arguments.finish()
         try CommandFiles.checkEncoder(output, settings)
+        try sidecarArguments.check(output: output, beauty: beauty)
         var files = CommandFiles(policy: policy)
         files.input(input)
         files.output(output, "-o")
+        sidecarArguments.add(to: &files)
         try files.check()
 
         let context = try GPUContext(request: request)
+        let sidecars = try sidecarArguments.open(input: input, context: context, stillFrame: renderOptions.stillFrame,
+                                                 commit: policy.commit)
         let effect = try beauty.map { request in
             var options = try request.options { try LUTLoader.load($0, context: context) }
             options.measuresQuality = json
-            return try BeautyEffect(context: context, options: options)
+            return try BeautyEffect(context: context, options: options, sidecars: sidecars)
         }
+        let commit = sidecarArguments.commit(policy.commit, effect: effect)
         let renderer = try VideoRenderer(context: context)
         let summary = try renderer.render(input: input, output: output, settings: settings, options: renderOptions, effect: effect,
-                                          progress: ProgressReporter(quiet: quiet), commit: policy.commit)
+                                          progress: ProgressReporter(quiet: quiet), commit: commit)
         for warning in summary.warnings { printError("velvet: warning: \(warning)") }
         if json {
             effect?.finishMeasuring()

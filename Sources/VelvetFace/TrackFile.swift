@@ -1,0 +1,160 @@
+import Foundation
+
+/// A problem with a track file, in one line naming the file.
+public struct TrackFileError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    public init(_ path: String, _ problem: String) { description = "\(path): \(problem)" }
+}
+
+/// The faces of every frame of an input, as `velvet analyze --tracks` writes them and
+/// `velvet render --tracks` reads them: a versioned JSON document (docs/CLI.md, Track files).
+/// Numbers are written as the shortest decimal that reads back as the same Double, and
+/// every Float widens to a Double exactly, so a file read back gives the very landmarks
+/// written (a render from it is bit-exact with one from the tracker).
+public struct TrackFile: Equatable, Sendable {
+    public static let format = "velvet-tracks"
+    public static let version = 1
+
+    public struct Frame: Equatable, Sendable {
+        /// 0-based position in the input.
+        public var index: Int
+        /// Presentation time in seconds.
+        public var time: Double
+        public var faces: [Face]
+        /// Share of the frame the person segmentation counts as person (probability >= 0.5,
+        /// at the model's resolution); nil when not measured.
+        public var personCoverage: Double?
+        public init(index: Int, time: Double, faces: [Face], personCoverage: Double? = nil) {
+            (self.index, self.time, self.faces, self.personCoverage) = (index, time, faces, personCoverage)
+        }
+    }
+
+    /// How the tracker ran (informational: a render from the file does not track).
+    public struct Tracker: Equatable, Sendable {
+        public var mode: String
+        public var detector: String
+        public var maxFaces: Int
+        public init(mode: String, detector: String, maxFaces: Int) { (self.mode, self.detector, self.maxFaces) = (mode, detector, maxFaces) }
+    }
+
+    public var input: String
+    /// The upright frame size the landmarks' pixels are in.
+    public var width: Int
+    public var height: Int
+    public var tracker: Tracker?
+    public var frames: [Frame]
+
+    public init(input: String, width: Int, height: Int, tracker: Tracker? = nil, frames: [Frame]) {
+        (self.input, self.width, self.height, self.tracker, self.frames) = (input, width, height, tracker, frames)
+    }
+
+    // MARK: Writing
+
+    /// The document as JSON text (one line).
+    public func encoded() -> String {
+        var text = "{\"format\":\"\(Self.format)\",\"version\":\(Self.version),\"input\":\(Self.quoted(input)),"
+        text += "\"width\":\(width),\"height\":\(height),"
+        if let tracker {
+            text += "\"tracker\":{\"mode\":\(Self.quoted(tracker.mode)),\"detector\":\(Self.quoted(tracker.detector)),"
+                + "\"max_faces\":\(tracker.maxFaces)},"
+        }
+        text += "\"frames\":["
+        for (position, frame) in frames.enumerated() {
+            if position > 0 { text += "," }
+            text += "{\"frame\":\(frame.index),\"time\":\(frame.time)"
+            if let coverage = frame.personCoverage { text += ",\"person\":{\"coverage\":\(coverage)}" }
+            text += ",\"faces\":["
+            for (f, face) in frame.faces.enumerated() {
+                if f > 0 { text += "," }
+                let box = [face.box.x, face.box.y, face.box.width, face.box.height].map(Self.number).joined(separator: ",")
+                let landmarks = face.landmarks.map { "[\(Self.number($0.x)),\(Self.number($0.y)),\(Self.number($0.z))]" }
+                    .joined(separator: ",")
+                text += "{\"track\":\(face.trackID),\"score\":\(Self.number(face.score)),\"box\":[\(box)],\"landmarks\":[\(landmarks)]}"
+            }
+            text += "]}"
+        }
+        return text + "]}"
+    }
+
+    /// A Float as the shortest decimal of its exact Double value.
+    static func number(_ value: Float) -> String { "\(Double(value))" }
+
+    static func quoted(_ string: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [string])) ?? Data("[\"\"]".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+
+    // MARK: Reading
+
+    /// Reads and checks a track file: its format and version, and every frame (numbered from
+    /// 0 in order, faces with distinct positive track IDs, a score in 0...1 and 468 landmarks
+    /// of three finite numbers). The first problem found is thrown, naming `path`.
+    public static func read(_ path: String) throws -> TrackFile {
+        guard let data = FileManager.default.contents(atPath: path) else { throw TrackFileError(path, "cannot read the track file") }
+        return try decode(data, path: path)
+    }
+
+    public static func decode(_ data: Data, path: String) throws -> TrackFile {
+        func fail(_ problem: String) -> TrackFileError { TrackFileError(path, problem) }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw fail("not a track file (not a JSON object)")
+        }
+        guard root["format"] as? String == format else { throw fail("not a track file (\"format\" must be \"\(format)\")") }
+        guard let version = integer(root["version"]) else { throw fail("no \"version\"") }
+        guard version == Self.version else {
+            throw fail("track file version \(version) is not supported (this velvet reads version \(Self.version))")
+        }
+        guard let width = integer(root["width"]), let height = integer(root["height"]), width > 0, height > 0 else {
+            throw fail("\"width\" and \"height\" must be positive integers")
+        }
+        guard let frames = root["frames"] as? [Any] else { throw fail("no \"frames\" array") }
+        var tracker: Tracker?
+        if let object = root["tracker"] as? [String: Any] {
+            tracker = Tracker(mode: object["mode"] as? String ?? "", detector: object["detector"] as? String ?? "",
+                              maxFaces: integer(object["max_faces"]) ?? 0)
+        }
+        var parsed: [Frame] = []
+        for (position, item) in frames.enumerated() {
+            let at = "frame \(position)"
+            guard let frame = item as? [String: Any] else { throw fail("\(at) is not an object") }
+            guard integer(frame["frame"]) == position else { throw fail("\(at): \"frame\" must be \(position) (frames in order from 0)") }
+            guard let time = real(frame["time"]) else { throw fail("\(at): \"time\" must be a number") }
+            guard let faces = frame["faces"] as? [Any] else { throw fail("\(at): no \"faces\" array") }
+            var coverage: Double?
+            if let person = frame["person"] as? [String: Any] { coverage = real(person["coverage"]) }
+            var parsedFaces: [Face] = []
+            for (f, item) in faces.enumerated() {
+                let atFace = "\(at), face \(f)"
+                guard let face = item as? [String: Any] else { throw fail("\(atFace) is not an object") }
+                guard let track = integer(face["track"]), track > 0 else { throw fail("\(atFace): \"track\" must be a positive integer") }
+                guard !parsedFaces.contains(where: { $0.trackID == track }) else { throw fail("\(atFace): track \(track) twice in one frame") }
+                guard let score = real(face["score"]), (0...1).contains(score) else { throw fail("\(atFace): \"score\" must be a number in 0...1") }
+                guard let points = face["landmarks"] as? [Any], points.count == FaceMeshModel.pointCount else {
+                    throw fail("\(atFace): \"landmarks\" must be \(FaceMeshModel.pointCount) points")
+                }
+                var landmarks: [SIMD3<Float>] = []
+                landmarks.reserveCapacity(points.count)
+                for (p, point) in points.enumerated() {
+                    guard let xyz = point as? [Any], xyz.count == 3, let x = real(xyz[0]), let y = real(xyz[1]), let z = real(xyz[2]),
+                          [x, y, z].allSatisfy({ $0.isFinite && abs($0) <= 1e6 }) else {
+                        throw fail("\(atFace): landmark \(p) must be [x, y, z], three finite numbers")
+                    }
+                    landmarks.append(SIMD3(Float(x), Float(y), Float(z)))
+                }
+                parsedFaces.append(Face(landmarks: landmarks, score: Float(score), trackID: track))
+            }
+            parsed.append(Frame(index: position, time: time, faces: parsedFaces, personCoverage: coverage))
+        }
+        return TrackFile(input: root["input"] as? String ?? "", width: width, height: height, tracker: tracker, frames: parsed)
+    }
+
+    /// A JSON number, as a Double.
+    private static func real(_ value: Any?) -> Double? {
+        (value as? NSNumber)?.doubleValue
+    }
+
+    private static func integer(_ value: Any?) -> Int? {
+        guard let value = real(value), value.rounded() == value, abs(value) < 1e15 else { return nil }
+        return Int(value)
+    }
+}

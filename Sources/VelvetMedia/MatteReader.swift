@@ -1,0 +1,126 @@
+import CFFmpeg
+import Foundation
+
+/// A user's own matte, frame by frame (`render --matte-in`): a grey picture or video, or
+/// the alpha of one that has alpha, as 16-bit values (0 ... 65535 for 0 ... 1). It must
+/// have the input's upright size. A still matte holds for every frame; a video matte gives
+/// one frame per input frame and must have as many: a count both containers declare is
+/// compared before rendering, and a matte that ends before the input fails the render.
+public final class MatteReader: @unchecked Sendable {
+    public let path: String
+    public let width: Int
+    public let height: Int
+    public let isStillImage: Bool
+    private let reader: MediaReader
+    private var still: [UInt16]?
+    public private(set) var framesRead = 0
+
+    /// Opens `path` and checks it against `input` (size, declared frame count); each
+    /// mismatch is one line.
+    public init(path: String, input: String) throws {
+        self.path = path
+        reader = try MediaReader(path: path)
+        let inputInfo = try MediaReader(path: input).info
+        let info = reader.info
+        width = info.width
+        height = info.height
+        isStillImage = info.isStillImage
+        let expected = inputInfo.uprightSize
+        guard (width, height) == expected else {
+            throw MediaError.refused(path: path, reason: "the matte is \(width)x\(height) and the input \(expected.width)x\(expected.height) "
+                                     + "(upright): give it the input's size")
+        }
+        if !isStillImage, inputInfo.isStillImage {
+            throw MediaError.refused(path: path, reason: "the input is one picture: give a still matte (.png)")
+        }
+        if !isStillImage, let frames = info.countedFrames, let inputFrames = inputInfo.countedFrames,
+           frames != inputFrames {
+            throw MediaError.refused(path: path, reason: "the matte has \(frames) frames and the input \(inputFrames): give it as many")
+        }
+    }
+
+    /// The matte of the next frame, row by row. A still matte returns its one picture every time.
+    public func next() throws -> [UInt16] {
+        if let still { return still }
+        while let item = try reader.next() {
+            guard case .video(let frame) = item else { continue }
+            framesRead += 1
+            let values = try Self.values(of: frame, path: path, size: (width, height))
+            if isStillImage { still = values }
+            return values
+        }
+        throw MediaError.refused(path: path, reason: "the matte ends after \(framesRead) frame(s) and the input has more: give it as many")
+    }
+
+    /// The alpha of a frame that has alpha, else its grey (luma; the first channel of RGB),
+    /// as 16-bit values, read straight from the decoded planes (swscale would lose the low
+    /// bits of 16-bit grey). Limited-range luma (16...235 at 8 bits) is stretched to 0...1.
+    private static func values(of frame: MediaFrame, path: String, size: (width: Int, height: Int)) throws -> [UInt16] {
+        guard (frame.width, frame.height) == size else {
+            throw MediaError.decode(path: path, reason: "a frame of \(frame.width)x\(frame.height) in a \(size.width)x\(size.height) matte")
+        }
+        guard let descriptor = av_pix_fmt_desc_get(frame.pixelFormat)?.pointee else {
+            throw MediaError.unsupported("matte pixel format \(PixelRepacker.name(frame.pixelFormat))")
+        }
+        let unreadable = UInt64(AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)
+        let alpha = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+        let component = alpha ? descriptor.comp.3 : descriptor.comp.0
+        guard descriptor.flags & unreadable == 0, (1...16).contains(component.depth) else {
+            throw MediaError.unsupported("matte pixel format \(PixelRepacker.name(frame.pixelFormat)) (give grey or alpha of 8 to 16 bits)")
+        }
+        let bigEndian = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_BE) != 0
+        let isYUV = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && descriptor.nb_components >= 3
+        let depth = Int(component.depth), top = Double((1 << depth) - 1)
+        // Limited-range luma: 16...235 scaled to the depth.
+        let limited = !alpha && isYUV && frame.pointer.pointee.color_range != AVCOL_RANGE_JPEG
+            && !PixelRepacker.name(frame.pixelFormat).hasPrefix("yuvj")
+        let (low, span) = limited ? (Double(16 << (depth - 8)), Double(219 << (depth - 8))) : (0, top)
+        let plane = Int(component.plane), step = Int(component.step), offset = Int(component.offset), shift = Int(component.shift)
+        let pitch = Int(velvet_frame_linesize(frame.pointer, Int32(plane)))
+        let base = UnsafeRawPointer(velvet_frame_data(frame.pointer, Int32(plane))!)
+        let mask = (1 << depth) - 1
+        var values = [UInt16](repeating: 0, count: size.width * size.height)
+        for y in 0..<size.height {
+            let row = base + y * pitch + offset
+            for x in 0..<size.width {
+                let at = row + x * step
+                let raw: Int
+                if depth > 8 {
+                    let word = at.loadUnaligned(as: UInt16.self)
+                    raw = Int(bigEndian ? UInt16(bigEndian: word) : UInt16(littleEndian: word))
+                } else {
+                    raw = Int(at.load(as: UInt8.self))
+                }
+                let level = Double((raw >> shift) & mask)
+                values[y * size.width + x] = UInt16((min(max((level - low) / span, 0), 1) * 65535).rounded())
+            }
+        }
+        return values
+    }
+}
+
+/// What a render's input holds, read from its headers before any work.
+public struct InputProbe: Sendable {
+    /// The size of the upright frames the effects see (the stream's rotation applied).
+    public let uprightWidth: Int
+    public let uprightHeight: Int
+    public let isStillImage: Bool
+    /// The frame count the container states as a count (1 for a still); nil when it states
+    /// none (a duration is no exact count).
+    public let declaredFrames: Int?
+
+    public init(path: String) throws {
+        let info = try MediaReader(path: path).info
+        (uprightWidth, uprightHeight) = info.uprightSize
+        isStillImage = info.isStillImage
+        declaredFrames = info.isStillImage ? 1 : info.countedFrames
+    }
+}
+
+extension MediaInfo {
+    /// The frame count the container states as a count, not estimated from a duration.
+    var countedFrames: Int? {
+        guard case .frames(let count)? = declaredLength?.basis else { return nil }
+        return count
+    }
+}
