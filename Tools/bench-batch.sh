@@ -14,9 +14,10 @@ clips)
     photos=(test-assets/photos/*.jpg)
     for i in $(seq -w 1 16); do
         photo="${photos[$(( (10#$i - 1) % ${#photos[@]} ))]}"
-        # A slow zoom and grain, so neither the tracker nor the encoder sees a still.
+        # The whole photo (padded, not cropped: a crop cuts the face off a portrait), a slow
+        # zoom and grain, so neither the tracker nor the encoder sees a still.
         ffmpeg -nostdin -loglevel error -y -loop 1 -i "$photo" -vf \
-            "scale=1920:1080:force_original_aspect_ratio=increase,crop=1920:1080,zoompan=z='1+0.0015*on':d=96:s=1920x1080:fps=24,noise=alls=3:allf=t,format=yuv420p" \
+            "scale=1920:1080:force_original_aspect_ratio=decrease,pad=1920:1080:(ow-iw)/2:(oh-ih)/2,setsar=1,zoompan=z='1+0.0015*on':d=96:s=1920x1080:fps=24,noise=alls=3:allf=t,format=yuv420p" \
             -frames:v 96 -c:v libx264 -preset veryfast -crf 20 "$dir/clip$i.mp4"
     done ;;
 run)
