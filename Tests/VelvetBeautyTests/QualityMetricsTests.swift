@@ -1,6 +1,7 @@
 import Foundation
 import VelvetBeauty
 import VelvetFace
+import VelvetTestSupport
 import XCTest
 
 /// The metrics on synthetic images where the answer is known.
@@ -9,7 +10,7 @@ final class QualityMetricsTests: XCTestCase {
     private func face() throws -> BeautyFace { try FaceFixture.loadGeometry("astronaut").faces[0] }
 
     private func noiseImage(width: Int = 512, height: Int = 512, amplitude: Float, seed: UInt64 = 7) -> RGBImage {
-        var generator = SeededGeneratorLocal(state: seed)
+        var generator = SeededGenerator(state: seed)
         return RGBImage(width: width, height: height, pixels: (0..<(width * height)).map { _ in
             let n = Float(generator.next() % 1000) / 1000 - 0.5
             return SIMD3(0.6, 0.45, 0.4) + amplitude * n
@@ -100,14 +101,3 @@ final class QualityMetricsTests: XCTestCase {
     }
 }
 
-/// SplitMix64 for tests that do not subclass GPUTestCase.
-struct SeededGeneratorLocal: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -11,7 +11,7 @@ final class DetectionMergeTests: GPUTestCase {
     /// Crafted candidates: clusters of overlapping boxes, exact score ties at different
     /// places, empty boxes and their exact copies, lone boxes.
     func testSuppressionMatchesReferenceOnCraftedCandidates() throws {
-        var random = SplitMix(seed: 15)
+        var random = SeededGenerator(state: 15)
         var candidates: [DetectionCandidate] = []
         for cluster in 0..<40 {
             let centre = SIMD2(Float(random.unit() * 1800), Float(random.unit() * 1000))
@@ -79,16 +79,3 @@ final class DetectionMergeTests: GPUTestCase {
     }
 }
 
-/// A small seeded generator, so the crafted set is the same every run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}

@@ -1,12 +1,13 @@
 import Foundation
 import VelvetFace
+import VelvetTestSupport
 import XCTest
 
 /// The track file's encoding on its own: every Float back exactly, and each malformed field
 /// refused in one line naming the file and the place.
 final class TrackFileTests: XCTestCase {
     private func face(seed: UInt64, track: Int) -> Face {
-        var generator = SplitMix(state: seed)
+        var generator = SeededGenerator(state: seed)
         let landmarks = (0..<468).map { _ in
             SIMD3(Float.random(in: 0..<1920, using: &generator), Float.random(in: 0..<1080, using: &generator),
                   Float.random(in: -80..<80, using: &generator))
@@ -87,14 +88,3 @@ final class TrackFileTests: XCTestCase {
     }
 }
 
-/// A seeded generator, so the test's numbers are the same every run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import VelvetTestSupport
 import XCTest
 @testable import VelvetNN
 
@@ -29,7 +30,7 @@ final class MalformedInputTests: XCTestCase {
     }
 
     func testRandomBytesThrow() {
-        var rng = SplitMix64(seed: 1)
+        var rng = SeededGenerator(state: 1)
         for i in 0..<300 {
             var bytes = (0..<Int(rng.next() % 4096)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             // Half of them pass the identifier check, so the walk itself is exercised.
@@ -61,7 +62,7 @@ final class MalformedInputTests: XCTestCase {
     /// their value, so corruption is aimed at the flatbuffer structure (every
     /// byte outside constant buffers); a mutated file either loads or throws.
     func testCorruptedModelsNeverCrash() throws {
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededGenerator(state: 42)
         var thrown = 0, total = 0
         for name in ModelFixtures.names {
             let bytes = try ModelFixtures.bytes(name)
@@ -216,21 +217,9 @@ final class MalformedInputTests: XCTestCase {
     }
 
     /// Boundary values find more bugs than uniform bytes.
-    private static func interestingByte(_ rng: inout SplitMix64) -> UInt8 {
+    private static func interestingByte(_ rng: inout SeededGenerator) -> UInt8 {
         let special: [UInt8] = [0x00, 0x01, 0x7F, 0x80, 0xFE, 0xFF]
         return rng.next() % 2 == 0 ? special[Int(rng.next() % 6)] : UInt8(truncatingIfNeeded: rng.next())
     }
 }
 
-/// Small seeded generator so the fuzz cases are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
