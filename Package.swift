@@ -25,7 +25,7 @@ let package = Package(
 
         // The pipeline.
         .target(name: "VelvetFiles"),
-        .target(name: "VelvetGPU", dependencies: ["CVulkan", "VelvetKernels"],
+        .target(name: "VelvetGPU", dependencies: ["CVulkan", "VelvetFiles", "VelvetKernels"],
                 swiftSettings: optimisedInDebug),
         .target(name: "VelvetMedia", dependencies: ["CFFmpeg", "VelvetFiles", "VelvetGPU", "VelvetKernels"],
                 swiftSettings: optimisedInDebug),
@@ -41,7 +41,7 @@ let package = Package(
 
         // Tests (all run on lavapipe with the validation layer on).
         .target(name: "VelvetTestSupport", dependencies: ["VelvetGPU"]),
-        .testTarget(name: "VelvetGPUTests", dependencies: ["VelvetGPU", "VelvetKernels", "VelvetTestSupport", "CVulkan", "KernelCompiler"]),
+        .testTarget(name: "VelvetGPUTests", dependencies: ["VelvetGPU", "VelvetFiles", "VelvetKernels", "VelvetTestSupport", "CVulkan", "KernelCompiler"]),
         .testTarget(name: "VelvetMediaTests", dependencies: ["VelvetMedia", "VelvetFiles", "VelvetTestSupport", "CFFmpeg"]),
         .testTarget(name: "VelvetNNTests", dependencies: ["VelvetNN", "VelvetTestSupport"]),
         .testTarget(name: "VelvetFaceTests", dependencies: ["VelvetFace", "VelvetMedia", "VelvetTestSupport"]),

@@ -107,10 +107,22 @@ public final class ComputeKernel: @unchecked Sendable {
         pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
         pipelineInfo.stage = stage
         pipelineInfo.layout = pipelineLayout
+        let cacheEntry = context.pipelineCache.entry(name: source.name, spirv: source.spirv,
+                                                     specialization: specialization.sorted { $0.key < $1.key }.map(\.value.bits))
+        var cacheInfo = VkPipelineCacheCreateInfo()
+        cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO
+        if let initial = cacheEntry.initialData {
+            cacheInfo.initialDataSize = initial.count
+            cacheInfo.pInitialData = UnsafeRawPointer(arena.array([UInt8](initial)))
+        }
+        var cache: VkPipelineCache? = nil
+        if cacheEntry.path != nil, vkCreatePipelineCache(device, &cacheInfo, nil, &cache) != VK_SUCCESS { cache = nil }
+        defer { if let cache { vkDestroyPipelineCache(device, cache, nil) } }
         var pipeline: VkPipeline? = nil
         do {
-            try vkCheck(vkCreateComputePipelines(device, nil, 1, &pipelineInfo, nil, &pipeline),
+            try vkCheck(vkCreateComputePipelines(device, cache, 1, &pipelineInfo, nil, &pipeline),
                         "vkCreateComputePipelines(\(source.name))")
+            if let cache { context.pipelineCache.finish(cacheEntry, cache: cache, device: device) }
         } catch {
             vkDestroyPipelineLayout(device, pipelineLayout, nil)
             vkDestroyDescriptorSetLayout(device, setLayout, nil)

@@ -29,6 +29,8 @@ public final class GPUContext: @unchecked Sendable {
     let staging = StagingPool()
     let buffers = BufferPool()
     let createdObjects: ObjectTally
+    /// Compiled pipelines on disk (`PipelineCache`).
+    public let pipelineCache: PipelineCache
 
     /// Opens the device named by `request` (index or name substring), else by
     /// `VELVET_DEVICE`, else the best one. Validation follows `VELVET_VALIDATION`.
@@ -37,7 +39,9 @@ public final class GPUContext: @unchecked Sendable {
         try self.init(request: request ?? environment["VELVET_DEVICE"], validation: environment["VELVET_VALIDATION"] == "1")
     }
 
-    public init(request: String?, validation: Bool) throws {
+    /// - Parameter pipelineCacheRoot: the folder of `PipelineCache`'s files (nil: off); by
+    ///   default the one the environment names.
+    public init(request: String?, validation: Bool, pipelineCacheRoot: String?? = .none) throws {
         let log = validation ? ValidationLog() : nil
         let tally = ObjectTally()
         let instance = try Self.createInstance(validationLog: log)
@@ -83,6 +87,7 @@ public final class GPUContext: @unchecked Sendable {
             self.timestampPeriod = family.hasTimestamps ? Double(properties.limits.timestampPeriod) : nil
             self.cmdPushDescriptorSet = pushDescriptor
             self.createdObjects = tally
+            self.pipelineCache = PipelineCache(root: pipelineCacheRoot ?? PipelineCache.root(), properties: properties)
             self.allocator = MemoryAllocator(device: deviceHandle!, properties: memory, tally: tally)
             self.samplers = try SamplerCache(device: deviceHandle!)
             self.commandSlots = CommandSlotPool(device: deviceHandle!, queueFamilyIndex: family.index,
