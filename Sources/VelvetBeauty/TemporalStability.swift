@@ -1,4 +1,5 @@
 import Foundation
+import VelvetGPU
 
 extension QualityMetrics {
     /// M15, temporal stability of a rendered video, accumulated frame by frame from 8-bit
@@ -82,6 +83,17 @@ extension QualityMetrics {
                     .contains { !Self.sameRGB(input, output, $0) }
             }
             if !treated { untreated += 1 }
+        }
+
+        /// A downloaded rgba8 or rgba16f image as 8-bit levels (what a lossless 8-bit render keeps).
+        public static func levels(_ readback: GPUReadback, pixels: Int) -> [UInt8] {
+            let raw = readback.raw
+            guard raw.count < pixels * 8 else {
+                return raw.bindMemory(to: UInt16.self).prefix(pixels * 4).map { half in
+                    UInt8((min(max(Float(Float16(bitPattern: half)), 0), 1) * 255).rounded())
+                }
+            }
+            return Array(raw.prefix(pixels * 4))
         }
 
         /// Byte offsets of the pixels within `margin` of any face's oval.

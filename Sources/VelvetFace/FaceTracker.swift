@@ -91,6 +91,7 @@ public final class FaceTracker: @unchecked Sendable {
     private var mask: GPUImage?
     private var maskValid = false
     private var lastSegmenter: PersonSegmenter?
+    private let repeats: RegionRepeats
 
     private struct Track {
         var id: Int
@@ -100,6 +101,9 @@ public final class FaceTracker: @unchecked Sendable {
         var smoother: LandmarkSmoother?
         /// The ROI of the frame before `raw`'s, for motion prediction.
         var previousROI: FaceROI?
+        /// `raw` came from a detection's ROI: the change to the next frame's mesh (from a ROI
+        /// of landmarks) is the ROI settling, not motion, and is not predicted on.
+        var fromDetection = false
         var roi: FaceROI { FaceROI(landmarks: raw.map { SIMD2($0.x, $0.y) }) }
         var landmarkBox: FaceBox { FaceBox(bounding: raw.map { SIMD2($0.x, $0.y) }) }
 
@@ -127,6 +131,26 @@ public final class FaceTracker: @unchecked Sendable {
             return next
         }
 
+        /// What a repeat of the frame must leave untouched for the face to keep its landmarks:
+        /// the pixels its last mesh read (`usedROI`, rotated) and the skin stages' reach (1 IOD
+        /// around the mesh, as metric M3).
+        func repeatRegion(width: Int, height: Int) -> PixelRegion? {
+            let points = raw.map { SIMD2($0.x, $0.y) }
+            let box = FaceBox(bounding: points)
+            let shift = points[33] - points[263]
+            let iod = (shift * shift).sum().squareRoot()
+            var low = SIMD2(box.x, box.y) - iod, high = SIMD2(box.x + box.width, box.y + box.height) + iod
+            if let used = usedROI {
+                let reach = used.side * 0.7072 // half the diagonal, whatever the rotation
+                low = pointwiseMin(low, used.centre - reach)
+                high = pointwiseMax(high, used.centre + reach)
+            }
+            guard low.x.isFinite, low.y.isFinite, high.x.isFinite, high.y.isFinite else { return nil }
+            let x0 = max(0, Int(low.x.rounded(.down))), y0 = max(0, Int(low.y.rounded(.down)))
+            let x1 = min(width, Int(high.x.rounded(.up))), y1 = min(height, Int(high.y.rounded(.up)))
+            return x1 > x0 && y1 > y0 ? PixelRegion(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+        }
+
         /// Within the mesh's frame-to-frame noise on a still face (measured: ~0.4 % of IOD).
         static func isClose(_ a: FaceROI, _ b: FaceROI) -> Bool {
             let shift = a.centre - b.centre
@@ -136,6 +160,8 @@ public final class FaceTracker: @unchecked Sendable {
     }
 
     private var tracks: [Track] = []
+    /// Tracks lost in this frame: a detection of the same face takes over their ID and filter.
+    private var lost: [Track] = []
     private var frameIndex = 0
     /// The next tile a video detection pass searches.
     private var tileCursor = 0
@@ -152,6 +178,7 @@ public final class FaceTracker: @unchecked Sendable {
         self.files = files
         self.kernels = kernels ?? NNKernels(context: context)
         mesh = try FaceMeshModel(context: context, files: files, kernels: self.kernels)
+        repeats = try RegionRepeats(context: context, capacity: FaceTrackerOptions.maxFacesRange.upperBound)
     }
 
     /// Forgets every tracked face (the next frame starts with detection).
@@ -159,6 +186,7 @@ public final class FaceTracker: @unchecked Sendable {
         tracks.removeAll()
         frameIndex = 0
         maskValid = false
+        repeats.reset()
     }
 
     private func detector(_ model: FaceDetectorModel) throws -> FaceDetector {
@@ -215,6 +243,10 @@ public final class FaceTracker: @unchecked Sendable {
             pendingDetections = try recordDetection(uprightViews(for: image, fullSearch: fullSearch), of: image, on: recorder)
         }
         recorder.beginSection("face.mesh")
+        let before = tracks
+        let repeatCheck = options.tracking
+            ? try repeats.record(on: recorder, image: image, regions: tracks.map { $0.repeatRegion(width: image.width, height: image.height) })
+            : nil
         for index in tracks.indices { tracks[index].usedROI = tracks[index].nextROI(predict: options.predictsMotion) }
         let pendingMeshes = try tracks.map { try mesh.record(on: recorder, image: image, roi: $0.usedROI!) }
         if segmentNow {
@@ -230,14 +262,26 @@ public final class FaceTracker: @unchecked Sendable {
         recorder.endSection()
         try submit(recorder)
 
-        // Follow the tracked faces; drop the lost ones.
+        // Follow the tracked faces; drop the lost ones. A face whose region repeats the last
+        // frame's keeps all it had (landmarks, filter, ROI).
         var lostAny = false
         var kept: [Track] = []
-        for (track, pending) in zip(tracks, pendingMeshes) {
+        lost = []
+        let repeated = RegionRepeats.repeated(repeatCheck, count: tracks.count)
+        for (index, (track, pending)) in zip(tracks, pendingMeshes).enumerated() {
+            if repeated[index] {
+                kept.append(before[index])
+                continue
+            }
             let (landmarks, presence) = mesh.decode(pending)
-            guard presence >= options.minPresence else { lostAny = true; continue }
+            guard presence >= options.minPresence else {
+                lostAny = true
+                lost.append(track)
+                continue
+            }
             var track = track
-            track.previousROI = track.roi
+            track.previousROI = track.fromDetection ? nil : track.roi
+            track.fromDetection = false
             track.raw = landmarks
             track.presence = presence
             track.smoothed = track.smoother?.filter(landmarks, time: time) ?? landmarks
@@ -363,20 +407,55 @@ public final class FaceTracker: @unchecked Sendable {
         recorder.beginSection("face.mesh")
         let meshes = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
         try submit(recorder)
-        let accepted = meshes.map(mesh.decode).filter { $0.presence >= options.minPresence }
+        let accepted = zip(rois, meshes.map(mesh.decode)).filter { $0.1.presence >= options.minPresence }
+            .map { Seed(points: $0.1.landmarks, presence: $0.1.presence, roi: $0.0, fromDetection: true) }
         var found: [Track] = []
-        for (landmarks, presence) in accepted {
-            var smoother = options.tracking ? options.smoothing.map(LandmarkSmoother.init) : nil
-            let smoothed = smoother?.filter(landmarks, time: time) ?? landmarks
-            found.append(Track(id: 0, raw: landmarks, smoothed: smoothed, presence: presence, smoother: smoother))
+        for seed in try settled(accepted, in: image, submit: submit) {
+            let smoother = options.tracking ? options.smoothing.map(LandmarkSmoother.init) : nil
+            found.append(Track(id: 0, raw: seed.points, smoothed: seed.points, presence: seed.presence, smoother: smoother,
+                               fromDetection: seed.fromDetection, usedROI: seed.roi))
         }
         // The largest new faces first, as the cap keeps the first.
         let new = removingDuplicates(tracks + found).dropFirst(tracks.count)
             .sorted { $0.roi.side > $1.roi.side }.prefix(free)
         for var track in new {
-            track.id = nextID
-            nextID += 1
+            // A face the mesh lost in this frame and the detector found again is the same
+            // face: it keeps its ID and its filter, so its landmarks do not jump.
+            if let index = lost.firstIndex(where: { isSameFace($0, track) }) {
+                let old = lost.remove(at: index)
+                track.id = old.id
+                track.smoother = old.smoother ?? track.smoother
+            } else {
+                track.id = nextID
+                nextID += 1
+            }
+            track.smoothed = track.smoother?.filter(track.raw, time: time) ?? track.raw
             tracks.append(track)
+        }
+    }
+
+    /// A new face's mesh: where it came from, and the ROI it was made in.
+    private struct Seed {
+        var points: [SIMD3<Float>]
+        var presence: Float
+        var roi: FaceROI
+        var fromDetection: Bool
+    }
+
+    /// While tracking, each new face's mesh made again from the ROI of its own landmarks (one
+    /// more submission), as every later frame's is: so a face's first landmarks are already
+    /// those tracking gives, and a still face that repeats its first frame keeps them. Where
+    /// the mesh rejects that ROI, the detection's mesh stays.
+    private func settled(_ seeds: [Seed], in image: GPUImage, submit: (CommandRecorder) throws -> Void) throws -> [Seed] {
+        guard options.tracking, !seeds.isEmpty else { return seeds }
+        let rois = seeds.map { FaceROI(landmarks: $0.points.map { SIMD2($0.x, $0.y) }) }
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("face.mesh")
+        let again = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
+        try submit(recorder)
+        return zip(seeds, zip(rois, again.map(mesh.decode))).map { seed, second in
+            let (roi, (points, presence)) = second
+            return presence >= options.minPresence ? Seed(points: points, presence: presence, roi: roi, fromDetection: false) : seed
         }
     }
 
@@ -387,14 +466,16 @@ public final class FaceTracker: @unchecked Sendable {
     /// A mesh whose landmarks' box lies this much inside another's is on part of that face.
     static let partOfFace: Float = 0.8
 
+    private func isSameFace(_ a: Track, _ b: Track) -> Bool {
+        a.roi.unrotatedBox.intersectionOverUnion(b.roi.unrotatedBox) >= options.sameFaceOverlap
+            || a.landmarkBox.intersectionOverSmaller(b.landmarkBox) >= Self.partOfFace
+    }
+
     private func removingDuplicates(_ candidates: [Track]) -> [Track] {
         var result: [Track] = []
         for track in candidates {
             let box = track.roi.unrotatedBox
-            guard let index = result.firstIndex(where: {
-                $0.roi.unrotatedBox.intersectionOverUnion(box) >= options.sameFaceOverlap
-                    || $0.landmarkBox.intersectionOverSmaller(track.landmarkBox) >= Self.partOfFace
-            }) else {
+            guard let index = result.firstIndex(where: { isSameFace($0, track) }) else {
                 result.append(track)
                 continue
             }

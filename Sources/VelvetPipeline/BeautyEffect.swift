@@ -47,8 +47,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     }
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
-    /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory).
-    public var workingBytesPerPixel: Int { 24 }
+    /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory),
+    /// and the tracker's copy of the last frame (rgba16f) that repeats are found against.
+    public var workingBytesPerPixel: Int { 24 + 8 }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         finishMeasuring() // the frame before has completed on the GPU

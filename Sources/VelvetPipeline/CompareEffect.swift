@@ -43,8 +43,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     private var pendingStability: (downloads: [GPUReadback], width: Int, height: Int, faces: [BeautyFace])?
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
-    /// Both sides' skin stages (as `BeautyEffect`'s, twice) and the split view.
-    public var workingBytesPerPixel: Int { 56 }
+    /// Both sides' skin stages (as `BeautyEffect`'s, twice), the split view and the tracker's
+    /// copy of the last frame.
+    public var workingBytesPerPixel: Int { 56 + 8 }
 
     public init(context: GPUContext, a: BeautySettings, b: BeautySettings) throws {
         self.context = context
@@ -97,20 +98,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     public func finishMeasuring() {
         guard let (downloads, width, height, faces) = pendingStability else { return }
         pendingStability = nil
-        let levels = downloads.map { Self.levels($0, pixels: width * height) }
+        let levels = downloads.map { QualityMetrics.TemporalStability.levels($0, pixels: width * height) }
         stabilityA.add(input: levels[0], output: levels[1], width: width, height: height, faces: faces)
         stabilityB.add(input: levels[0], output: levels[2], width: width, height: height, faces: faces)
-    }
-
-    /// An rgba8 or rgba16f image's bytes as 8-bit levels (what a lossless 8-bit render keeps).
-    static func levels(_ readback: GPUReadback, pixels: Int) -> [UInt8] {
-        let raw = readback.raw
-        guard raw.count < pixels * 8 else {
-            return raw.bindMemory(to: UInt16.self).prefix(pixels * 4).map { half in
-                UInt8((min(max(Float(Float16(bitPattern: half)), 0), 1) * 255).rounded())
-            }
-        }
-        return Array(raw.prefix(pixels * 4))
     }
 
     /// The kept frame, once the render that made it has finished.

@@ -170,4 +170,46 @@ final class TrackingTests: GPUTestCase {
         XCTAssertEqual(facesPerFrame.count, summary.frames)
         XCTAssertEqual(missing, [], "frames without a face")
     }
+
+    /// Grace Hopper's photo stretched over a 3840x2160 frame (bilinear, on the CPU), as rgba8.
+    static func stretchedPhoto(width: Int, height: Int, context: GPUContext) throws -> GPUImage {
+        let raw = try FaceTestSupport.rawPhoto("grace_hopper")
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        let sx = Float(raw.width) / Float(width), sy = Float(raw.height) / Float(height)
+        for y in 0..<height {
+            let fy = min(max((Float(y) + 0.5) * sy - 0.5, 0), Float(raw.height - 1))
+            let y0 = Int(fy), y1 = min(y0 + 1, raw.height - 1), ty = fy - Float(y0)
+            for x in 0..<width {
+                let fx = min(max((Float(x) + 0.5) * sx - 0.5, 0), Float(raw.width - 1))
+                let x0 = Int(fx), x1 = min(x0 + 1, raw.width - 1), tx = fx - Float(x0)
+                for c in 0..<3 {
+                    func at(_ px: Int, _ py: Int) -> Float { Float(raw.pixels[(py * raw.width + px) * 4 + c]) }
+                    let top = at(x0, y0) + tx * (at(x1, y0) - at(x0, y0))
+                    let bottom = at(x0, y1) + tx * (at(x1, y1) - at(x0, y1))
+                    pixels[(y * width + x) * 4 + c] = UInt8((top + ty * (bottom - top)).rounded())
+                }
+            }
+        }
+        return try FaceTestSupport.image(pixels, width: width, height: height, context: context)
+    }
+
+    /// The issue's static 4K clip: a face stretched over 3840x2160, 10 frames, exact repeats
+    /// and with fresh noise: one track, a face in every frame.
+    func testStaticStretched4KKeepsItsTrack() throws {
+        let photo = try Self.stretchedPhoto(width: 3840, height: 2160, context: context)
+        for sigma: Float in [0, 2 / 255] {
+            let clip = try SyntheticClip(photo: photo, width: 3840, height: 2160, noiseSigma: sigma, context: context)
+            var options = FaceTrackerOptions.video
+            options.segmentationInterval = 0
+            let tracker = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
+            var ids: [Int] = []
+            for index in 0..<10 {
+                let faces = try tracker.process(try clip.render(SimilarityTransform(), index: index), time: Double(index) / 25).faces
+                print("stretched 4K, noise \(sigma * 255)/255, frame \(index): \(faces.map { "#\($0.trackID) score \($0.score) side \(FaceBox(bounding: $0.points).width)" })")
+                XCTAssertEqual(faces.count, 1, "frame \(index), noise \(sigma)")
+                ids += faces.map(\.trackID)
+            }
+            XCTAssertEqual(Set(ids).count, 1, "one track throughout (noise \(sigma)): \(ids)")
+        }
+    }
 }
