@@ -36,6 +36,10 @@ public struct FaceTrackerOptions: Sendable, Equatable {
     public var smoothing: LandmarkSmoothing? = .standard
     /// A face whose mesh presence falls below this is lost.
     public var minPresence: Float = 0.5
+    /// While tracking, a lost face is held at its last landmarks for this many frames while
+    /// the mesh and the detector look for it again (found: the same track, as if never lost),
+    /// its weight falling 3/4, 1/2, 1/4 (a face that leaves fades out); 0: dropped at once.
+    public var holdFrames = 3
     /// Detector score threshold; nil: MediaPipe's (0.5 short range, 0.6 full range).
     public var minDetectionScore: Float?
     /// While tracking, move each ROI on by the face's last frame-to-frame motion.
@@ -63,6 +67,7 @@ public struct FaceTrackerOptions: Sendable, Equatable {
         guard detectionInterval >= 0, segmentationInterval >= 0 else {
             throw FaceError.invalidArgument("detection and segmentation intervals must be >= 0")
         }
+        guard holdFrames >= 0 else { throw FaceError.invalidArgument("holdFrames must be >= 0") }
         guard (0...1).contains(minPresence), (0...1).contains(minDetectionScore ?? 0.5), (0...1).contains(sameFaceOverlap) else {
             throw FaceError.invalidArgument("presence, detection score and overlap thresholds must be in 0...1")
         }
@@ -104,6 +109,8 @@ public final class FaceTracker: @unchecked Sendable {
         /// `raw` came from a detection's ROI: the change to the next frame's mesh (from a ROI
         /// of landmarks) is the ROI settling, not motion, and is not predicted on.
         var fromDetection = false
+        /// Frames since the mesh last accepted the face (held while below `holdFrames`).
+        var missed = 0
         var roi: FaceROI { FaceROI(landmarks: raw.map { SIMD2($0.x, $0.y) }) }
         var landmarkBox: FaceBox { FaceBox(bounding: raw.map { SIMD2($0.x, $0.y) }) }
 
@@ -276,10 +283,18 @@ public final class FaceTracker: @unchecked Sendable {
             let (landmarks, presence) = mesh.decode(pending)
             guard presence >= options.minPresence else {
                 lostAny = true
-                lost.append(track)
+                if options.tracking, track.missed < options.holdFrames {
+                    var held = before[index]
+                    held.missed += 1
+                    held.previousROI = nil // no motion to go on
+                    kept.append(held)
+                } else {
+                    lost.append(track)
+                }
                 continue
             }
             var track = track
+            track.missed = 0
             track.previousROI = track.fromDetection ? nil : track.roi
             track.fromDetection = false
             track.raw = landmarks
@@ -324,7 +339,10 @@ public final class FaceTracker: @unchecked Sendable {
         frameIndex += 1
         lastTimings = GPUTimings(sections: timings)
         lastSubmissionCount = submissions
-        let faces = tracks.map { Face(landmarks: $0.smoothed, score: $0.presence, trackID: $0.id) }
+        let faces = tracks.map { track in
+            Face(landmarks: track.smoothed, score: track.presence, trackID: track.id, missedFrames: track.missed,
+                 weight: 1 - Float(track.missed) / Float(options.holdFrames + 1))
+        }
         return FaceTrackerResult(faces: faces, personMask: options.fullResolutionMask && maskValid ? mask : nil,
                                  lowResolutionPersonMask: maskValid ? lastSegmenter?.lowResolutionMask : nil,
                                  ranDetection: ranDetection)
@@ -389,7 +407,9 @@ public final class FaceTracker: @unchecked Sendable {
     /// faces go first, and at most `maxFaces` faces are kept.
     private func addFaces(merging pending: [(FaceDetector, FaceDetector.Pending)], in image: GPUImage, time: Double,
                           submit: (CommandRecorder) throws -> Void) throws {
-        let free = options.maxFaces - tracks.count
+        // Held faces make room: a detection of one of them takes its place.
+        let active = tracks.filter { $0.missed == 0 }
+        let free = options.maxFaces - active.count
         guard free > 0 else { return }
         let perModel = Dictionary(grouping: pending) { $0.0.model }
         // Short range first: where both models' meshes are accepted, the face keeps the mesh
@@ -398,7 +418,7 @@ public final class FaceTracker: @unchecked Sendable {
             DetectionCandidate.suppress((perModel[model] ?? []).flatMap { $0.0.candidates($0.1) })
                 .sorted { $0.box.area > $1.box.area }
         }
-        let tracked = tracks.map { $0.roi.unrotatedBox }
+        let tracked = active.map { $0.roi.unrotatedBox }
         let rois = detections.map(FaceROI.init(detection:)).filter { roi in
             tracked.allSatisfy { $0.intersectionOverUnion(roi.unrotatedBox) < options.sameFaceOverlap }
         }.prefix(2 * free)
@@ -416,12 +436,16 @@ public final class FaceTracker: @unchecked Sendable {
                                fromDetection: seed.fromDetection, usedROI: seed.roi))
         }
         // The largest new faces first, as the cap keeps the first.
-        let new = removingDuplicates(tracks + found).dropFirst(tracks.count)
+        let new = removingDuplicates(active + found).dropFirst(active.count)
             .sorted { $0.roi.side > $1.roi.side }.prefix(free)
         for var track in new {
             // A face the mesh lost in this frame and the detector found again is the same
             // face: it keeps its ID and its filter, so its landmarks do not jump.
-            if let index = lost.firstIndex(where: { isSameFace($0, track) }) {
+            if let index = tracks.firstIndex(where: { $0.missed > 0 && isSameFace($0, track) }) {
+                let old = tracks.remove(at: index)
+                track.id = old.id
+                track.smoother = old.smoother ?? track.smoother
+            } else if let index = lost.firstIndex(where: { isSameFace($0, track) }) {
                 let old = lost.remove(at: index)
                 track.id = old.id
                 track.smoother = old.smoother ?? track.smoother
@@ -431,6 +455,11 @@ public final class FaceTracker: @unchecked Sendable {
             }
             track.smoothed = track.smoother?.filter(track.raw, time: time) ?? track.raw
             tracks.append(track)
+        }
+        // The cap counts held faces too: the longest missed go first.
+        while tracks.count > options.maxFaces, let index = tracks.indices.filter({ tracks[$0].missed > 0 })
+            .max(by: { tracks[$0].missed < tracks[$1].missed }) {
+            tracks.remove(at: index)
         }
     }
 

@@ -8,7 +8,8 @@ import VelvetMedia
 public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public let context: GPUContext
     public let options: BeautyOptions
-    /// Faces found in each frame, in order (for the render summary).
+    /// Faces seen in each frame, in order (for the render summary; a lost face the tracker
+    /// still holds, fading out, is not counted).
     public private(set) var facesPerFrame: [Int] = []
     /// GPU milliseconds per stage, summed over frames (tracker included).
     public private(set) var stageMilliseconds: [String: Double] = [:]
@@ -56,9 +57,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
         let tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
         add(tracker.lastTimings)
-        facesPerFrame.append(tracked.faces.count)
+        facesPerFrame.append(tracked.faces.filter { $0.missedFrames == 0 }.count)
         lastTracking = tracked
-        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points) }
+        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
 
         if options.debugView == .landmarks {
             try overlay?.record(on: recorder, input: frame.input, output: frame.output, faces: tracked.faces,

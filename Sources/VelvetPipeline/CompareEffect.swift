@@ -63,7 +63,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         if tracker == nil { tracker = try FaceTracker(context: context, options: frame.isStillImage ? .still : .video) }
         let tracked = try tracker!.process(frame.input, time: frame.isStillImage ? nil : frame.time)
         tracker!.lastTimings.sections.forEach { timingsA["tracker", default: 0] += $0.milliseconds; timingsB["tracker", default: 0] += $0.milliseconds }
-        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points) }
+        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
         let (imageA, imageB) = try sideImages(like: frame.input)
 
         var results: [SkinFrame] = []

@@ -79,6 +79,7 @@ enum AnalyzeCommand {
                 let faces = frame.faces.map { face in
                     String(format: "#%d score %.3f box %.1f,%.1f %.1fx%.1f", face.trackID, face.score,
                            face.box.x, face.box.y, face.box.width, face.box.height)
+                        + (face.missedFrames > 0 ? String(format: " held %d (weight %.2f)", face.missedFrames, face.weight) : "")
                 }
                 print("frame \(frame.index) (\(String(format: "%.3f", frame.time)) s): \(frame.faces.count) face(s)"
                       + (faces.isEmpty ? "" : ": " + faces.joined(separator: "; ")))
@@ -114,7 +115,8 @@ enum AnalyzeCommand {
                 if f > 0 { text += "," }
                 let box = [face.box.x, face.box.y, face.box.width, face.box.height].map(number).joined(separator: ",")
                 let landmarks = face.landmarks.map { "[\(number($0.x)),\(number($0.y)),\(number($0.z))]" }.joined(separator: ",")
-                text += "{\"track\":\(face.trackID),\"score\":\(number(face.score)),\"box\":[\(box)],\"landmarks\":[\(landmarks)]}"
+                text += "{\"track\":\(face.trackID),\"score\":\(number(face.score)),\"held\":\(face.missedFrames),"
+                    + "\"weight\":\(number(face.weight)),\"box\":[\(box)],\"landmarks\":[\(landmarks)]}"
             }
             text += "]}"
         }

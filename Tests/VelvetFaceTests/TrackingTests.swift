@@ -212,4 +212,41 @@ final class TrackingTests: GPUTestCase {
             XCTAssertEqual(Set(ids).count, 1, "one track throughout (noise \(sigma)): \(ids)")
         }
     }
+
+    /// A face gone for two frames is held (weights 3/4, 1/2) and found again as the same
+    /// track; gone for six, it is held three frames fading (3/4, 1/2, 1/4), then dropped.
+    func testALostFaceIsHeldFadingAndFoundAgainAsTheSameTrack() throws {
+        let fixture = try MediaPipeFixture("astronaut")
+        let photo = try FaceTestSupport.photo("astronaut", context: context)
+        let clip = try SyntheticClip(photo: photo, width: 320, height: 240, noiseSigma: 1 / 255, context: context)
+        var options = FaceTrackerOptions.video
+        options.segmentationInterval = 0
+        let tracker = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
+        let faceCentre = FaceBox(bounding: try XCTUnwrap(fixture.landmarks.first)).centre
+        let present = Self.motion(frame: 0, faceCentre: SIMD2(Double(faceCentre.x), Double(faceCentre.y)),
+                                  photoCentre: SIMD2(256, 256), baseScale: 1.0)
+        let gone = SimilarityTransform(scale: 0.01) // the photo shrunk to a few pixels: no face
+        let script = Array(repeating: true, count: 4) + [false, false] + Array(repeating: true, count: 4)
+            + Array(repeating: false, count: 6)
+        var seen: [(ids: [Int], missed: [Int], weights: [Float])] = []
+        for (index, inView) in script.enumerated() {
+            let faces = try tracker.process(try clip.render(inView ? present : gone, index: index), time: Double(index) / 30).faces
+            seen.append((faces.map(\.trackID), faces.map(\.missedFrames), faces.map(\.weight)))
+        }
+        print("lost and found: \(seen.map { "\($0.ids) missed \($0.missed) weight \($0.weights)" })")
+        let id = try XCTUnwrap(seen[0].ids.first)
+        for index in [0, 1, 2, 3, 6, 7, 8, 9] {
+            XCTAssertEqual(seen[index].ids, [id], "frame \(index): the one track, seen")
+            XCTAssertEqual(seen[index].missed, [0], "frame \(index)")
+            XCTAssertEqual(seen[index].weights, [1], "frame \(index)")
+        }
+        XCTAssertEqual(seen[4].ids, [id])
+        XCTAssertEqual(seen[4].weights, [0.75])
+        XCTAssertEqual(seen[5].weights, [0.5])
+        XCTAssertEqual(seen[10].weights, [0.75])
+        XCTAssertEqual(seen[11].weights, [0.5])
+        XCTAssertEqual(seen[12].weights, [0.25])
+        XCTAssertEqual(seen[12].missed, [3])
+        for index in 13..<16 { XCTAssertEqual(seen[index].ids, [], "frame \(index): dropped after the hold") }
+    }
 }
