@@ -175,6 +175,8 @@ public final class FaceTracker: @unchecked Sendable {
     private var nextID = 1
     /// GPU time per section of the last frame ("face.detect", "face.mesh", "face.segment").
     public private(set) var lastTimings = GPUTimings()
+    /// Whether the last frame was a cut (a new shot: tracking started afresh).
+    public private(set) var lastFrameWasCut = false
     /// GPU submissions the last frame needed.
     public private(set) var lastSubmissionCount = 0
 
@@ -270,13 +272,19 @@ public final class FaceTracker: @unchecked Sendable {
         try submit(recorder)
 
         // Follow the tracked faces; drop the lost ones. A face whose region repeats the last
-        // frame's keeps all it had (landmarks, filter, ROI).
+        // frame's keeps all it had (landmarks, filter, ROI). After a cut nothing carries over
+        // (no landmarks, filter or ID blend the shots): the faces are searched for afresh.
         var lostAny = false
         var kept: [Track] = []
         lost = []
-        let repeated = RegionRepeats.repeated(repeatCheck, count: tracks.count)
+        let finding = RegionRepeats.finding(repeatCheck, count: tracks.count)
+        lastFrameWasCut = finding.isCut
+        if finding.isCut {
+            lostAny = !tracks.isEmpty
+            tracks = []
+        }
         for (index, (track, pending)) in zip(tracks, pendingMeshes).enumerated() {
-            if repeated[index] {
+            if finding.repeated[index] {
                 kept.append(before[index])
                 continue
             }

@@ -213,24 +213,35 @@ final class TrackingTests: GPUTestCase {
         }
     }
 
-    /// A face gone for two frames is held (weights 3/4, 1/2) and found again as the same
-    /// track; gone for six, it is held three frames fading (3/4, 1/2, 1/4), then dropped.
+    /// A face hidden (a grey patch over it, the rest of the frame as it was) for two frames is
+    /// held (weights 3/4, 1/2) and found again as the same track; hidden for six, it is held
+    /// three frames fading (3/4, 1/2, 1/4), then dropped.
     func testALostFaceIsHeldFadingAndFoundAgainAsTheSameTrack() throws {
         let fixture = try MediaPipeFixture("astronaut")
         let photo = try FaceTestSupport.photo("astronaut", context: context)
         let clip = try SyntheticClip(photo: photo, width: 320, height: 240, noiseSigma: 1 / 255, context: context)
+        var raw = try FaceTestSupport.rawPhoto("astronaut")
+        let box = FaceBox(bounding: try XCTUnwrap(fixture.landmarks.first))
+        for y in max(0, Int(box.y) - 10)..<min(raw.height, Int(box.y + box.height) + 10) {
+            for x in max(0, Int(box.x) - 10)..<min(raw.width, Int(box.x + box.width) + 10) {
+                for c in 0..<3 { raw.pixels[(y * raw.width + x) * 4 + c] = 128 }
+            }
+        }
+        let hidden = try SyntheticClip(photo: try FaceTestSupport.image(raw.pixels, width: raw.width, height: raw.height, context: context),
+                                       width: 320, height: 240, noiseSigma: 1 / 255, context: context)
         var options = FaceTrackerOptions.video
         options.segmentationInterval = 0
         let tracker = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
         let faceCentre = FaceBox(bounding: try XCTUnwrap(fixture.landmarks.first)).centre
         let present = Self.motion(frame: 0, faceCentre: SIMD2(Double(faceCentre.x), Double(faceCentre.y)),
                                   photoCentre: SIMD2(256, 256), baseScale: 1.0)
-        let gone = SimilarityTransform(scale: 0.01) // the photo shrunk to a few pixels: no face
         let script = Array(repeating: true, count: 4) + [false, false] + Array(repeating: true, count: 4)
             + Array(repeating: false, count: 6)
         var seen: [(ids: [Int], missed: [Int], weights: [Float])] = []
         for (index, inView) in script.enumerated() {
-            let faces = try tracker.process(try clip.render(inView ? present : gone, index: index), time: Double(index) / 30).faces
+            let frame = inView ? try clip.render(present, index: index) : try hidden.render(present, index: index)
+            let faces = try tracker.process(frame, time: Double(index) / 30).faces
+            XCTAssertFalse(tracker.lastFrameWasCut, "frame \(index): no cut, only the face changes")
             seen.append((faces.map(\.trackID), faces.map(\.missedFrames), faces.map(\.weight)))
         }
         print("lost and found: \(seen.map { "\($0.ids) missed \($0.missed) weight \($0.weights)" })")
@@ -248,5 +259,41 @@ final class TrackingTests: GPUTestCase {
         XCTAssertEqual(seen[12].weights, [0.25])
         XCTAssertEqual(seen[12].missed, [3])
         for index in 13..<16 { XCTAssertEqual(seen[index].ids, [], "frame \(index): dropped after the hold") }
+    }
+
+    /// A cut from one photo to another: the tracker sees a cut on that frame alone, and starts
+    /// afresh (a new track whose landmarks are exactly a new tracker's on that frame: nothing
+    /// of the first shot's face, its filter or its ID, blends into the second).
+    func testACutResetsTheTracksWithoutABlend() throws {
+        var options = FaceTrackerOptions.video
+        options.segmentationInterval = 0
+        options.detector = .short
+        let astronaut = try SyntheticClip(photo: try FaceTestSupport.photo("astronaut", context: context), width: 320, height: 240,
+                                          noiseSigma: 1 / 255, context: context)
+        let grace = try SyntheticClip(photo: try FaceTestSupport.photo("grace_hopper", context: context), width: 320, height: 240,
+                                      noiseSigma: 1 / 255, context: context)
+        let tracker = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
+        let first = SimilarityTransform(translation: (0, 40)), second = SimilarityTransform(scale: 0.45, translation: (0, 20))
+        var ids: [[Int]] = [], cuts: [Bool] = []
+        var afterCut: [Face] = []
+        for index in 0..<10 {
+            let frame = index < 6 ? try astronaut.render(first, index: index) : try grace.render(second, index: index)
+            let faces = try tracker.process(frame, time: Double(index) / 30).faces
+            ids.append(faces.map(\.trackID))
+            cuts.append(tracker.lastFrameWasCut)
+            if index == 6 {
+                afterCut = faces
+                let fresh = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
+                let expected = try fresh.process(frame, time: Double(index) / 30).faces
+                XCTAssertEqual(faces.map(\.landmarks), expected.map(\.landmarks), "the second shot's face, as a new tracker finds it")
+            }
+        }
+        print("cut: tracks \(ids), cut on \(cuts.indices.filter { cuts[$0] })")
+        XCTAssertEqual(cuts.indices.filter { cuts[$0] }, [6], "the cut, and nothing else, is a cut")
+        let before = try XCTUnwrap(ids[5].first)
+        XCTAssertEqual(afterCut.count, 1, "one face after the cut: none held from the first shot")
+        XCTAssertNotEqual(afterCut.first?.trackID, before, "a new track")
+        XCTAssertEqual(afterCut.first?.missedFrames, 0)
+        XCTAssertEqual(Set(ids[6...].flatMap { $0 }).count, 1, "then one track")
     }
 }
