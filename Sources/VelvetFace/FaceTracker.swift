@@ -173,7 +173,8 @@ public final class FaceTracker: @unchecked Sendable {
     /// The next tile a video detection pass searches.
     private var tileCursor = 0
     private var nextID = 1
-    /// GPU time per section of the last frame ("face.detect", "face.mesh", "face.segment").
+    /// GPU time per section of the last frame ("face.detect", "face.repeats", "face.mesh",
+    /// "face.segment").
     public private(set) var lastTimings = GPUTimings()
     /// Whether the last frame was a cut (a new shot: tracking started afresh).
     public private(set) var lastFrameWasCut = false
@@ -251,11 +252,14 @@ public final class FaceTracker: @unchecked Sendable {
             recorder.beginSection("face.detect")
             pendingDetections = try recordDetection(uprightViews(for: image, fullSearch: fullSearch), of: image, on: recorder)
         }
-        recorder.beginSection("face.mesh")
         let before = tracks
-        let repeatCheck = options.tracking
-            ? try repeats.record(on: recorder, image: image, regions: tracks.map { $0.repeatRegion(width: image.width, height: image.height) })
-            : nil
+        var repeatCheck: RegionRepeats.Pending?
+        if options.tracking {
+            recorder.beginSection("face.repeats")
+            repeatCheck = try repeats.record(on: recorder, image: image,
+                                             regions: tracks.map { $0.repeatRegion(width: image.width, height: image.height) })
+        }
+        recorder.beginSection("face.mesh")
         for index in tracks.indices { tracks[index].usedROI = tracks[index].nextROI(predict: options.predictsMotion) }
         let pendingMeshes = try tracks.map { try mesh.record(on: recorder, image: image, roi: $0.usedROI!) }
         if segmentNow {
