@@ -52,12 +52,17 @@ void main() {
     float gainSum = 0.0;
     float reachSum = 0.0;
     float gainWeight = 0.0;
+    float fadeSum = 0.0;
     if (groupInRegion) {
         for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
             gatherFaces(firstFace, groupLow, groupHigh);
             for (int slot = 0; slot < faceSlotCount; ++slot) {
                 float k = 1.0 - smoothstep(faceValue(slot, 2), faceValue(slot, 3), distance(p, facePoint(slot, 0)));
-                gainSum += k * gains.data[faceSlotIndex[slot] * GAIN_STRIDE];
+                // A face the tracker holds after losing it fades out by its weight (header 9):
+                // smoothing and spot fills alike, after the strength fit (which would undo it).
+                float fade = faceValue(slot, 9);
+                gainSum += k * gains.data[faceSlotIndex[slot] * GAIN_STRIDE] * fade;
+                fadeSum += k * fade;
                 reachSum += k * faceValue(slot, 7) * parameters.edgeReach;
                 gainWeight += k;
             }
@@ -75,19 +80,20 @@ void main() {
         vec4 m = texture(mask, (vec2(pixel) + 0.5) * parameters.inverseFrame);
         float gain = gainWeight > 0.0 ? gainSum / gainWeight : 0.0;
         float reach = gainWeight > 0.0 ? reachSum / gainWeight : 0.0;
+        float fade = gainWeight > 0.0 ? fadeSum / gainWeight : 1.0;
         float edge = min(min(p.x, p.y), min(float(parameters.frameSize.x) - p.x, float(parameters.frameSize.y) - p.y));
         weight = clamp(m.r * m.g * gain, 0.0, 1.0) * smoothstep(0.0, max(reach, 1e-3), edge);
         vec4 fixedPixel = texelFetch(spotFixed, pixel, 0);
         // Spot fills exist only where the mask permits them (the spot stage writes its
         // faces' regions only, not all of this one).
-        spot = m.b > 0.0 ? fixedPixel.a : 0.0;
+        spot = m.b > 0.0 ? fixedPixel.a * fade : 0.0;
         if (parameters.hasUserMatte != 0) {
             float user = clamp(texelFetch(userMatte, pixel, 0).r, 0.0, 1.0);
             weight *= user;
             spot *= user;
         }
         if (weight > 0.0 || spot > 0.0) {
-            vec3 start = spot > 0.0 ? fixedPixel.rgb : source.rgb;
+            vec3 start = spot > 0.0 ? mix(source.rgb, fixedPixel.rgb, fade) : source.rgb;
             result = vec4(mix(start, texelFetch(processed, pixel, 0).rgb, weight), source.a);
         }
     }

@@ -18,7 +18,7 @@
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
-const int HEADER_STRIDE = 9;
+const int HEADER_STRIDE = 10;
 const int POLYGON_STRIDE = 8;
 const int ROLE_OVAL = 0;
 const int ROLE_HOLE = 1;

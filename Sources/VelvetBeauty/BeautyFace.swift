@@ -8,8 +8,15 @@ import VelvetFace
 /// that box's centre.
 public struct BeautyFace: Sendable, Equatable {
     public let landmarks: [SIMD2<Float>]
+    /// How much of the effect the face gets (0...1): 1 while the tracker sees it, less while
+    /// it holds a face it lost (fading out rather than popping).
+    public let weight: Float
 
-    public init(landmarks: [SIMD2<Float>]) throws {
+    public init(landmarks: [SIMD2<Float>], weight: Float = 1) throws {
+        guard weight.isFinite, (0...1).contains(weight) else {
+            throw BeautyError.invalidFace("face weight must be in 0...1, got \(weight)")
+        }
+        self.weight = weight
         guard landmarks.count == MeshRegion.meshPointCount else {
             throw BeautyError.invalidFace("expected \(MeshRegion.meshPointCount) mesh points, got \(landmarks.count)")
         }
@@ -29,7 +36,7 @@ public struct BeautyFace: Sendable, Equatable {
     /// Bounding box of the face-oval polygon.
     public let ovalBounds: (min: SIMD2<Float>, max: SIMD2<Float>)
 
-    public static func == (a: BeautyFace, b: BeautyFace) -> Bool { a.landmarks == b.landmarks }
+    public static func == (a: BeautyFace, b: BeautyFace) -> Bool { a.landmarks == b.landmarks && a.weight == b.weight }
 
     /// The longer side of the face-oval bounding box, in pixels.
     public var faceSize: Float { max(ovalBounds.max.x - ovalBounds.min.x, ovalBounds.max.y - ovalBounds.min.y) }

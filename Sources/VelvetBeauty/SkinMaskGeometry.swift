@@ -8,12 +8,12 @@ import VelvetFace
 /// Buffer: a directory of `directoryStride` floats per face (block start, block length,
 /// two spare, reach box x0 y0 x1 y1), then one block per face: a `headerStride`-float
 /// header (centre, gradient radii, feathers, polygon count, face size, the farthest reach
-/// beyond the oval), `polygonStride`
+/// beyond the oval, the face's weight), `polygonStride`
 /// floats per polygon (vertex offset within the block, vertex count, role, zone
 /// strength, bounding box), then the vertices. Holes come grown as the settings say.
 struct SkinMaskGeometry {
     static let directoryStride = 8
-    static let headerStride = 9
+    static let headerStride = 10
     static let polygonStride = 8
 
     enum Role: Float { case oval = 0, hole = 1, exclusion = 2, zone = 3 }
@@ -63,7 +63,7 @@ struct SkinMaskGeometry {
             ].map { (.zone, $0.1, face.polygon($0.0)) }
 
             var block: [Float] = [face.centre.x, face.centre.y, mask.innerRadius * size, outer, mask.feather * size,
-                                  mask.zoneFeather * size, Float(entries.count), size, limit]
+                                  mask.zoneFeather * size, Float(entries.count), size, limit, face.weight]
             var vertexOffset = Self.headerStride + entries.count * Self.polygonStride
             var vertices: [Float] = []
             for (role, strength, points) in entries {

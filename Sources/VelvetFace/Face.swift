@@ -11,11 +11,19 @@ public struct Face: Sendable, Equatable {
     public var box: FaceBox
     /// A number that stays with the face while it is tracked (new faces get new numbers).
     public var trackID: Int
+    /// Frames since the mesh last saw the face: 0 for a face seen in this frame; a lost face
+    /// is held at its last landmarks for a few frames (`FaceTrackerOptions.holdFrames`).
+    public var missedFrames: Int
+    /// How much of the effect the face gets: 1 when seen, falling to 0 over the frames a
+    /// lost face is held, so a face that leaves fades out instead of popping.
+    public var weight: Float
 
-    public init(landmarks: [SIMD3<Float>], score: Float, trackID: Int = 0) {
+    public init(landmarks: [SIMD3<Float>], score: Float, trackID: Int = 0, missedFrames: Int = 0, weight: Float = 1) {
         self.landmarks = landmarks
         self.score = score
         self.trackID = trackID
+        self.missedFrames = missedFrames
+        self.weight = weight
         box = FaceBox(bounding: landmarks.map { SIMD2($0.x, $0.y) })
     }
 

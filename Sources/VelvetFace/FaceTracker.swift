@@ -36,6 +36,10 @@ public struct FaceTrackerOptions: Sendable, Equatable {
     public var smoothing: LandmarkSmoothing? = .standard
     /// A face whose mesh presence falls below this is lost.
     public var minPresence: Float = 0.5
+    /// While tracking, a lost face is held at its last landmarks for this many frames while
+    /// the mesh and the detector look for it again (found: the same track, as if never lost),
+    /// its weight falling 3/4, 1/2, 1/4 (a face that leaves fades out); 0: dropped at once.
+    public var holdFrames = 3
     /// Detector score threshold; nil: MediaPipe's (0.5 short range, 0.6 full range).
     public var minDetectionScore: Float?
     /// While tracking, move each ROI on by the face's last frame-to-frame motion.
@@ -63,6 +67,7 @@ public struct FaceTrackerOptions: Sendable, Equatable {
         guard detectionInterval >= 0, segmentationInterval >= 0 else {
             throw FaceError.invalidArgument("detection and segmentation intervals must be >= 0")
         }
+        guard holdFrames >= 0 else { throw FaceError.invalidArgument("holdFrames must be >= 0") }
         guard (0...1).contains(minPresence), (0...1).contains(minDetectionScore ?? 0.5), (0...1).contains(sameFaceOverlap) else {
             throw FaceError.invalidArgument("presence, detection score and overlap thresholds must be in 0...1")
         }
@@ -92,6 +97,7 @@ public final class FaceTracker: @unchecked Sendable {
     private var mask: GPUImage?
     private var maskValid = false
     private var lastSegmenter: PersonSegmenter?
+    private let repeats: RegionRepeats
 
     private struct Track {
         var id: Int
@@ -101,6 +107,11 @@ public final class FaceTracker: @unchecked Sendable {
         var smoother: LandmarkSmoother?
         /// The ROI of the frame before `raw`'s, for motion prediction.
         var previousROI: FaceROI?
+        /// `raw` came from a detection's ROI: the change to the next frame's mesh (from a ROI
+        /// of landmarks) is the ROI settling, not motion, and is not predicted on.
+        var fromDetection = false
+        /// Frames since the mesh last accepted the face (held while below `holdFrames`).
+        var missed = 0
         var roi: FaceROI { FaceROI(landmarks: raw.map { SIMD2($0.x, $0.y) }) }
         var landmarkBox: FaceBox { FaceBox(bounding: raw.map { SIMD2($0.x, $0.y) }) }
 
@@ -128,6 +139,26 @@ public final class FaceTracker: @unchecked Sendable {
             return next
         }
 
+        /// What a repeat of the frame must leave untouched for the face to keep its landmarks:
+        /// the pixels its last mesh read (`usedROI`, rotated) and the skin stages' reach (1 IOD
+        /// around the mesh, as metric M3).
+        func repeatRegion(width: Int, height: Int) -> PixelRegion? {
+            let points = raw.map { SIMD2($0.x, $0.y) }
+            let box = FaceBox(bounding: points)
+            let shift = points[33] - points[263]
+            let iod = (shift * shift).sum().squareRoot()
+            var low = SIMD2(box.x, box.y) - iod, high = SIMD2(box.x + box.width, box.y + box.height) + iod
+            if let used = usedROI {
+                let reach = used.side * 0.7072 // half the diagonal, whatever the rotation
+                low = pointwiseMin(low, used.centre - reach)
+                high = pointwiseMax(high, used.centre + reach)
+            }
+            guard low.x.isFinite, low.y.isFinite, high.x.isFinite, high.y.isFinite else { return nil }
+            let x0 = max(0, Int(low.x.rounded(.down))), y0 = max(0, Int(low.y.rounded(.down)))
+            let x1 = min(width, Int(high.x.rounded(.up))), y1 = min(height, Int(high.y.rounded(.up)))
+            return x1 > x0 && y1 > y0 ? PixelRegion(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+        }
+
         /// Within the mesh's frame-to-frame noise on a still face (measured: ~0.4 % of IOD).
         static func isClose(_ a: FaceROI, _ b: FaceROI) -> Bool {
             let shift = a.centre - b.centre
@@ -137,12 +168,17 @@ public final class FaceTracker: @unchecked Sendable {
     }
 
     private var tracks: [Track] = []
+    /// Tracks lost in this frame: a detection of the same face takes over their ID and filter.
+    private var lost: [Track] = []
     private var frameIndex = 0
     /// The next tile a video detection pass searches.
     private var tileCursor = 0
     private var nextID = 1
-    /// GPU time per section of the last frame ("face.detect", "face.mesh", "face.segment").
+    /// GPU time per section of the last frame ("face.detect", "face.repeats", "face.mesh",
+    /// "face.segment").
     public private(set) var lastTimings = GPUTimings()
+    /// Whether the last frame was a cut (a new shot: tracking started afresh).
+    public private(set) var lastFrameWasCut = false
     /// GPU submissions the last frame needed.
     public private(set) var lastSubmissionCount = 0
 
@@ -154,6 +190,7 @@ public final class FaceTracker: @unchecked Sendable {
         self.kernels = kernels ?? NNKernels(context: context)
         mesh = try FaceMeshModel(context: context, files: files, kernels: self.kernels)
         merge = try DetectionMerge(context: context)
+        repeats = try RegionRepeats(context: context, capacity: FaceTrackerOptions.maxFacesRange.upperBound)
     }
 
     /// Forgets every tracked face (the next frame starts with detection).
@@ -161,6 +198,7 @@ public final class FaceTracker: @unchecked Sendable {
         tracks.removeAll()
         frameIndex = 0
         maskValid = false
+        repeats.reset()
     }
 
     private func detector(_ model: FaceDetectorModel) throws -> FaceDetector {
@@ -216,6 +254,13 @@ public final class FaceTracker: @unchecked Sendable {
             recorder.beginSection("face.detect")
             pendingDetections = try recordDetection(uprightViews(for: image, fullSearch: fullSearch), of: image, on: recorder)
         }
+        let before = tracks
+        var repeatCheck: RegionRepeats.Pending?
+        if options.tracking {
+            recorder.beginSection("face.repeats")
+            repeatCheck = try repeats.record(on: recorder, image: image,
+                                             regions: tracks.map { $0.repeatRegion(width: image.width, height: image.height) })
+        }
         recorder.beginSection("face.mesh")
         for index in tracks.indices { tracks[index].usedROI = tracks[index].nextROI(predict: options.predictsMotion) }
         let pendingMeshes = try tracks.map { try mesh.record(on: recorder, image: image, roi: $0.usedROI!) }
@@ -232,14 +277,40 @@ public final class FaceTracker: @unchecked Sendable {
         recorder.endSection()
         try submit(recorder)
 
-        // Follow the tracked faces; drop the lost ones.
+        // Follow the tracked faces; drop the lost ones. A face whose region repeats the last
+        // frame's keeps all it had (landmarks, filter, ROI). After a cut nothing carries over
+        // (no landmarks, filter or ID blend the shots): the faces are searched for afresh.
         var lostAny = false
         var kept: [Track] = []
-        for (track, pending) in zip(tracks, pendingMeshes) {
+        lost = []
+        let finding = RegionRepeats.finding(repeatCheck, count: tracks.count)
+        lastFrameWasCut = finding.isCut
+        if finding.isCut {
+            lostAny = !tracks.isEmpty
+            tracks = []
+        }
+        for (index, (track, pending)) in zip(tracks, pendingMeshes).enumerated() {
+            if finding.repeated[index] {
+                kept.append(before[index])
+                continue
+            }
             let (landmarks, presence) = mesh.decode(pending)
-            guard presence >= options.minPresence else { lostAny = true; continue }
+            guard presence >= options.minPresence else {
+                lostAny = true
+                if options.tracking, track.missed < options.holdFrames {
+                    var held = before[index]
+                    held.missed += 1
+                    held.previousROI = nil // no motion to go on
+                    kept.append(held)
+                } else {
+                    lost.append(track)
+                }
+                continue
+            }
             var track = track
-            track.previousROI = track.roi
+            track.missed = 0
+            track.previousROI = track.fromDetection ? nil : track.roi
+            track.fromDetection = false
             track.raw = landmarks
             track.presence = presence
             track.smoothed = track.smoother?.filter(landmarks, time: time) ?? landmarks
@@ -282,7 +353,10 @@ public final class FaceTracker: @unchecked Sendable {
         frameIndex += 1
         lastTimings = GPUTimings(sections: timings)
         lastSubmissionCount = submissions
-        let faces = tracks.map { Face(landmarks: $0.smoothed, score: $0.presence, trackID: $0.id) }
+        let faces = tracks.map { track in
+            Face(landmarks: track.smoothed, score: track.presence, trackID: track.id, missedFrames: track.missed,
+                 weight: 1 - Float(track.missed) / Float(options.holdFrames + 1))
+        }
         return FaceTrackerResult(faces: faces, personMask: options.fullResolutionMask && maskValid ? mask : nil,
                                  lowResolutionPersonMask: maskValid ? lastSegmenter?.lowResolutionMask : nil,
                                  ranDetection: ranDetection)
@@ -344,14 +418,16 @@ public final class FaceTracker: @unchecked Sendable {
     /// faces go first, and at most `maxFaces` faces are kept.
     private func addFaces(merging pending: DetectionMerge.Pending, in image: GPUImage, time: Double,
                           submit: (CommandRecorder) throws -> Void) throws {
-        let free = options.maxFaces - tracks.count
+        // Held faces make room: a detection of one of them takes its place.
+        let active = tracks.filter { $0.missed == 0 }
+        let free = options.maxFaces - active.count
         guard free > 0 else { return }
         // Short range first: where both models' meshes are accepted, the face keeps the mesh
         // MediaPipe's face mesh makes (it detects with short range).
         let detections = FaceDetectorModel.allCases.flatMap { model in
             pending.detections(model).sorted { $0.box.area > $1.box.area }
         }
-        let tracked = tracks.map { $0.roi.unrotatedBox }
+        let tracked = active.map { $0.roi.unrotatedBox }
         let rois = detections.map(FaceROI.init(detection:)).filter { roi in
             tracked.allSatisfy { $0.intersectionOverUnion(roi.unrotatedBox) < options.sameFaceOverlap }
         }.prefix(2 * free)
@@ -360,20 +436,64 @@ public final class FaceTracker: @unchecked Sendable {
         recorder.beginSection("face.mesh")
         let meshes = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
         try submit(recorder)
-        let accepted = meshes.map(mesh.decode).filter { $0.presence >= options.minPresence }
+        let accepted = zip(rois, meshes.map(mesh.decode)).filter { $0.1.presence >= options.minPresence }
+            .map { Seed(points: $0.1.landmarks, presence: $0.1.presence, roi: $0.0, fromDetection: true) }
         var found: [Track] = []
-        for (landmarks, presence) in accepted {
-            var smoother = options.tracking ? options.smoothing.map(LandmarkSmoother.init) : nil
-            let smoothed = smoother?.filter(landmarks, time: time) ?? landmarks
-            found.append(Track(id: 0, raw: landmarks, smoothed: smoothed, presence: presence, smoother: smoother))
+        for seed in try settled(accepted, in: image, submit: submit) {
+            let smoother = options.tracking ? options.smoothing.map(LandmarkSmoother.init) : nil
+            found.append(Track(id: 0, raw: seed.points, smoothed: seed.points, presence: seed.presence, smoother: smoother,
+                               fromDetection: seed.fromDetection, usedROI: seed.roi))
         }
         // The largest new faces first, as the cap keeps the first.
-        let new = removingDuplicates(tracks + found).dropFirst(tracks.count)
+        let new = removingDuplicates(active + found).dropFirst(active.count)
             .sorted { $0.roi.side > $1.roi.side }.prefix(free)
         for var track in new {
-            track.id = nextID
-            nextID += 1
+            // A face the mesh lost in this frame and the detector found again is the same
+            // face: it keeps its ID and its filter, so its landmarks do not jump.
+            if let index = tracks.firstIndex(where: { $0.missed > 0 && isSameFace($0, track) }) {
+                let old = tracks.remove(at: index)
+                track.id = old.id
+                track.smoother = old.smoother ?? track.smoother
+            } else if let index = lost.firstIndex(where: { isSameFace($0, track) }) {
+                let old = lost.remove(at: index)
+                track.id = old.id
+                track.smoother = old.smoother ?? track.smoother
+            } else {
+                track.id = nextID
+                nextID += 1
+            }
+            track.smoothed = track.smoother?.filter(track.raw, time: time) ?? track.raw
             tracks.append(track)
+        }
+        // The cap counts held faces too: the longest missed go first.
+        while tracks.count > options.maxFaces, let index = tracks.indices.filter({ tracks[$0].missed > 0 })
+            .max(by: { tracks[$0].missed < tracks[$1].missed }) {
+            tracks.remove(at: index)
+        }
+    }
+
+    /// A new face's mesh: where it came from, and the ROI it was made in.
+    private struct Seed {
+        var points: [SIMD3<Float>]
+        var presence: Float
+        var roi: FaceROI
+        var fromDetection: Bool
+    }
+
+    /// While tracking, each new face's mesh made again from the ROI of its own landmarks (one
+    /// more submission), as every later frame's is: so a face's first landmarks are already
+    /// those tracking gives, and a still face that repeats its first frame keeps them. Where
+    /// the mesh rejects that ROI, the detection's mesh stays.
+    private func settled(_ seeds: [Seed], in image: GPUImage, submit: (CommandRecorder) throws -> Void) throws -> [Seed] {
+        guard options.tracking, !seeds.isEmpty else { return seeds }
+        let rois = seeds.map { FaceROI(landmarks: $0.points.map { SIMD2($0.x, $0.y) }) }
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("face.mesh")
+        let again = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
+        try submit(recorder)
+        return zip(seeds, zip(rois, again.map(mesh.decode))).map { seed, second in
+            let (roi, (points, presence)) = second
+            return presence >= options.minPresence ? Seed(points: points, presence: presence, roi: roi, fromDetection: false) : seed
         }
     }
 
@@ -384,14 +504,16 @@ public final class FaceTracker: @unchecked Sendable {
     /// A mesh whose landmarks' box lies this much inside another's is on part of that face.
     static let partOfFace: Float = 0.8
 
+    private func isSameFace(_ a: Track, _ b: Track) -> Bool {
+        a.roi.unrotatedBox.intersectionOverUnion(b.roi.unrotatedBox) >= options.sameFaceOverlap
+            || a.landmarkBox.intersectionOverSmaller(b.landmarkBox) >= Self.partOfFace
+    }
+
     private func removingDuplicates(_ candidates: [Track]) -> [Track] {
         var result: [Track] = []
         for track in candidates {
             let box = track.roi.unrotatedBox
-            guard let index = result.firstIndex(where: {
-                $0.roi.unrotatedBox.intersectionOverUnion(box) >= options.sameFaceOverlap
-                    || $0.landmarkBox.intersectionOverSmaller(track.landmarkBox) >= Self.partOfFace
-            }) else {
+            guard let index = result.firstIndex(where: { isSameFace($0, track) }) else {
                 result.append(track)
                 continue
             }

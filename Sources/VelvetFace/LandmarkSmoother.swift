@@ -30,6 +30,8 @@ public struct LandmarkSmoothing: Sendable, Equatable {
 struct LandmarkSmoother {
     let settings: LandmarkSmoothing
     private var previous: [SIMD3<Float>]?
+    /// The raw landmarks `previous` was filtered from.
+    private var previousRaw: [SIMD3<Float>]?
     private var speed: Float = 0
     private var lastTime: Double = 0
 
@@ -42,8 +44,15 @@ struct LandmarkSmoother {
         return 1 / (1 + tau / interval)
     }
 
-    /// Filters the raw landmarks of the frame at `time` (seconds).
+    /// Filters the raw landmarks of the frame at `time` (seconds). Landmarks the same as the
+    /// last frame's give the same result: the filter holds rather than creep on towards them,
+    /// so a still mesh renders a still face.
     mutating func filter(_ raw: [SIMD3<Float>], time: Double) -> [SIMD3<Float>] {
+        if let previous, raw == previousRaw {
+            lastTime = max(lastTime, time)
+            return previous
+        }
+        previousRaw = raw
         guard let previous, previous.count == raw.count, raw.count > 263, time > lastTime else {
             self.previous = raw
             lastTime = time

@@ -69,7 +69,8 @@ public struct TrackFile: Equatable, Sendable {
                 let box = [face.box.x, face.box.y, face.box.width, face.box.height].map(Self.number).joined(separator: ",")
                 let landmarks = face.landmarks.map { "[\(Self.number($0.x)),\(Self.number($0.y)),\(Self.number($0.z))]" }
                     .joined(separator: ",")
-                text += "{\"track\":\(face.trackID),\"score\":\(Self.number(face.score)),\"box\":[\(box)],\"landmarks\":[\(landmarks)]}"
+                text += "{\"track\":\(face.trackID),\"score\":\(Self.number(face.score)),\"held\":\(face.missedFrames),"
+                    + "\"weight\":\(Self.number(face.weight)),\"box\":[\(box)],\"landmarks\":[\(landmarks)]}"
             }
             text += "]}"
         }
@@ -129,6 +130,11 @@ public struct TrackFile: Equatable, Sendable {
                 guard let track = integer(face["track"]), track > 0 else { throw fail("\(atFace): \"track\" must be a positive integer") }
                 guard !parsedFaces.contains(where: { $0.trackID == track }) else { throw fail("\(atFace): track \(track) twice in one frame") }
                 guard let score = real(face["score"]), (0...1).contains(score) else { throw fail("\(atFace): \"score\" must be a number in 0...1") }
+                // A face the tracker holds after losing it (optional: 0 and 1 when absent).
+                let held = face["held"] == nil ? 0 : integer(face["held"]) ?? -1
+                guard held >= 0 else { throw fail("\(atFace): \"held\" must be a whole number of frames, 0 or more") }
+                let weight = face["weight"] == nil ? 1 : real(face["weight"]) ?? -1
+                guard (0...1).contains(weight) else { throw fail("\(atFace): \"weight\" must be a number in 0...1") }
                 guard let points = face["landmarks"] as? [Any], points.count == FaceMeshModel.pointCount else {
                     throw fail("\(atFace): \"landmarks\" must be \(FaceMeshModel.pointCount) points")
                 }
@@ -141,7 +147,8 @@ public struct TrackFile: Equatable, Sendable {
                     }
                     landmarks.append(SIMD3(Float(x), Float(y), Float(z)))
                 }
-                parsedFaces.append(Face(landmarks: landmarks, score: Float(score), trackID: track))
+                parsedFaces.append(Face(landmarks: landmarks, score: Float(score), trackID: track, missedFrames: held,
+                                        weight: Float(weight)))
             }
             parsed.append(Frame(index: position, time: time, faces: parsedFaces, personCoverage: coverage))
         }

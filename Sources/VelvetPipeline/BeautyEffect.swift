@@ -8,7 +8,8 @@ import VelvetMedia
 public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public let context: GPUContext
     public let options: BeautyOptions
-    /// Faces found in each frame, in order (for the render summary).
+    /// Faces seen in each frame, in order (for the render summary; a lost face the tracker
+    /// still holds, fading out, is not counted).
     public private(set) var facesPerFrame: [Int] = []
     /// GPU milliseconds per stage, summed over frames (tracker included).
     public private(set) var stageMilliseconds: [String: Double] = [:]
@@ -60,8 +61,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     }
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
-    /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory).
-    public var workingBytesPerPixel: Int { 24 }
+    /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory),
+    /// and the tracker's copy of the last frame (rgba16f) that repeats are found against.
+    public var workingBytesPerPixel: Int { 24 + 8 }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         finishMeasuring() // the frame before has completed on the GPU
@@ -76,9 +78,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
             add(tracker.lastTimings)
         }
-        facesPerFrame.append(tracked.faces.count)
+        facesPerFrame.append(tracked.faces.filter { $0.missedFrames == 0 }.count)
         lastTracking = tracked
-        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points) }
+        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
 
         if options.debugView == .landmarks {
             try overlay?.record(on: recorder, input: frame.input, output: frame.output, faces: tracked.faces,

@@ -7,7 +7,8 @@ import VelvetMedia
 /// The A/B render: each frame is tracked once, then the skin stages run twice (A's
 /// settings, B's settings, each on a submission of its own so their GPU time is known)
 /// and the output shows A on the left half and B on the right, labelled. The first frame
-/// with a face is kept (input, A, B, blend weights, person mask) for the report.
+/// with a face is kept (input, A, B, blend weights, person mask) for the report, and every
+/// frame's input and both results feed each side's temporal stability (M15).
 public final class CompareEffect: FrameEffect, @unchecked Sendable {
     /// What the report is made from, in 0...1 RGB.
     public struct Capture: Sendable {
@@ -28,6 +29,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     public private(set) var timingsA: [String: Double] = [:]
     public private(set) var timingsB: [String: Double] = [:]
     public private(set) var frames = 0
+    /// M15 of each side over the frames rendered so far (complete after `finishMeasuring()`).
+    public private(set) var stabilityA = QualityMetrics.TemporalStability()
+    public private(set) var stabilityB = QualityMetrics.TemporalStability()
 
     private var tracker: FaceTracker?
     private let skinA: SkinPipeline
@@ -35,10 +39,13 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     private let split: ComputeKernel
     private var sides: (GPUImage, GPUImage)?
     private var pending: (index: Int, downloads: [GPUReadback], sizes: [(Int, Int)], faces: [BeautyFace])?
+    /// The last frame's input, A and B on their way back, for M15.
+    private var pendingStability: (downloads: [GPUReadback], width: Int, height: Int, faces: [BeautyFace])?
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
-    /// Both sides' skin stages (as `BeautyEffect`'s, twice) and the split view.
-    public var workingBytesPerPixel: Int { 56 }
+    /// Both sides' skin stages (as `BeautyEffect`'s, twice), the split view and the tracker's
+    /// copy of the last frame.
+    public var workingBytesPerPixel: Int { 56 + 8 }
 
     public init(context: GPUContext, a: BeautySettings, b: BeautySettings) throws {
         self.context = context
@@ -52,10 +59,11 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
+        finishMeasuring() // the frame before has completed on the GPU
         if tracker == nil { tracker = try FaceTracker(context: context, options: frame.isStillImage ? .still : .video) }
         let tracked = try tracker!.process(frame.input, time: frame.isStillImage ? nil : frame.time)
         tracker!.lastTimings.sections.forEach { timingsA["tracker", default: 0] += $0.milliseconds; timingsB["tracker", default: 0] += $0.milliseconds }
-        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points) }
+        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
         let (imageA, imageB) = try sideImages(like: frame.input)
 
         var results: [SkinFrame] = []
@@ -81,7 +89,18 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
             let images = [frame.input, imageA, imageB, weightsA, weightsB, mask]
             pending = (frame.index, try images.map { try recorder.download($0) }, images.map { ($0.width, $0.height) }, faces)
         }
+        pendingStability = (try [frame.input, imageA, imageB].map { try recorder.download($0) }, frame.input.width,
+                            frame.input.height, faces)
         return .whole
+    }
+
+    /// Adds the last frame to M15; call once the GPU work recorded for it has completed.
+    public func finishMeasuring() {
+        guard let (downloads, width, height, faces) = pendingStability else { return }
+        pendingStability = nil
+        let levels = downloads.map { QualityMetrics.TemporalStability.levels($0, pixels: width * height) }
+        stabilityA.add(input: levels[0], output: levels[1], width: width, height: height, faces: faces)
+        stabilityB.add(input: levels[0], output: levels[2], width: width, height: height, faces: faces)
     }
 
     /// The kept frame, once the render that made it has finished.

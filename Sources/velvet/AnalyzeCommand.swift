@@ -86,6 +86,7 @@ enum AnalyzeCommand {
                 let faces = frame.faces.map { face in
                     String(format: "#%d score %.3f box %.1f,%.1f %.1fx%.1f", face.trackID, face.score,
                            face.box.x, face.box.y, face.box.width, face.box.height)
+                        + (face.missedFrames > 0 ? String(format: " held %d (weight %.2f)", face.missedFrames, face.weight) : "")
                 }
                 print("frame \(frame.index) (\(String(format: "%.3f", frame.time)) s): \(frame.faces.count) face(s)"
                       + (faces.isEmpty ? "" : ": " + faces.joined(separator: "; ")))

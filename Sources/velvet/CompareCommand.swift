@@ -7,7 +7,8 @@ import VelvetPipeline
 
 /// `velvet compare INPUT [--a bilateral] [--b freqsep] -o ab.mp4 [--report ab.html]
 /// [--metrics ab.json]`: the A/B tool. A split video (A left, B right, labelled), the
-/// quality metrics M4-M8 and per-stage GPU time of each method, and a self-contained HTML
+/// quality metrics M4-M8 on the first frame with a face, M15 over every frame, and
+/// per-stage GPU time of each method, and a self-contained HTML
 /// report (both results with synchronized zoomed crops, difference heat maps, masks, the
 /// metrics table and timing bars) built from the first frame with a face.
 enum CompareCommand {
@@ -44,14 +45,20 @@ enum CompareCommand {
         guard let capture = effect.capture, let face = capture.faces.first else {
             throw MediaError.decode(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
         }
+        effect.finishMeasuring()
         let names = (methodA.rawValue, methodB.rawValue)
-        let metrics = [("A", names.0, capture.a), ("B", names.1, capture.b)].map { side, name, image in
-            (side, name, [
+        let stability = [effect.stabilityA.result, effect.stabilityB.result]
+        let metrics = zip([("A", names.0, capture.a), ("B", names.1, capture.b)], stability).map { sideImage, m15 in
+            let (side, name, image) = sideImage
+            return (side, name, [
                 "M4_features_ssim": QualityMetrics.featureSSIM(input: capture.input, output: image, face: face),
                 "M5_mid_band_ratio": QualityMetrics.midBandRatio(input: capture.input, output: image, face: face),
                 "M6_fine_band_ratio": QualityMetrics.fineBandRatio(input: capture.input, output: image, face: face),
                 "M7_halo_p99": QualityMetrics.halo(input: capture.input, output: image, face: face, personMask: capture.personMask)?.value,
                 "M8_colour_shift_de2000": QualityMetrics.colourShift(input: capture.input, output: image, face: face),
+                "M15a_still_change_levels": m15.largestChangeOnStill.map(Double.init),
+                "M15b_change_ratio": m15.changeRatio,
+                "M15c_frames_without_beauty": Double(m15.framesWithoutBeauty),
             ] as [String: Double?])
         }
         let frames = Double(max(effect.frames, 1))
@@ -60,7 +67,10 @@ enum CompareCommand {
         var json: [String: Any] = ["input": input, "output": output, "frames": summary.frames, "captured_frame": capture.frameIndex,
                                    "device": context.device.name]
         for (index, (side, name, values)) in metrics.enumerated() {
-            json[side] = ["method": name, "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() }, "gpu_ms_per_frame": timings[index]]
+            json[side] = ["method": name, "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() },
+                          "gpu_ms_per_frame": timings[index],
+                          "M15_frames": ["still": stability[index].stillFrames, "with_face": stability[index].framesWithFace,
+                                         "all": stability[index].frames]]
         }
         try OutputFile.write(try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]), to: metricsPath,
                              policy: policy.commit)

@@ -24,6 +24,9 @@ struct CompareReport {
         ("M6_fine_band_ratio", "M6 texture kept (fine-band energy out/in)", "≥ 0.6 for freqsep", { $0 >= 0.6 }),
         ("M7_halo_p99", "M7 no halo (99th percentile outside the face)", "≤ 1/255", { $0 <= 1.0 / 255 + 1e-9 }),
         ("M8_colour_shift_de2000", "M8 colour kept (ΔE2000 on the cheeks)", "≤ 1.0", { $0 <= 1.0 }),
+        ("M15a_still_change_levels", "M15a still face, still output (largest change, levels, every frame)", "≤ 1", { $0 <= 1 }),
+        ("M15b_change_ratio", "M15b no jumpier than the source (frame-to-frame change out/in)", "≤ 1.0", { $0 <= 1.0 }),
+        ("M15c_frames_without_beauty", "M15c frames where a face in view got no beauty", "0", { $0 == 0 }),
     ]
 
     func html() throws -> String {
@@ -42,7 +45,7 @@ struct CompareReport {
         </style></head><body>
         <h1>Velvet A/B: <span class="a" style="color:#fff;padding:0 6px">A \(escape(names.0))</span> vs
         <span class="b" style="color:#fff;padding:0 6px">B \(escape(names.1))</span></h1>
-        <p>\(escape(input)), \(frames) frames on \(escape(context.device.name)); images from frame \(capture.frameIndex), the first with a face.</p>
+        <p>\(escape(input)), \(frames) frames on \(escape(context.device.name)); images and M4-M8 from frame \(capture.frameIndex), the first with a face; M15 over every frame.</p>
         <h2>Results</h2><div class="row">
         <figure><img class="full" alt="before" src="\(before)"><figcaption>before</figcaption></figure>
         <figure><img class="full" alt="A" src="\(imageA)"><figcaption>A: \(escape(names.0))</figcaption></figure>

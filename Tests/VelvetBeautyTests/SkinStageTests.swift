@@ -48,6 +48,31 @@ final class SkinStageTests: GPUTestCase {
         XCTAssertEqual(at(SIMD2(5, 500)).z, 0)
     }
 
+    /// A face's weight scales what the skin stages do to it (a lost face the tracker holds
+    /// fades out): half the weight, about half the change; weight 0, the input exactly.
+    func testAFaceWeightFadesTheEffect() throws {
+        let fixture = try FaceFixture.load("astronaut")
+        let face = fixture.faces[0]
+        var changes: [Float: (mean: Double, max: Int)] = [:]
+        for weight: Float in [1, 0.5, 0] {
+            let run = try PipelineRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height,
+                                             faces: [try BeautyFace(landmarks: face.landmarks, weight: weight)],
+                                             personMask: fixture.personMask, settings: BeautyPreset.shippedDefault.skinSettings())
+            var total = 0, worst = 0
+            for i in 0..<(fixture.width * fixture.height) where i % 4 != 3 {
+                let d = abs(Int(run.output[i]) - Int(fixture.rgba[i]))
+                total += d
+                worst = max(worst, d)
+            }
+            changes[weight] = (Double(total), worst)
+        }
+        let full = try XCTUnwrap(changes[1]), half = try XCTUnwrap(changes[0.5]), none = try XCTUnwrap(changes[0])
+        print("face weight: total change 1 -> \(full.mean), 0.5 -> \(half.mean), 0 -> \(none.mean) (max \(none.max))")
+        XCTAssertGreaterThan(full.mean, 0)
+        XCTAssertEqual(half.mean / full.mean, 0.5, accuracy: 0.1)
+        XCTAssertEqual(none.max, 0, "weight 0: the input exactly")
+    }
+
     /// Two faces in one frame: both get a mask (union), each with its own holes; a person
     /// mask of zero removes the skin mask entirely.
     func testSeveralFacesUnionAndPersonMask() throws {

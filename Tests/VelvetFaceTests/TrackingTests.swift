@@ -170,4 +170,130 @@ final class TrackingTests: GPUTestCase {
         XCTAssertEqual(facesPerFrame.count, summary.frames)
         XCTAssertEqual(missing, [], "frames without a face")
     }
+
+    /// Grace Hopper's photo stretched over a 3840x2160 frame (bilinear, on the CPU), as rgba8.
+    static func stretchedPhoto(width: Int, height: Int, context: GPUContext) throws -> GPUImage {
+        let raw = try FaceTestSupport.rawPhoto("grace_hopper")
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        let sx = Float(raw.width) / Float(width), sy = Float(raw.height) / Float(height)
+        for y in 0..<height {
+            let fy = min(max((Float(y) + 0.5) * sy - 0.5, 0), Float(raw.height - 1))
+            let y0 = Int(fy), y1 = min(y0 + 1, raw.height - 1), ty = fy - Float(y0)
+            for x in 0..<width {
+                let fx = min(max((Float(x) + 0.5) * sx - 0.5, 0), Float(raw.width - 1))
+                let x0 = Int(fx), x1 = min(x0 + 1, raw.width - 1), tx = fx - Float(x0)
+                for c in 0..<3 {
+                    func at(_ px: Int, _ py: Int) -> Float { Float(raw.pixels[(py * raw.width + px) * 4 + c]) }
+                    let top = at(x0, y0) + tx * (at(x1, y0) - at(x0, y0))
+                    let bottom = at(x0, y1) + tx * (at(x1, y1) - at(x0, y1))
+                    pixels[(y * width + x) * 4 + c] = UInt8((top + ty * (bottom - top)).rounded())
+                }
+            }
+        }
+        return try FaceTestSupport.image(pixels, width: width, height: height, context: context)
+    }
+
+    /// The issue's static 4K clip: a face stretched over 3840x2160, 10 frames, exact repeats
+    /// and with fresh noise: one track, a face in every frame.
+    func testStaticStretched4KKeepsItsTrack() throws {
+        let photo = try Self.stretchedPhoto(width: 3840, height: 2160, context: context)
+        for sigma: Float in [0, 2 / 255] {
+            let clip = try SyntheticClip(photo: photo, width: 3840, height: 2160, noiseSigma: sigma, context: context)
+            var options = FaceTrackerOptions.video
+            options.segmentationInterval = 0
+            let tracker = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
+            var ids: [Int] = []
+            for index in 0..<10 {
+                let faces = try tracker.process(try clip.render(SimilarityTransform(), index: index), time: Double(index) / 25).faces
+                print("stretched 4K, noise \(sigma * 255)/255, frame \(index): \(faces.map { "#\($0.trackID) score \($0.score) side \(FaceBox(bounding: $0.points).width)" })")
+                XCTAssertEqual(faces.count, 1, "frame \(index), noise \(sigma)")
+                ids += faces.map(\.trackID)
+            }
+            XCTAssertEqual(Set(ids).count, 1, "one track throughout (noise \(sigma)): \(ids)")
+        }
+    }
+
+    /// A face hidden (a grey patch over it, the rest of the frame as it was) for two frames is
+    /// held (weights 3/4, 1/2) and found again as the same track; hidden for six, it is held
+    /// three frames fading (3/4, 1/2, 1/4), then dropped.
+    func testALostFaceIsHeldFadingAndFoundAgainAsTheSameTrack() throws {
+        let fixture = try MediaPipeFixture("astronaut")
+        let photo = try FaceTestSupport.photo("astronaut", context: context)
+        let clip = try SyntheticClip(photo: photo, width: 320, height: 240, noiseSigma: 1 / 255, context: context)
+        var raw = try FaceTestSupport.rawPhoto("astronaut")
+        let box = FaceBox(bounding: try XCTUnwrap(fixture.landmarks.first))
+        for y in max(0, Int(box.y) - 10)..<min(raw.height, Int(box.y + box.height) + 10) {
+            for x in max(0, Int(box.x) - 10)..<min(raw.width, Int(box.x + box.width) + 10) {
+                for c in 0..<3 { raw.pixels[(y * raw.width + x) * 4 + c] = 128 }
+            }
+        }
+        let hidden = try SyntheticClip(photo: try FaceTestSupport.image(raw.pixels, width: raw.width, height: raw.height, context: context),
+                                       width: 320, height: 240, noiseSigma: 1 / 255, context: context)
+        var options = FaceTrackerOptions.video
+        options.segmentationInterval = 0
+        let tracker = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
+        let faceCentre = FaceBox(bounding: try XCTUnwrap(fixture.landmarks.first)).centre
+        let present = Self.motion(frame: 0, faceCentre: SIMD2(Double(faceCentre.x), Double(faceCentre.y)),
+                                  photoCentre: SIMD2(256, 256), baseScale: 1.0)
+        let script = Array(repeating: true, count: 4) + [false, false] + Array(repeating: true, count: 4)
+            + Array(repeating: false, count: 6)
+        var seen: [(ids: [Int], missed: [Int], weights: [Float])] = []
+        for (index, inView) in script.enumerated() {
+            let frame = inView ? try clip.render(present, index: index) : try hidden.render(present, index: index)
+            let faces = try tracker.process(frame, time: Double(index) / 30).faces
+            XCTAssertFalse(tracker.lastFrameWasCut, "frame \(index): no cut, only the face changes")
+            seen.append((faces.map(\.trackID), faces.map(\.missedFrames), faces.map(\.weight)))
+        }
+        print("lost and found: \(seen.map { "\($0.ids) missed \($0.missed) weight \($0.weights)" })")
+        let id = try XCTUnwrap(seen[0].ids.first)
+        for index in [0, 1, 2, 3, 6, 7, 8, 9] {
+            XCTAssertEqual(seen[index].ids, [id], "frame \(index): the one track, seen")
+            XCTAssertEqual(seen[index].missed, [0], "frame \(index)")
+            XCTAssertEqual(seen[index].weights, [1], "frame \(index)")
+        }
+        XCTAssertEqual(seen[4].ids, [id])
+        XCTAssertEqual(seen[4].weights, [0.75])
+        XCTAssertEqual(seen[5].weights, [0.5])
+        XCTAssertEqual(seen[10].weights, [0.75])
+        XCTAssertEqual(seen[11].weights, [0.5])
+        XCTAssertEqual(seen[12].weights, [0.25])
+        XCTAssertEqual(seen[12].missed, [3])
+        for index in 13..<16 { XCTAssertEqual(seen[index].ids, [], "frame \(index): dropped after the hold") }
+    }
+
+    /// A cut from one photo to another: the tracker sees a cut on that frame alone, and starts
+    /// afresh (a new track whose landmarks are exactly a new tracker's on that frame: nothing
+    /// of the first shot's face, its filter or its ID, blends into the second).
+    func testACutResetsTheTracksWithoutABlend() throws {
+        var options = FaceTrackerOptions.video
+        options.segmentationInterval = 0
+        options.detector = .short
+        let astronaut = try SyntheticClip(photo: try FaceTestSupport.photo("astronaut", context: context), width: 320, height: 240,
+                                          noiseSigma: 1 / 255, context: context)
+        let grace = try SyntheticClip(photo: try FaceTestSupport.photo("grace_hopper", context: context), width: 320, height: 240,
+                                      noiseSigma: 1 / 255, context: context)
+        let tracker = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
+        let first = SimilarityTransform(translation: (0, 40)), second = SimilarityTransform(scale: 0.45, translation: (0, 20))
+        var ids: [[Int]] = [], cuts: [Bool] = []
+        var afterCut: [Face] = []
+        for index in 0..<10 {
+            let frame = index < 6 ? try astronaut.render(first, index: index) : try grace.render(second, index: index)
+            let faces = try tracker.process(frame, time: Double(index) / 30).faces
+            ids.append(faces.map(\.trackID))
+            cuts.append(tracker.lastFrameWasCut)
+            if index == 6 {
+                afterCut = faces
+                let fresh = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
+                let expected = try fresh.process(frame, time: Double(index) / 30).faces
+                XCTAssertEqual(faces.map(\.landmarks), expected.map(\.landmarks), "the second shot's face, as a new tracker finds it")
+            }
+        }
+        print("cut: tracks \(ids), cut on \(cuts.indices.filter { cuts[$0] })")
+        XCTAssertEqual(cuts.indices.filter { cuts[$0] }, [6], "the cut, and nothing else, is a cut")
+        let before = try XCTUnwrap(ids[5].first)
+        XCTAssertEqual(afterCut.count, 1, "one face after the cut: none held from the first shot")
+        XCTAssertNotEqual(afterCut.first?.trackID, before, "a new track")
+        XCTAssertEqual(afterCut.first?.missedFrames, 0)
+        XCTAssertEqual(Set(ids[6...].flatMap { $0 }).count, 1, "then one track")
+    }
 }

@@ -27,6 +27,12 @@ final class CompareTests: XCTestCase {
             for key in ["M4_features_ssim", "M5_mid_band_ratio", "M6_fine_band_ratio", "M7_halo_p99", "M8_colour_shift_de2000"] {
                 XCTAssertNotNil(metrics[key] as? Double, "\(side) \(key)")
             }
+            // M15 over the 4 frames: the key for (a) is there (null: the demo never repeats its face),
+            // (b) is computable, and every frame with the face got the effect.
+            XCTAssertTrue(metrics.keys.contains("M15a_still_change_levels"), side)
+            XCTAssertNotNil(metrics["M15b_change_ratio"] as? Double, side)
+            XCTAssertEqual(metrics["M15c_frames_without_beauty"] as? Double, 0, side)
+            XCTAssertEqual((entry["M15_frames"] as? [String: Int])?["all"], 4, side)
             XCTAssertNotNil((entry["gpu_ms_per_frame"] as? [String: Double])?["skin.smoothing"])
         }
         XCTAssertEqual((json["A"] as? [String: Any])?["method"] as? String, "bilateral")
