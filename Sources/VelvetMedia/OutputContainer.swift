@@ -1,20 +1,50 @@
 import CFFmpeg
 import Foundation
 
-/// The output's container (chosen by the path's extension) and what it can hold. Each
-/// answer comes from FFmpeg's muxer itself, asked before anything is decoded.
+/// The output's container (chosen by `--format`, else by the path's extension) and what it
+/// can hold. Each answer comes from FFmpeg's muxer itself, asked before anything is decoded.
 struct OutputContainer: @unchecked Sendable {
     let path: String
     let format: UnsafePointer<AVOutputFormat>
     /// The muxer's name (`mp4`, `matroska`, `image2`, ...).
     let name: String
 
-    init(path: String) throws {
-        guard let format = av_guess_format(nil, path, nil) else { throw Self.unknownFormat(path) }
+    /// The path that means standard output, as in ffmpeg.
+    static let standardOutput = "-"
+    /// The muxers that stream to a pipe (no seeking back to finish a header or index), by
+    /// FFmpeg's name, with the short names also taken.
+    static let pipeFormats = ["matroska", "nut", "mpegts", "yuv4mpegpipe"]
+    static let formatAliases = ["mkv": "matroska", "y4m": "yuv4mpegpipe", "ts": "mpegts"]
+
+    /// - Parameter formatName: the muxer asked for by name (`--format`); required for `-`.
+    init(path: String, formatName: String? = nil) throws {
+        let isPipe = path == Self.standardOutput
+        if let formatName {
+            let muxer = Self.formatAliases[formatName] ?? formatName
+            if isPipe, !Self.pipeFormats.contains(muxer) {
+                throw MediaError.output(path: path, reason: "--format \(formatName) cannot stream to standard output; "
+                                        + "-o - takes --format matroska, nut, mpegts or y4m")
+            }
+            guard let format = av_guess_format(muxer, nil, nil) else {
+                throw MediaError.output(path: path, reason: "unknown --format '\(formatName)' (ffmpeg -muxers lists them)")
+            }
+            self.format = format
+        } else {
+            if isPipe { throw MediaError.output(path: path, reason: "-o - needs --format matroska, nut, mpegts or y4m") }
+            guard let format = av_guess_format(nil, path, nil) else { throw Self.unknownFormat(path) }
+            self.format = format
+        }
         self.path = path
-        self.format = format
         name = String(cString: format.pointee.name)
     }
+
+    /// Writes to standard output: no temporary file, no overwrite rules, no seeking.
+    var isStandardOutput: Bool { path == Self.standardOutput }
+    /// y4m holds one raw video stream and nothing else.
+    var holdsOnlyVideo: Bool { name == "yuv4mpegpipe" }
+    /// The container as messages name it: the extension as the user wrote it (`.avi`), or the
+    /// muxer for standard output.
+    var displayName: String { isStandardOutput || URL(fileURLWithPath: path).pathExtension.isEmpty ? name : fileExtension }
 
     var isStillImage: Bool { name == "image2" }
     /// The extension as the user wrote it, for messages (`.avi`).

@@ -119,8 +119,7 @@ private struct BatchJob: Sendable {
 
     init(policy: OverwritePolicy, settings: EncoderSettings, beauty: BeautyRequest?) throws {
         (self.policy, self.settings) = (policy, settings)
-        let encoder = "codec=\(settings.codec) crf=\(settings.crf) preset=\(settings.preset) pix-fmt=\(settings.pixelFormat ?? "-")"
-        fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(encoder)
+        fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(settings.fingerprint)
     }
 
     /// Returns the line to report.
