@@ -37,11 +37,11 @@ public struct EncoderSettings: Sendable, Equatable {
     /// The encoders `--crf` and `--preset-x264` apply to.
     public static let x26xEncoders: Set<String> = ["libx264", "libx265"]
 
-    /// The FFmpeg encoder for a muxer: the one asked for, else raw video for y4m (which holds
+    /// The FFmpeg encoder for a muxer: the one asked for, else raw frames for y4m (which holds
     /// nothing else), else libx264.
     public func encoderName(forMuxer muxer: String) -> String {
         if let codec { return Self.aliases[codec] ?? codec }
-        return muxer == "yuv4mpegpipe" ? "rawvideo" : "libx264"
+        return muxer == "yuv4mpegpipe" ? "wrapped_avframe" : "libx264"
     }
 
     /// What changes the encoded output, for records that must notice a change (batch). The

@@ -27,6 +27,8 @@ enum EncoderTuning {
     /// or a value it refuses is an error naming it.
     static func apply(_ settings: EncoderSettings, to encoder: UnsafeMutablePointer<AVCodecContext>, hdr: HDRMetadata?) throws {
         let name = String(cString: encoder.pointee.codec.pointee.name)
+        // SVT-AV1 prints its whole configuration to stderr unless told otherwise (1: errors).
+        if name == "libsvtav1" { setenv("SVT_LOG", "1", 0) }
         if EncoderSettings.x26xEncoders.contains(name) {
             let x265 = name == "libx265"
             if settings.isLossless && !x265 {
@@ -45,9 +47,10 @@ enum EncoderTuning {
             guard av_opt_find(encoder, option.key, nil, 0, AV_OPT_SEARCH_CHILDREN) != nil else {
                 throw MediaError.encode("\(name) has no option '\(option.key)' (ffmpeg -h encoder=\(name) lists them)")
             }
-            let set = av_opt_set(encoder, option.key, option.value, AV_OPT_SEARCH_CHILDREN)
-            guard set >= 0 else {
-                throw MediaError.encode("\(name) refuses --encoder-opt \(option.key)=\(option.value): \(ffmpegMessage(set))")
+            let set = LogCapture.firstError { av_opt_set(encoder, option.key, option.value, AV_OPT_SEARCH_CHILDREN) }
+            guard set.result >= 0 else {
+                let reason = set.logged.split(whereSeparator: \.isNewline).first.map(String.init) ?? ffmpegMessage(set.result)
+                throw MediaError.encode("\(name) refuses --encoder-opt \(option.key)=\(option.value): \(reason)")
             }
         }
     }
@@ -57,6 +60,7 @@ enum EncoderTuning {
     /// take) is found before any decoding.
     static func checkOpens(_ codec: UnsafePointer<AVCodec>, settings: EncoderSettings, width: Int, height: Int,
                            pixelFormat: AVPixelFormat, timeBase: AVRational) throws {
+        guard !hangWithoutFrames.contains(String(cString: codec.pointee.name)) else { return }
         var context = avcodec_alloc_context3(codec)
         defer { avcodec_free_context(&context) }
         guard let encoder = context else { throw MediaError.encode("out of memory") }
@@ -68,7 +72,18 @@ enum EncoderTuning {
         try apply(settings, to: encoder, hdr: nil)
         let opened = LogCapture.firstError { avcodec_open2(encoder, codec, nil) }
         guard opened.result >= 0 else { throw openFailure(codec, opened.result, logged: opened.logged) }
+        // Closed as a finished encode is: SVT-AV1 hangs when freed before its end of stream.
+        guard var packet = Optional(av_packet_alloc()) else { return }
+        defer { av_packet_free(&packet) }
+        if avcodec_send_frame(encoder, nil) >= 0 {
+            while avcodec_receive_packet(encoder, packet) >= 0 { av_packet_unref(packet) }
+        }
     }
+
+    /// Encoders that never return when closed before a first frame (SVT-AV1 1.4 waits for
+    /// a frame after the end of stream; `ffmpeg -frames:v 0 -c:v libsvtav1` hangs the same
+    /// way): checked only when the render opens them.
+    static let hangWithoutFrames: Set<String> = ["libsvtav1"]
 
     /// One line for an encoder that would not open, with what FFmpeg logged about it.
     static func openFailure(_ codec: UnsafePointer<AVCodec>, _ code: Int32, logged: String = "") -> MediaError {

@@ -260,7 +260,7 @@ final class MediaWriter: @unchecked Sendable {
     /// The encoder's format: the requested one, else the source's if the encoder takes it,
     /// else yuv420p (yuv420p10le for deep sources) for video where the encoder takes it, else
     /// the one FFmpeg ranks least lossy (ProRes: yuv422p10le from 4:2:0, yuv444p10le from
-    /// 4:4:4; rgb48be for 16-bit sources in PNG). An encoder that lists no formats (rawvideo)
+    /// 4:4:4; rgb48be for 16-bit sources in PNG). An encoder that lists no formats (y4m's wrapped_avframe)
     /// takes the planar ones the GPU writes (what y4m holds).
     static func encoderPixelFormat(codec: UnsafePointer<AVCodec>, source: AVPixelFormat, requested: String?,
                                    still: Bool) throws -> AVPixelFormat {
