@@ -19,7 +19,7 @@ enum BatchCommand {
         guard let outputDirectory = arguments.value("--output-dir") else { throw UsageError("batch needs --output-dir DIR") }
         var inputs = arguments.positional
         while arguments.takePositional() != nil {}
-        if let list = arguments.value("--list") { inputs += try InputList.read(list) }
+        let list = arguments.value("--list")
         let shard = try parseShard(arguments.value("--shard") ?? "0/1")
         let devices = (arguments.value("--devices") ?? ProcessInfo.processInfo.environment["VELVET_DEVICE"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -28,6 +28,8 @@ enum BatchCommand {
         let policy = try OverwritePolicy.parse(&arguments)
         let beauty = try BeautyArguments.parseRequest(&arguments, store: .standard())
         try arguments.finish()
+        // Read after the usage checks, so a wrong command line never consumes standard input.
+        if let list { inputs += try InputList.read(list) }
         guard !inputs.isEmpty else { throw UsageError("batch needs input files (arguments or --list FILE)") }
 
         // Checked over every input, not just this shard's, so all shards refuse alike.

@@ -93,16 +93,17 @@ enum VelvetCommand {
             try StandardOutput.flush()
             return 0
         } catch {
-            return fail(error)
+            return fail(error, helpCommand: CommandList.named(command) != nil && command != "help" ? "velvet \(command) --help" : "velvet help")
         }
     }
 
-    private static func fail(_ error: Error) -> Int32 {
+    /// - Parameter helpCommand: where a usage error points (`velvet render --help`).
+    private static func fail(_ error: Error, helpCommand: String) -> Int32 {
         let code = ErrorMessage.exitCode(for: error)
         let message = ErrorMessage.text(for: error)
         let line: String
         switch code {
-        case 2: line = "velvet: \(message) (see velvet help)"
+        case 2: line = "velvet: \(message) (see \(helpCommand))"
         case 130: line = "velvet: interrupted; unfinished output removed"
         default: line = "velvet: error: \(message)"
         }
