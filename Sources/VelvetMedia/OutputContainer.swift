@@ -62,7 +62,23 @@ struct OutputContainer: @unchecked Sendable {
         return codec != AV_CODEC_ID_NONE && Self.isTextSubtitle(codec) ? codec : nil
     }
 
-    /// Whether a stream that Velvet encodes (its extradata not known yet) can go in.
+    /// Whether the video stream Velvet will encode can go in, asked with its size, pixel
+    /// format and frame rate: a muxer may take a codec by its list and refuse it in the header
+    /// (AV1 in MOV), or keep no list and need the frame rate to answer (MXF).
+    func holds(video codec: AVCodecID, width: Int, height: Int, pixelFormat: AVPixelFormat, frameRate: AVRational) -> Bool {
+        guard avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) != 0, let parameters = avcodec_parameters_alloc() else { return false }
+        var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
+        defer { avcodec_parameters_free(&owned) }
+        parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        parameters.pointee.codec_id = codec
+        parameters.pointee.width = Int32(width)
+        parameters.pointee.height = Int32(height)
+        parameters.pointee.format = pixelFormat.rawValue
+        let rate = frameRate.num > 0 && frameRate.den > 0 ? frameRate : AVRational(num: 25, den: 1)
+        return muxerAccepts(parameters, timeBase: AVRational(num: rate.den, den: rate.num))
+    }
+
+    /// Whether a stream that Velvet encodes (its extradata not known yet) can go in, by its codec alone.
     func holds(encoded codec: AVCodecID, type: AVMediaType) -> Bool {
         switch avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) {
         case 1: return true
@@ -85,7 +101,7 @@ struct OutputContainer: @unchecked Sendable {
     }
 
     /// Sets up a muxer of this format with just `parameters` and writes its header to memory.
-    private func muxerAccepts(_ parameters: UnsafePointer<AVCodecParameters>) -> Bool {
+    private func muxerAccepts(_ parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational = AVRational(num: 1, den: 90000)) -> Bool {
         var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
         guard avformat_alloc_output_context2(&allocated, format, nil, nil) >= 0, let context = allocated else { return false }
         defer {
@@ -100,7 +116,8 @@ struct OutputContainer: @unchecked Sendable {
         guard let stream = avformat_new_stream(context, nil), avcodec_parameters_copy(stream.pointee.codecpar, parameters) >= 0,
               avio_open_dyn_buf(&context.pointee.pb) >= 0 else { return false }
         stream.pointee.codecpar.pointee.codec_tag = 0
-        stream.pointee.time_base = AVRational(num: 1, den: 90000)
+        stream.pointee.time_base = timeBase
+        if holdsOnlyVideo { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL } // as the writer sets it
         return avformat_write_header(context, nil) >= 0
     }
 

@@ -58,10 +58,9 @@ struct OutputPlan: @unchecked Sendable {
             throw MediaError.output(path: path, reason: "OpenEXR holds linear light and Velvet writes non-linear R'G'B'; "
                                     + "use .png or .tiff (16 bits per channel)")
         }
-        if !container.isStillImage, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) {
-            throw MediaError.output(path: path, reason: "the \(container.name) format cannot hold \(Self.name(codec.pointee.id)) video "
-                                    + "(\(String(cString: codec.pointee.name))); \(Self.containers(holding: codec.pointee.id))")
-        }
+        let cannotHold = MediaError.output(path: path, reason: "the \(container.name) format cannot hold \(Self.name(codec.pointee.id)) "
+                                           + "video (\(String(cString: codec.pointee.name))); \(Self.containers(holding: codec.pointee.id, besides: container))")
+        if !container.isStillImage, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) { throw cannotHold }
         stillFrame = try Self.stillFrame(of: info, output: container, options: options)
         keepsDisplayMatrix = !container.isStillImage && container.carriesDisplayMatrix
         // y4m holds the video alone; its other streams are dropped, as ffmpeg drops them.
@@ -78,6 +77,13 @@ struct OutputPlan: @unchecked Sendable {
         guard decoded != AV_PIX_FMT_NONE else { return } // Known only once a frame decodes; checked no further.
         let encoderFormat = try encoderPixelFormat(decoded: decoded)
         if !container.isStillImage {
+            // An encoder that cannot be closed before a frame must not meet a header that fails
+            // (AV1 is in MOV's codec list, and refused by its header).
+            let rate = av_guess_frame_rate(reader.formatContext, reader.videoStream, nil)
+            if EncoderTuning.hangWithoutFrames.contains(String(cString: codec.pointee.name)),
+               !container.holds(video: codec.pointee.id, width: size.0, height: size.1, pixelFormat: encoderFormat, frameRate: rate) {
+                throw cannotHold
+            }
             try Self.checkEvenSize(size, format: encoderFormat, mayTurn: info.isStillImage, path: path)
             let turned = info.isStillImage ? [size, (size.1, size.0)] : [size]
             for (width, height) in turned {
@@ -108,12 +114,12 @@ struct OutputPlan: @unchecked Sendable {
         return fullRange[format] ?? format
     }
 
-    /// Where a codec can go instead: the common containers that hold it.
-    private static func containers(holding codec: AVCodecID) -> String {
-        let holding = [".mp4", ".mkv", ".mov"].filter {
-            (try? OutputContainer(path: "velvet\($0)"))?.holds(encoded: codec, type: AVMEDIA_TYPE_VIDEO) == true
-        }
-        return holding.isEmpty ? "pick another --codec" : "use " + holding.joined(separator: " or ")
+    /// Where a codec can go instead: the common containers (other than `container`) that hold it.
+    private static func containers(holding codec: AVCodecID, besides container: OutputContainer) -> String {
+        let holding = [".mp4", ".mkv", ".mov"].compactMap { try? OutputContainer(path: "velvet\($0)") }
+            .filter { $0.name != container.name && $0.holds(encoded: codec, type: AVMEDIA_TYPE_VIDEO) }.map(\.fileExtension)
+        guard let last = holding.last else { return "pick another --codec" }
+        return "use " + (holding.count > 1 ? holding.dropLast().joined(separator: ", ") + " or " + last : last)
     }
 
     /// A still output from a video takes one frame: the one asked for, or the only one.

@@ -90,6 +90,9 @@ final class EncoderTests: XCTestCase {
             (["--codec", "prores_ks", "--pix-fmt", "yuv420p"], "x.mov", 2, "pixel format 'yuv420p' for prores_ks; it takes yuv422p10le"),
             (["--codec", "prores_ks"], "x.mp4", 1, "the mp4 format cannot hold prores video (prores_ks); use .mkv or .mov"),
             (["--codec", "ffv1"], "x.mov", 1, "the mov format cannot hold ffv1 video (ffv1); use .mkv"),
+            // In MOV's codec list, refused by its header: asked with the stream's parameters
+            // (SVT-AV1 would never return from a failed open).
+            (["--codec", "libsvtav1"], "x.mov", 1, "the mov format cannot hold av1 video (libsvtav1); use .mp4 or .mkv"),
             (["--codec", "dnxhd", "--encoder-opt", "profile=dnxhr_hq"], "x.mov", 1,
              "the dnxhd encoder cannot start: Input dimensions too small, input must be at least 256x120"),
             (["--codec", "dnxhd"], "x.mov", 1, "the dnxhd encoder cannot start: video parameters incompatible with DNxHD"),
