@@ -82,7 +82,7 @@ enum EncoderTuning {
 
     /// Encoders that never return when closed before a first frame (SVT-AV1 1.4 waits for
     /// a frame after the end of stream; `ffmpeg -frames:v 0 -c:v libsvtav1` hangs the same
-    /// way): checked only when the render opens them.
+    /// way): checked only when the render opens them, and ended before they are closed.
     static let hangWithoutFrames: Set<String> = ["libsvtav1"]
 
     /// One line for an encoder that would not open, with what FFmpeg logged about it.

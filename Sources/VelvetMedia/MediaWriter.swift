@@ -243,6 +243,11 @@ final class MediaWriter: @unchecked Sendable {
 
     private func closeAndRemove() {
         if !isStillImage, formatContext.pointee.pb != nil { avio_closep(&formatContext.pointee.pb) }
+        // SVT-AV1 complains on stderr when closed mid-stream: end it, dropping its packets.
+        if framesWritten > 0, let encoder, EncoderTuning.hangWithoutFrames.contains(String(cString: encoder.pointee.codec.pointee.name)),
+           avcodec_send_frame(encoder, nil) >= 0 {
+            while avcodec_receive_packet(encoder, packet.pointer) >= 0 { av_packet_unref(packet.pointer) }
+        }
         releaseContexts()
         file?.discard()
     }
