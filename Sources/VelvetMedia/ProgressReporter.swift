@@ -55,3 +55,9 @@ public final class ProgressReporter: @unchecked Sendable {
         return line
     }
 }
+
+extension MediaInfo {
+    /// The frames progress counts to: those the container announces, else as many as its
+    /// declared duration holds (Matroska), else 0 (a pipe: no ETA).
+    var progressTotal: Int { announcedFrameCount > 0 ? announcedFrameCount : declaredLength?.frames ?? 0 }
+}

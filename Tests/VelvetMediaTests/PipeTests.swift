@@ -104,6 +104,24 @@ final class PipeTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["in.mkv"])
     }
 
+    /// A terminal is no place for video, nor a source of it: `script` gives the command one.
+    func testATerminalOnEitherEndIsAUsageError() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25", "-frames:v", "3", "-c:v", "libx264", input])
+        for (command, mentions) in [("render '\(input)' -o - --format nut --no-effects",
+                                     "-o - writes video to standard output, which is a terminal: pipe or redirect it"),
+                                    ("render - -o '\(scratch.path("out.mkv"))' --no-effects",
+                                     "the input is - but standard input is a terminal"),
+                                    ("batch --list - --output-dir '\(scratch.path("out"))' --no-effects",
+                                     "--list - reads standard input, which is a terminal: pipe the list in")] {
+            let result = try Tool.run("/usr/bin/script", ["-qec", "\(Tool.velvet) \(command)", "/dev/null"])
+            XCTAssertEqual(result.status, 2, "\(command): \(result.stdout)")
+            XCTAssertTrue(result.stdout.contains(mentions), "\(command): \(result.stdout)")
+        }
+        XCTAssertEqual(scratch.files, ["in.mkv"])
+    }
+
     func testBatchReadsItsListFromStandardInput() throws {
         let scratch = try Scratch()
         for name in ["a", "b"] {

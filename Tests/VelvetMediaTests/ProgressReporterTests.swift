@@ -42,6 +42,17 @@ final class ProgressReporterTests: XCTestCase {
         XCTAssertEqual(written.text, "")
     }
 
+    /// On a terminal (`script` gives the render one) the line is drawn in place.
+    func testARenderOnATerminalRedrawsItsLine() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mkv"), output = scratch.path("out.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25", "-frames:v", "10", "-c:v", "libx264", input])
+        let result = try Tool.run("/usr/bin/script", ["-qec", "\(Tool.velvet) render '\(input)' -o '\(output)' --no-effects", "/dev/null"])
+        XCTAssertEqual(result.status, 0, result.stdout)
+        XCTAssertTrue(result.stdout.contains("\rvelvet: frame 1/10 (10 %)  "), result.stdout.debugDescription)
+        XCTAssertTrue(result.stdout.contains("\u{1B}[K"), "the rest of the line erased")
+    }
+
     /// A render whose stderr is a pipe (not a terminal) writes no carriage returns or escape
     /// codes there, and nothing but the result on stdout.
     func testARenderOffATerminalWritesNoControlCodes() throws {
