@@ -30,6 +30,20 @@ public enum EncoderCheck {
         }
     }
 
+    /// The extension for a video written with `settings` where the user names no file (batch):
+    /// `--format`'s own, else the first of .mp4, .mov, .mkv that holds the encoder's codec
+    /// (ProRes and DNxHD: .mov, FFV1: .mkv).
+    public static func videoExtension(_ settings: EncoderSettings) -> String {
+        if let name = settings.format, let format = av_guess_format(OutputContainer.formatAliases[name] ?? name, nil, nil),
+           let extensions = format.pointee.extensions, let first = String(cString: extensions).split(separator: ",").first {
+            return String(first)
+        }
+        guard let codec = avcodec_find_encoder_by_name(settings.encoderName(forMuxer: "mp4")) else { return "mp4" }
+        return ["mp4", "mov", "mkv"].first {
+            (try? OutputContainer(path: "velvet.\($0)"))?.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) == true
+        } ?? "mp4"
+    }
+
     /// Whether `settings` names libx264 or libx265 for `output` (the encoders `--crf` and
     /// `--preset-x264` tune); true when the output cannot be resolved (reported elsewhere).
     public static func isX26x(output: String, settings: EncoderSettings) -> Bool {

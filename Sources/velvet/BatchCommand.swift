@@ -34,7 +34,8 @@ enum BatchCommand {
 
         // Checked over every input, not just this shard's, so all shards refuse alike.
         let unique = Array(Set(inputs)).sorted()
-        let jobs = unique.map { (input: $0, output: outputPath(for: $0, in: outputDirectory)) }
+        let videoExtension = EncoderCheck.videoExtension(settings)
+        let jobs = unique.map { (input: $0, output: outputPath(for: $0, in: outputDirectory, videoExtension: videoExtension)) }
         let byOutput = Dictionary(grouping: jobs, by: \.output)
         if let (output, clash) = byOutput.first(where: { $0.value.count > 1 }) {
             throw UsageError("\(clash.map(\.input).joined(separator: " and ")) would all be written to \(output): rename one or batch them separately")
@@ -103,11 +104,12 @@ enum BatchCommand {
         for request in requests { _ = try DeviceSelector.choose(from: available, request: request) }
     }
 
-    /// Stills keep their extension; videos become .mp4.
-    static func outputPath(for input: String, in directory: String) -> String {
+    /// Stills keep their extension; videos get `videoExtension` (.mp4 unless the codec or
+    /// `--format` needs another).
+    static func outputPath(for input: String, in directory: String, videoExtension: String) -> String {
         let url = URL(fileURLWithPath: input)
         let stillExtensions = ["png", "jpg", "jpeg"]
-        let ext = stillExtensions.contains(url.pathExtension.lowercased()) ? url.pathExtension : "mp4"
+        let ext = stillExtensions.contains(url.pathExtension.lowercased()) ? url.pathExtension : videoExtension
         return directory + "/" + url.deletingPathExtension().lastPathComponent + "." + ext
     }
 }

@@ -53,6 +53,21 @@ final class EncoderTests: XCTestCase {
         }
     }
 
+    /// batch names its outputs for the encoder: .mov for ProRes (MP4 cannot hold it), .mkv
+    /// for FFV1, the format's own extension with --format.
+    func testBatchOutputsTakeAContainerThatHoldsTheCodec() throws {
+        let scratch = try Scratch()
+        let input = try clip(scratch)
+        for (arguments, name, codec) in [(["--codec", "prores_ks"], "in-64x64.mov", "prores"), (["--codec", "ffv1"], "in-64x64.mkv", "ffv1"),
+                                         (["--format", "nut"], "in-64x64.nut", "h264"), ([], "in-64x64.mp4", "h264")] {
+            let directory = scratch.path("out-\(name)")
+            let result = try Tool.run(Tool.velvet, ["batch", input, "--output-dir", directory, "--no-effects", "--quiet"] + arguments)
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }, [name], "\(arguments)")
+            XCTAssertEqual(try stream(directory + "/" + name).first, codec, "\(arguments)")
+        }
+    }
+
     /// NVENC is in Debian's FFmpeg; without NVIDIA hardware it fails in one line before any
     /// decoding, naming the missing library. (Where the hardware exists, it must encode.)
     func testNVENCWithoutHardwareFailsInOneLine() throws {
