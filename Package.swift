@@ -22,6 +22,9 @@ let package = Package(
         .executableTarget(name: "KernelCompiler", dependencies: ["CGlslang"], path: "Tools/KernelCompiler"),
         .plugin(name: "KernelPlugin", capability: .buildTool(), dependencies: ["KernelCompiler"], path: "Tools/KernelPlugin"),
         .target(name: "VelvetKernels", path: "Kernels", plugins: ["KernelPlugin"]),
+        // `git describe` at build time, for `velvet --version`.
+        .executableTarget(name: "VersionStamp", path: "Tools/VersionStamp"),
+        .plugin(name: "VersionPlugin", capability: .buildTool(), dependencies: ["VersionStamp"], path: "Tools/VersionPlugin"),
 
         // The pipeline.
         .target(name: "VelvetFiles"),
@@ -37,7 +40,8 @@ let package = Package(
                 swiftSettings: optimisedInDebug),
         .target(name: "VelvetPipeline", dependencies: ["VelvetMedia", "VelvetFace", "VelvetBeauty", "VelvetGPU"],
                 swiftSettings: optimisedInDebug),
-        .executableTarget(name: "velvet", dependencies: ["VelvetFiles", "VelvetGPU", "VelvetMedia", "VelvetNN", "VelvetFace", "VelvetBeauty", "VelvetPipeline"]),
+        .executableTarget(name: "velvet", dependencies: ["VelvetFiles", "VelvetGPU", "VelvetMedia", "VelvetNN", "VelvetFace", "VelvetBeauty", "VelvetPipeline"],
+                          plugins: ["VersionPlugin"]),
 
         // Tests (all run on lavapipe with the validation layer on).
         .target(name: "VelvetTestSupport", dependencies: ["VelvetGPU"]),

@@ -17,6 +17,15 @@ public enum SameFile {
         return ["inode:\(info.st_dev):\(info.st_ino)", resolvedKey]
     }
 
+    /// What identifies the file open as `descriptor` (standard input or output): its device
+    /// and inode, when it is a regular file; none for a pipe or terminal, which no path can
+    /// name.
+    public static func keys(descriptor: Int32) -> [String] {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return [] }
+        return ["inode:\(info.st_dev):\(info.st_ino)"]
+    }
+
     /// The absolute path with its directory's symbolic links resolved (the file itself may not exist yet).
     public static func resolved(_ path: String) -> String {
         let url = URL(fileURLWithPath: path).standardizedFileURL

@@ -51,9 +51,9 @@ public final class ClipSynthesizer: @unchecked Sendable {
               width % 2 == 0, height % 2 == 0 else {
             throw MediaError.invalidDimensions(width: width, height: height, limit: MediaReader.maxDimension)
         }
-        let container = try OutputContainer(path: path)
+        let container = try OutputContainer(path: path, formatName: settings.format)
         let still = container.isStillImage
-        let codec = try OutputPlan.encoder(for: container, settings: settings)
+        let codec = try EncoderTuning.encoder(for: container, settings: settings)
         let encoderFormat = try MediaWriter.encoderPixelFormat(codec: codec, source: AV_PIX_FMT_YUV420P,
                                                                requested: settings.pixelFormat, still: still)
         // Stills (PNG) get RGBA, repacked exactly to the encoder's RGB; video the encoder's YUV.

@@ -15,19 +15,21 @@ public enum MediaError: Error, CustomStringConvertible, Equatable {
     case interrupted
 
     public var description: String {
+        let input = { (path: String) in path == MediaReader.standardInput ? "standard input" : path }
         switch self {
-        case .cannotOpen(let path, let reason): return "cannot open \(path): \(reason)"
-        case .noVideoStream(let path): return "\(path) has no video stream"
+        case .cannotOpen(let path, let reason): return "cannot open \(input(path)): \(reason)"
+        case .noVideoStream(let path): return "\(input(path)) has no video stream"
         case .unsupported(let what): return "unsupported: \(what)"
         case .invalidDimensions(let width, let height, let limit):
             return "frame size \(width)x\(height) is not supported (each side must be 1...\(limit) px)"
-        case .decode(let path, let reason): return "cannot decode \(path): \(reason)"
+        case .decode(let path, let reason): return "cannot decode \(input(path)): \(reason)"
         case .encode(let reason): return "cannot encode: \(reason)"
-        case .output(let path, let reason): return "cannot write \(path): \(reason)"
+        case .output(let path, let reason):
+            return "cannot write \(path == OutputContainer.standardOutput ? "standard output" : path): \(reason)"
         case .truncated(let path, let frames, let reason):
-            return "\(path) is damaged or truncated after \(frames) frame(s) (\(reason)); nothing was written"
+            return "\(input(path)) is damaged or truncated after \(frames) frame(s) (\(reason)); nothing was written"
                 + " (--allow-truncated keeps what decodes)"
-        case .refused(let path, let reason): return "cannot render \(path): \(reason)"
+        case .refused(let path, let reason): return "cannot render \(input(path)): \(reason)"
         case .interrupted: return "interrupted"
         }
     }

@@ -46,16 +46,22 @@ final class MediaReader: @unchecked Sendable {
     /// What was wrong with an input kept under `keepsTruncated`, one line each.
     private(set) var warnings: [String] = []
 
+    /// The path that means standard input, as in ffmpeg: read as a pipe (no seeking), in any
+    /// format FFmpeg can demux from one (Matroska, NUT, y4m, MPEG-TS, ...).
+    static let standardInput = "-"
+    var isStandardInput: Bool { info.path == Self.standardInput }
+
     init(path: String) throws {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        let isPipe = path == Self.standardInput
+        guard isPipe || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw MediaError.cannotOpen(path: path, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw MediaError.cannotOpen(path: path, reason: "is a directory") }
         av_log_set_level(AV_LOG_QUIET)
 
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let opened = avformat_open_input(&context, path, nil, nil)
+        let opened = avformat_open_input(&context, isPipe ? "pipe:0" : path, nil, nil)
         guard opened >= 0, let context else {
             throw MediaError.cannotOpen(path: path, reason: Self.describe(opened))
         }

@@ -18,10 +18,12 @@ struct WriterSetup {
 
 /// Encodes and muxes the output. Everything is written to a temporary file beside the
 /// requested path (`OutputFile`) and moved into place only by `finish()`, so a failure or a
-/// signal never leaves a half-written file at that path.
+/// signal never leaves a half-written file at that path. Standard output (`-`) is written as
+/// it goes: there is no file to hold back, replace or remove.
 final class MediaWriter: @unchecked Sendable {
     let path: String
-    private let file: OutputFile
+    /// Nil for standard output.
+    private let file: OutputFile?
     /// The pixel format `encode` expects frames in.
     private(set) var framePixelFormat = AV_PIX_FMT_NONE
     let isStillImage: Bool
@@ -53,13 +55,13 @@ final class MediaWriter: @unchecked Sendable {
          encoderPixelFormat chosen: AVPixelFormat, color: ColorDescription, settings: EncoderSettings,
          setup: WriterSetup = WriterSetup(), commit: CommitPolicy = .replace) throws {
         self.path = path
-        file = try OutputFile(path: path, policy: commit)
-        if let reader, SameFile.check(path, reader.info.path) {
+        let container = try OutputContainer(path: path, formatName: settings.format)
+        file = container.isStandardOutput ? nil : try OutputFile(path: path, policy: commit)
+        if let reader, !container.isStandardOutput, !reader.isStandardInput, SameFile.check(path, reader.info.path) {
             throw MediaError.output(path: path, reason: "the output would overwrite the input")
         }
 
-        let container = try OutputContainer(path: path)
-        let codec = try OutputPlan.encoder(for: container, settings: settings)
+        let codec = try EncoderTuning.encoder(for: container, settings: settings)
         isStillImage = container.isStillImage
         packet = try MediaPacket()
         repacker = chosen != sourcePixelFormat ? PixelRepacker() : nil
@@ -91,7 +93,8 @@ final class MediaWriter: @unchecked Sendable {
         encoder.pointee.color_range = color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         encoder.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(color.chromaLocation))
         encoder.pointee.field_order = setup.fieldOrder
-        if setup.fieldOrder != AV_FIELD_PROGRESSIVE && setup.fieldOrder != AV_FIELD_UNKNOWN && settings.codec == .h264 {
+        let encoderName = String(cString: codec.pointee.name)
+        if setup.fieldOrder != AV_FIELD_PROGRESSIVE && setup.fieldOrder != AV_FIELD_UNKNOWN && encoderName == "libx264" {
             // x264 codes the fields (its field order follows each frame's top_field_first);
             // x265 has no interlaced coding in FFmpeg 5.1, so HEVC keeps the field order as a tag.
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME)
@@ -103,22 +106,9 @@ final class MediaWriter: @unchecked Sendable {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
             encoder.pointee.global_quality = Int32(settings.jpegQuality) * FF_QP2LAMBDA
         }
-        if !isStillImage {
-            let x265 = settings.codec == .hevc
-            if settings.isLossless && !x265 {
-                av_opt_set(encoder.pointee.priv_data, "qp", "0", 0)
-            } else {
-                av_opt_set(encoder.pointee.priv_data, "crf", "\(settings.crf)", 0)
-            }
-            av_opt_set(encoder.pointee.priv_data, "preset", settings.preset, 0)
-            let lossless = settings.isLossless && x265 ? ["lossless=1"] : []
-            let parameters = (x265 ? ["log-level=error"] : []) + lossless + (setup.hdr?.encoderParameters(x265: x265) ?? [])
-            if !parameters.isEmpty {
-                av_opt_set(encoder.pointee.priv_data, x265 ? "x265-params" : "x264-params", parameters.joined(separator: ":"), 0)
-            }
-        }
+        if !isStillImage { try EncoderTuning.apply(settings, to: encoder, hdr: setup.hdr) }
         let opened = avcodec_open2(encoder, codec, nil)
-        guard opened >= 0 else { throw MediaError.encode(ffmpegMessage(opened)) }
+        guard opened >= 0 else { throw EncoderTuning.openFailure(codec, opened) }
 
         guard let stream = avformat_new_stream(context, nil) else { throw MediaError.encode("out of memory") }
         videoStream = stream
@@ -150,17 +140,22 @@ final class MediaWriter: @unchecked Sendable {
             }
         }
 
-        // Open the temporary file (the image2 muxer opens its files itself).
-        if isStillImage {
+        // y4m writes deep and 4:4:0 formats only as "unofficial"; FFmpeg's own tools read them.
+        if container.holdsOnlyVideo { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL }
+        // Open the temporary file (the image2 muxer opens its files itself), or standard output.
+        if let file, isStillImage {
             av_opt_set(context.pointee.priv_data, "update", "1", 0)
             av_free(context.pointee.url)
             context.pointee.url = av_strdup(file.temporaryPath)
-        } else {
+        } else if let file {
             let opened = file.creating { avio_open(&context.pointee.pb, $0, AVIO_FLAG_WRITE) }
+            guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
+        } else {
+            let opened = avio_open(&context.pointee.pb, "pipe:1", AVIO_FLAG_WRITE)
             guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
         }
         let header = avformat_write_header(context, nil)
-        guard header >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(header)) }
+        guard header >= 0 else { throw failure(header) }
     }
 
     deinit {
@@ -193,7 +188,7 @@ final class MediaWriter: @unchecked Sendable {
         copied.pointer.pointee.stream_index = target.output.pointee.index
         copied.pointer.pointee.pos = -1
         let written = av_interleaved_write_frame(formatContext, copied.pointer)
-        guard written >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(written)) }
+        guard written >= 0 else { throw failure(written) }
     }
 
     /// Flushes the encoder, writes the trailer and moves the file to its final path.
@@ -203,12 +198,12 @@ final class MediaWriter: @unchecked Sendable {
         try drainEncoder()
         for transcoder in transcodedStreams.values { try transcoder.finish(write: writeInterleaved) }
         let trailer = av_write_trailer(formatContext)
-        guard trailer >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(trailer)) }
+        guard trailer >= 0 else { throw failure(trailer) }
         if !isStillImage {
             let closed = avio_closep(&formatContext.pointee.pb)
-            guard closed >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(closed)) }
+            guard closed >= 0 else { throw failure(closed) }
         }
-        try file.commit()
+        try file?.commit()
         finished = true
         releaseContexts()
     }
@@ -222,7 +217,14 @@ final class MediaWriter: @unchecked Sendable {
 
     private func writeInterleaved(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         let written = av_interleaved_write_frame(formatContext, packet)
-        guard written >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(written)) }
+        guard written >= 0 else { throw failure(written) }
+    }
+
+    /// A failed write; on standard output a broken pipe says who ended it (SIGPIPE is ignored,
+    /// so the write fails with EPIPE instead of killing the process).
+    private func failure(_ code: Int32) -> MediaError {
+        if file == nil, code == -EPIPE { return .output(path: path, reason: "the pipe was closed by the program reading it") }
+        return .output(path: path, reason: ffmpegMessage(code))
     }
 
     private func drainEncoder() throws {
@@ -233,16 +235,21 @@ final class MediaWriter: @unchecked Sendable {
             av_packet_rescale_ts(packet.pointer, encoder!.pointee.time_base, videoStream.pointee.time_base)
             packet.pointer.pointee.stream_index = videoStream.pointee.index
             // The image2 muxer creates a still's file as it writes the packet.
-            let written = isStillImage ? file.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
+            let written = isStillImage ? file!.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
                                        : av_interleaved_write_frame(formatContext, packet.pointer)
-            guard written >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(written)) }
+            guard written >= 0 else { throw failure(written) }
         }
     }
 
     private func closeAndRemove() {
         if !isStillImage, formatContext.pointee.pb != nil { avio_closep(&formatContext.pointee.pb) }
+        // SVT-AV1 complains on stderr when closed mid-stream: end it, dropping its packets.
+        if framesWritten > 0, let encoder, EncoderTuning.hangWithoutFrames.contains(String(cString: encoder.pointee.codec.pointee.name)),
+           avcodec_send_frame(encoder, nil) >= 0 {
+            while avcodec_receive_packet(encoder, packet.pointer) >= 0 { av_packet_unref(packet.pointer) }
+        }
         releaseContexts()
-        file.discard()
+        file?.discard()
     }
 
     private var released = false
@@ -256,13 +263,17 @@ final class MediaWriter: @unchecked Sendable {
     }
 
     /// The encoder's format: the requested one, else the source's if the encoder takes it,
-    /// else yuv420p (yuv420p10le for deep sources) for video, and for stills the one FFmpeg
-    /// ranks least lossy (rgb48be for 16-bit sources in PNG).
+    /// else yuv420p (yuv420p10le for deep sources) for video where the encoder takes it, else
+    /// the one FFmpeg ranks least lossy (ProRes: yuv422p10le from 4:2:0, yuv444p10le from
+    /// 4:4:4; rgb48be for 16-bit sources in PNG). An encoder that lists no formats (y4m's wrapped_avframe)
+    /// takes the planar ones the GPU writes (what y4m holds).
     static func encoderPixelFormat(codec: UnsafePointer<AVCodec>, source: AVPixelFormat, requested: String?,
                                    still: Bool) throws -> AVPixelFormat {
         var supported: [AVPixelFormat] = []
         if var cursor = codec.pointee.pix_fmts {
             while cursor.pointee != AV_PIX_FMT_NONE { supported.append(cursor.pointee); cursor += 1 }
+        } else {
+            supported = VideoPlaneLayout.readableFormats.filter { [.planar, .gray].contains(VideoPlaneLayout($0)?.kind) }
         }
         if let requested {
             let format = av_get_pix_fmt(requested)
@@ -273,15 +284,19 @@ final class MediaWriter: @unchecked Sendable {
             return format
         }
         if supported.contains(source) { return source }
-        if still {
-            let list = supported + [AV_PIX_FMT_NONE]
-            let hasAlpha: Int32 = (av_pix_fmt_desc_get(source)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 ? 1 : 0
-            let best = list.withUnsafeBufferPointer { avcodec_find_best_pix_fmt_of_list($0.baseAddress, source, hasAlpha, nil) }
-            if best != AV_PIX_FMT_NONE { return best }
+        let hasAlpha: Int32 = (av_pix_fmt_desc_get(source)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 ? 1 : 0
+        func leastLossy(_ list: [AVPixelFormat]) -> AVPixelFormat? {
+            let best = (list + [AV_PIX_FMT_NONE]).withUnsafeBufferPointer {
+                avcodec_find_best_pix_fmt_of_list($0.baseAddress, source, still ? hasAlpha : 0, nil)
+            }
+            return best == AV_PIX_FMT_NONE ? nil : best
         }
+        if still, let best = leastLossy(supported) { return best }
         let deep = (av_pix_fmt_desc_get(source)?.pointee.comp.0.depth ?? 8) > 8
         let candidates: [AVPixelFormat] = deep ? [AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV420P] : [AV_PIX_FMT_YUV420P]
-        guard let format = candidates.first(where: supported.contains) ?? supported.first else {
+        // Video outputs hold no alpha: an encoder's alpha formats are chosen only by name.
+        let opaque = supported.filter { (av_pix_fmt_desc_get($0)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) == 0 }
+        guard let format = candidates.first(where: supported.contains) ?? leastLossy(opaque) ?? supported.first else {
             throw MediaError.unsupported("\(String(cString: codec.pointee.name)) takes no pixel format we produce")
         }
         return format

@@ -1,20 +1,50 @@
 import CFFmpeg
 import Foundation
 
-/// The output's container (chosen by the path's extension) and what it can hold. Each
-/// answer comes from FFmpeg's muxer itself, asked before anything is decoded.
+/// The output's container (chosen by `--format`, else by the path's extension) and what it
+/// can hold. Each answer comes from FFmpeg's muxer itself, asked before anything is decoded.
 struct OutputContainer: @unchecked Sendable {
     let path: String
     let format: UnsafePointer<AVOutputFormat>
     /// The muxer's name (`mp4`, `matroska`, `image2`, ...).
     let name: String
 
-    init(path: String) throws {
-        guard let format = av_guess_format(nil, path, nil) else { throw Self.unknownFormat(path) }
+    /// The path that means standard output, as in ffmpeg.
+    static let standardOutput = "-"
+    /// The muxers that stream to a pipe (no seeking back to finish a header or index), by
+    /// FFmpeg's name, with the short names also taken.
+    static let pipeFormats = ["matroska", "nut", "mpegts", "yuv4mpegpipe"]
+    static let formatAliases = ["mkv": "matroska", "y4m": "yuv4mpegpipe", "ts": "mpegts"]
+
+    /// - Parameter formatName: the muxer asked for by name (`--format`); required for `-`.
+    init(path: String, formatName: String? = nil) throws {
+        let isPipe = path == Self.standardOutput
+        if let formatName {
+            let muxer = Self.formatAliases[formatName] ?? formatName
+            if isPipe, !Self.pipeFormats.contains(muxer) {
+                throw MediaError.output(path: path, reason: "--format \(formatName) cannot stream to standard output; "
+                                        + "-o - takes --format matroska, nut, mpegts or y4m")
+            }
+            guard let format = av_guess_format(muxer, nil, nil) else {
+                throw MediaError.output(path: path, reason: "unknown --format '\(formatName)' (ffmpeg -muxers lists them)")
+            }
+            self.format = format
+        } else {
+            if isPipe { throw MediaError.output(path: path, reason: "-o - needs --format matroska, nut, mpegts or y4m") }
+            guard let format = av_guess_format(nil, path, nil) else { throw Self.unknownFormat(path) }
+            self.format = format
+        }
         self.path = path
-        self.format = format
         name = String(cString: format.pointee.name)
     }
+
+    /// Writes to standard output: no temporary file, no overwrite rules, no seeking.
+    var isStandardOutput: Bool { path == Self.standardOutput }
+    /// y4m holds one raw video stream and nothing else.
+    var holdsOnlyVideo: Bool { name == "yuv4mpegpipe" }
+    /// The container as messages name it: the extension as the user wrote it (`.avi`), or the
+    /// muxer for standard output.
+    var displayName: String { isStandardOutput || URL(fileURLWithPath: path).pathExtension.isEmpty ? name : fileExtension }
 
     var isStillImage: Bool { name == "image2" }
     /// The extension as the user wrote it, for messages (`.avi`).
@@ -32,7 +62,23 @@ struct OutputContainer: @unchecked Sendable {
         return codec != AV_CODEC_ID_NONE && Self.isTextSubtitle(codec) ? codec : nil
     }
 
-    /// Whether a stream that Velvet encodes (its extradata not known yet) can go in.
+    /// Whether the video stream Velvet will encode can go in, asked with its size, pixel
+    /// format and frame rate: a muxer may take a codec by its list and refuse it in the header
+    /// (AV1 in MOV), or keep no list and need the frame rate to answer (MXF).
+    func holds(video codec: AVCodecID, width: Int, height: Int, pixelFormat: AVPixelFormat, frameRate: AVRational) -> Bool {
+        guard avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) != 0, let parameters = avcodec_parameters_alloc() else { return false }
+        var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
+        defer { avcodec_parameters_free(&owned) }
+        parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        parameters.pointee.codec_id = codec
+        parameters.pointee.width = Int32(width)
+        parameters.pointee.height = Int32(height)
+        parameters.pointee.format = pixelFormat.rawValue
+        let rate = frameRate.num > 0 && frameRate.den > 0 ? frameRate : AVRational(num: 25, den: 1)
+        return muxerAccepts(parameters, timeBase: AVRational(num: rate.den, den: rate.num))
+    }
+
+    /// Whether a stream that Velvet encodes (its extradata not known yet) can go in, by its codec alone.
     func holds(encoded codec: AVCodecID, type: AVMediaType) -> Bool {
         switch avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) {
         case 1: return true
@@ -55,7 +101,7 @@ struct OutputContainer: @unchecked Sendable {
     }
 
     /// Sets up a muxer of this format with just `parameters` and writes its header to memory.
-    private func muxerAccepts(_ parameters: UnsafePointer<AVCodecParameters>) -> Bool {
+    private func muxerAccepts(_ parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational = AVRational(num: 1, den: 90000)) -> Bool {
         var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
         guard avformat_alloc_output_context2(&allocated, format, nil, nil) >= 0, let context = allocated else { return false }
         defer {
@@ -70,7 +116,8 @@ struct OutputContainer: @unchecked Sendable {
         guard let stream = avformat_new_stream(context, nil), avcodec_parameters_copy(stream.pointee.codecpar, parameters) >= 0,
               avio_open_dyn_buf(&context.pointee.pb) >= 0 else { return false }
         stream.pointee.codecpar.pointee.codec_tag = 0
-        stream.pointee.time_base = AVRational(num: 1, den: 90000)
+        stream.pointee.time_base = timeBase
+        if holdsOnlyVideo { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL } // as the writer sets it
         return avformat_write_header(context, nil) >= 0
     }
 

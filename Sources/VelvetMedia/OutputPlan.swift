@@ -50,21 +50,21 @@ struct OutputPlan: @unchecked Sendable {
 
     init(reader: MediaReader, output path: String, settings: EncoderSettings, options: RenderOptions,
          effect: FrameEffect?) throws {
-        container = try OutputContainer(path: path)
+        container = try OutputContainer(path: path, formatName: settings.format)
         self.settings = settings
-        codec = try Self.encoder(for: container, settings: settings)
+        codec = try EncoderTuning.encoder(for: container, settings: settings)
         let info = reader.info
         if codec.pointee.id == AV_CODEC_ID_EXR {
             throw MediaError.output(path: path, reason: "OpenEXR holds linear light and Velvet writes non-linear R'G'B'; "
                                     + "use .png or .tiff (16 bits per channel)")
         }
-        if !container.isStillImage, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) {
-            throw MediaError.output(path: path, reason: "the \(container.name) format cannot hold \(Self.name(codec.pointee.id)) video "
-                                    + "(Velvet encodes h264 and hevc); use .mp4, .mkv or .mov")
-        }
+        let cannotHold = MediaError.output(path: path, reason: "the \(container.name) format cannot hold \(Self.name(codec.pointee.id)) "
+                                           + "video (\(String(cString: codec.pointee.name))); \(Self.containers(holding: codec.pointee.id, besides: container))")
+        if !container.isStillImage, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) { throw cannotHold }
         stillFrame = try Self.stillFrame(of: info, output: container, options: options)
         keepsDisplayMatrix = !container.isStillImage && container.carriesDisplayMatrix
-        routes = container.isStillImage ? [:] : try Self.routes(for: reader, into: container)
+        // y4m holds the video alone; its other streams are dropped, as ffmpeg drops them.
+        routes = container.isStillImage || container.holdsOnlyVideo ? [:] : try Self.routes(for: reader, into: container)
 
         let stored = (info.width, info.height)
         let upright = info.uprightSize
@@ -77,7 +77,19 @@ struct OutputPlan: @unchecked Sendable {
         guard decoded != AV_PIX_FMT_NONE else { return } // Known only once a frame decodes; checked no further.
         let encoderFormat = try encoderPixelFormat(decoded: decoded)
         if !container.isStillImage {
+            // An encoder that cannot be closed before a frame must not meet a header that fails
+            // (AV1 is in MOV's codec list, and refused by its header).
+            let rate = av_guess_frame_rate(reader.formatContext, reader.videoStream, nil)
+            if EncoderTuning.hangWithoutFrames.contains(String(cString: codec.pointee.name)),
+               !container.holds(video: codec.pointee.id, width: size.0, height: size.1, pixelFormat: encoderFormat, frameRate: rate) {
+                throw cannotHold
+            }
             try Self.checkEvenSize(size, format: encoderFormat, mayTurn: info.isStillImage, path: path)
+            let turned = info.isStillImage ? [size, (size.1, size.0)] : [size]
+            for (width, height) in turned {
+                try EncoderTuning.checkOpens(codec, settings: settings, width: width, height: height, pixelFormat: encoderFormat,
+                                             timeBase: reader.videoStream.pointee.time_base)
+            }
         }
         let input = VideoPlaneLayout.closestReadable(to: decoded)
         let estimate = MemoryEstimate(
@@ -102,20 +114,12 @@ struct OutputPlan: @unchecked Sendable {
         return fullRange[format] ?? format
     }
 
-    /// The encoder for the container: x264/x265 for video, the image2 muxer's codec for the
-    /// extension of a still (.png -> png, .jpg -> mjpeg).
-    static func encoder(for container: OutputContainer, settings: EncoderSettings) throws -> UnsafePointer<AVCodec> {
-        if container.isStillImage {
-            let id = av_guess_codec(container.format, nil, container.path, nil, AVMEDIA_TYPE_VIDEO)
-            guard let codec = avcodec_find_encoder(id) else {
-                throw MediaError.output(path: container.path, reason: "no encoder for \(container.fileExtension) images")
-            }
-            return codec
-        }
-        guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
-            throw MediaError.encode("\(settings.codec.encoderName) is not in this FFmpeg build")
-        }
-        return codec
+    /// Where a codec can go instead: the common containers (other than `container`) that hold it.
+    private static func containers(holding codec: AVCodecID, besides container: OutputContainer) -> String {
+        let holding = [".mp4", ".mkv", ".mov"].compactMap { try? OutputContainer(path: "velvet\($0)") }
+            .filter { $0.name != container.name && $0.holds(encoded: codec, type: AVMEDIA_TYPE_VIDEO) }.map(\.fileExtension)
+        guard let last = holding.last else { return "pick another --codec" }
+        return "use " + (holding.count > 1 ? holding.dropLast().joined(separator: ", ") + " or " + last : last)
     }
 
     /// A still output from a video takes one frame: the one asked for, or the only one.
@@ -176,7 +180,7 @@ struct OutputPlan: @unchecked Sendable {
                 let matroska = try OutputContainer(path: "velvet.mkv")
                 let wayOut = matroska.holds(copyOf: parameters) ? "write .mkv, which holds it" : "remove it first (ffmpeg -map)"
                 throw MediaError.output(path: container.path, reason: "input stream #\(index) (\(name(codec)) \(kind)) cannot go into "
-                                        + "\(container.fileExtension); \(wayOut)")
+                                        + "\(container.displayName); \(wayOut)")
             }
         }
         return routes

@@ -164,7 +164,7 @@ public final class VideoRenderer: @unchecked Sendable {
                     let writer = writerBox.writer!
                     try encodeClock.measure { try writer.encode(frame) }
                     frames += 1
-                    progress?.update(frames: frames, total: reader.info.announcedFrameCount)
+                    progress?.update(frames: frames, total: reader.info.progressTotal)
                     if writer.isStillImage {
                         // A still output takes the first frame.
                         try writer.finish()

@@ -6,13 +6,15 @@ struct UsageError: Error {
 
 /// Minimal `--name value` / `--flag` / positional parsing. Every option must be consumed:
 /// `finish()` rejects anything left, so a typo is an error rather than silently ignored.
+/// A repeated option keeps its last value, except where a command takes them all (`values`).
+/// `-` is a positional argument (standard input or output, as in ffmpeg).
 struct ArgumentParser {
-    private var options: [String: String] = [:]
+    private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
     private(set) var positional: [String] = []
 
     static let knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear", "-y", "-n",
-                                          "--allow-truncated", "--still"]
+                                          "--allow-truncated", "--still", "--help", "-h", "--commands"]
 
     init(_ arguments: [String]) throws {
         var index = 0
@@ -22,7 +24,7 @@ struct ArgumentParser {
                 flags.insert(argument)
             } else if argument.hasPrefix("--") || argument == "-o" {
                 guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
-                options[argument] = arguments[index + 1]
+                options[argument, default: []].append(arguments[index + 1])
                 index += 1
             } else {
                 positional.append(argument)
@@ -31,12 +33,22 @@ struct ArgumentParser {
         }
     }
 
-    mutating func value(_ name: String) -> String? { options.removeValue(forKey: name) }
+    mutating func value(_ name: String) -> String? { options.removeValue(forKey: name)?.last }
+
+    /// Every value of a repeatable option, in order.
+    mutating func values(_ name: String) -> [String] { options.removeValue(forKey: name) ?? [] }
+
+    /// Whether the command line sends its output file to standard output (`-o -`): then
+    /// nothing but the video may go there.
+    static func writesMediaToStandardOutput(_ arguments: [String]) -> Bool {
+        zip(arguments, arguments.dropFirst()).contains { ["-o", "--output"].contains($0.0) && $0.1 == "-" }
+    }
 
     mutating func flag(_ name: String) -> Bool { flags.remove(name) != nil }
 
     /// Whether `name` was given, without taking it.
     func has(flag name: String) -> Bool { flags.contains(name) }
+    func has(option name: String) -> Bool { options[name] != nil }
 
     mutating func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = value(name) else { return fallback }

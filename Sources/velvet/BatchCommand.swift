@@ -19,7 +19,7 @@ enum BatchCommand {
         guard let outputDirectory = arguments.value("--output-dir") else { throw UsageError("batch needs --output-dir DIR") }
         var inputs = arguments.positional
         while arguments.takePositional() != nil {}
-        if let list = arguments.value("--list") { inputs += try InputList.read(list) }
+        let list = arguments.value("--list")
         let shard = try parseShard(arguments.value("--shard") ?? "0/1")
         let devices = (arguments.value("--devices") ?? ProcessInfo.processInfo.environment["VELVET_DEVICE"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -28,11 +28,14 @@ enum BatchCommand {
         let policy = try OverwritePolicy.parse(&arguments)
         let beauty = try BeautyArguments.parseRequest(&arguments, store: .standard())
         try arguments.finish()
+        // Read after the usage checks, so a wrong command line never consumes standard input.
+        if let list { inputs += try InputList.read(list) }
         guard !inputs.isEmpty else { throw UsageError("batch needs input files (arguments or --list FILE)") }
 
         // Checked over every input, not just this shard's, so all shards refuse alike.
         let unique = Array(Set(inputs)).sorted()
-        let jobs = unique.map { (input: $0, output: outputPath(for: $0, in: outputDirectory)) }
+        let videoExtension = EncoderCheck.videoExtension(settings)
+        let jobs = unique.map { (input: $0, output: outputPath(for: $0, in: outputDirectory, videoExtension: videoExtension)) }
         let byOutput = Dictionary(grouping: jobs, by: \.output)
         if let (output, clash) = byOutput.first(where: { $0.value.count > 1 }) {
             throw UsageError("\(clash.map(\.input).joined(separator: " and ")) would all be written to \(output): rename one or batch them separately")
@@ -101,11 +104,12 @@ enum BatchCommand {
         for request in requests { _ = try DeviceSelector.choose(from: available, request: request) }
     }
 
-    /// Stills keep their extension; videos become .mp4.
-    static func outputPath(for input: String, in directory: String) -> String {
+    /// Stills keep their extension; videos get `videoExtension` (.mp4 unless the codec or
+    /// `--format` needs another).
+    static func outputPath(for input: String, in directory: String, videoExtension: String) -> String {
         let url = URL(fileURLWithPath: input)
         let stillExtensions = ["png", "jpg", "jpeg"]
-        let ext = stillExtensions.contains(url.pathExtension.lowercased()) ? url.pathExtension : "mp4"
+        let ext = stillExtensions.contains(url.pathExtension.lowercased()) ? url.pathExtension : videoExtension
         return directory + "/" + url.deletingPathExtension().lastPathComponent + "." + ext
     }
 }
@@ -119,8 +123,7 @@ private struct BatchJob: Sendable {
 
     init(policy: OverwritePolicy, settings: EncoderSettings, beauty: BeautyRequest?) throws {
         (self.policy, self.settings) = (policy, settings)
-        let encoder = "codec=\(settings.codec) crf=\(settings.crf) preset=\(settings.preset) pix-fmt=\(settings.pixelFormat ?? "-")"
-        fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(encoder)
+        fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(settings.fingerprint)
     }
 
     /// Returns the line to report.

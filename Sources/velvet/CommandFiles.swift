@@ -7,13 +7,19 @@ import VelvetMedia
 ///   by device and inode, and by resolved path for files that do not exist yet);
 /// - every output's folder must exist and be writable, an existing output is refused unless
 ///   the policy overwrites, and an output a live velvet process is writing is refused;
-///   partial files that dead processes left beside an output are removed.
+///   partial files that dead processes left beside an output are removed;
+/// - `-` (standard input or output) only where the command streams (`render`), never a
+///   terminal, and compared by what is open there: `render x.mkv -o - >x.mkv` is refused.
 struct CommandFiles {
     private var inputs: [(label: String, path: String)] = []
     private(set) var outputs: [(label: String, path: String)] = []
     let policy: OverwritePolicy
+    /// Whether `-` may be the input and the output (a command that reads its input once).
+    let streams: Bool
 
-    init(policy: OverwritePolicy) { self.policy = policy }
+    static let standardStream = "-"
+
+    init(policy: OverwritePolicy, streams: Bool = false) { (self.policy, self.streams) = (policy, streams) }
 
     mutating func input(_ path: String, _ label: String = "the input") { inputs.append((label, path)) }
     mutating func output(_ path: String, _ label: String) { outputs.append((label, path)) }
@@ -21,21 +27,43 @@ struct CommandFiles {
     /// Runs every check; usage errors first.
     func check() throws {
         try checkDistinct()
-        for output in outputs { try Self.claim(output.path, policy: policy) }
+        for output in outputs where output.path != Self.standardStream { try Self.claim(output.path, policy: policy) }
     }
 
-    /// Usage error when an output is also an input or another output.
+    /// Usage error when an output is also an input or another output, or `-` is where it cannot be.
     func checkDistinct() throws {
+        try checkStandardStreams()
         var taken: [String: (label: String, path: String, isInput: Bool)] = [:]
-        for input in inputs { for key in SameFile.keys(input.path) where taken[key] == nil { taken[key] = (input.label, input.path, true) } }
+        for input in inputs {
+            for key in Self.keys(input.path, descriptor: STDIN_FILENO) where taken[key] == nil { taken[key] = (input.label, input.path, true) }
+        }
         for output in outputs {
-            let keys = SameFile.keys(output.path)
+            let keys = Self.keys(output.path, descriptor: STDOUT_FILENO)
             if let earlier = keys.lazy.compactMap({ taken[$0] }).first {
                 throw UsageError(earlier.isInput
                     ? "\(output.label) \(output.path) is \(earlier.label) \(earlier.path): it would be overwritten; write somewhere else"
                     : "\(earlier.label) \(earlier.path) and \(output.label) \(output.path) are the same file: give each output its own path")
             }
             for key in keys { taken[key] = (output.label, output.path, false) }
+        }
+    }
+
+    /// A path's identity; for `-` that of the file open on `descriptor`.
+    private static func keys(_ path: String, descriptor: Int32) -> [String] {
+        path == standardStream ? SameFile.keys(descriptor: descriptor) : SameFile.keys(path)
+    }
+
+    private func checkStandardStreams() throws {
+        let input = inputs.first { $0.path == Self.standardStream }, output = outputs.first { $0.path == Self.standardStream }
+        if !streams, let stream = input ?? output {
+            throw UsageError("\(stream.label) - (standard \(input != nil ? "input" : "output")) works only with velvet render, "
+                             + "which reads its input once")
+        }
+        if input != nil, isatty(STDIN_FILENO) == 1 {
+            throw UsageError("the input is - but standard input is a terminal: pipe a video in (… | velvet render - …)")
+        }
+        if output != nil, isatty(STDOUT_FILENO) == 1 {
+            throw UsageError("-o - writes video to standard output, which is a terminal: pipe or redirect it")
         }
     }
 

@@ -5,7 +5,12 @@ import VelvetMedia
 /// mark and a missing final newline are accepted; surrounding spaces are trimmed; empty
 /// lines and lines starting with `#` are skipped.
 enum InputList {
+    /// `-` reads standard input (`find … | velvet batch --list - …`).
     static func read(_ path: String) throws -> [String] {
+        if path == CommandFiles.standardStream {
+            guard isatty(STDIN_FILENO) == 0 else { throw UsageError("--list - reads standard input, which is a terminal: pipe the list in") }
+            return parse(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the list" : "no such file"
             throw MediaError.cannotOpen(path: path, reason: reason)

@@ -48,7 +48,7 @@ enum MediaBenchmark {
         for _ in 0..<repeats {
             let plain = try renderer.render(input: clip, output: directory + "/velvet-bench-plain.mp4", settings: settings, cpuOnly: true)
             let gpu = try renderer.render(input: clip, output: directory + "/velvet-bench-gpu.mp4", settings: settings)
-            rows.append(("plain transcode (libavcodec + \(settings.codec.encoderName), no GPU)", plain.framesPerSecond))
+            rows.append(("plain transcode (libavcodec + \(settings.encoderName(forMuxer: "mp4")), no GPU)", plain.framesPerSecond))
             rows.append(("Velvet passthrough (decode -> GPU -> encode)", gpu.framesPerSecond))
             note("plain", plain)
             note("passthrough", gpu)
@@ -84,7 +84,7 @@ enum MediaBenchmark {
     private static func printTable(rows: [(String, Double)], stageTimes: [(String, [String: Double], Int)],
                                    busy: [String: [String: Double]], size: (width: Int, height: Int), frames: Int,
                                    settings: EncoderSettings, device: String, cores: Int, repeats: Int) {
-        print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, \(settings.codec.encoderName) crf \(settings.crf) preset \(settings.preset), "
+        print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, \(settings.encoderName(forMuxer: "mp4")) crf \(settings.crf) preset \(settings.preset), "
               + "\(device), \(cores) CPU cores\n")
         print("| pipeline | fps |")
         print("|---|---:|")
@@ -127,7 +127,7 @@ enum MediaBenchmark {
         }
         var report: [String: Any] = [
             "clip": clip, "width": size.width, "height": size.height, "frames": frames, "device": device, "cores": cores,
-            "encoder": "\(settings.codec.encoderName) crf \(settings.crf) preset \(settings.preset)",
+            "encoder": "\(settings.encoderName(forMuxer: "mp4")) crf \(settings.crf) preset \(settings.preset)",
             "plain_fps": best("plain") ?? 0, "passthrough_fps": best("Velvet passthrough") ?? 0, "beauty": beauty,
             "plain_busy_ms_per_frame": busy["plain"] ?? [:], "passthrough_busy_ms_per_frame": busy["passthrough"] ?? [:],
         ]
@@ -143,7 +143,7 @@ enum MediaBenchmark {
         let file = try OutputFile(path: output)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", settings.codec.encoderName,
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", settings.encoderName(forMuxer: "mp4"),
                              "-crf", "\(settings.crf)", "-preset", settings.preset, "-f", "mp4", file.temporaryPath]
         let start = Date()
         try file.creating { _ in try process.run() }

@@ -19,9 +19,12 @@ enum RenderCommand {
         let beauty = try BeautyArguments.parseRequest(&arguments, store: .standard())
         let sidecarArguments = SidecarArguments.parse(&arguments)
         try arguments.finish()
+        if json && output == CommandFiles.standardStream {
+            throw UsageError("--json prints to standard output, which -o - fills with the video; drop --json or write a file")
+        }
         try CommandFiles.checkEncoder(output, settings)
-        try sidecarArguments.check(output: output, beauty: beauty)
-        var files = CommandFiles(policy: policy)
+        try sidecarArguments.check(input: input, output: output, beauty: beauty)
+        var files = CommandFiles(policy: policy, streams: true)
         files.input(input)
         files.output(output, "-o")
         sidecarArguments.add(to: &files)
@@ -67,13 +70,21 @@ enum RenderCommand {
         return options
     }
 
-    /// `--codec`, `--crf`, `--preset-x264`, `--pix-fmt` (a name FFmpeg knows; whether the
-    /// encoder takes it is `CommandFiles.checkEncoder`'s).
+    /// `--codec`, `--encoder-opt`, `--format`, `--crf`, `--preset-x264`, `--pix-fmt` (names
+    /// FFmpeg knows; whether the encoder and container take them is `CommandFiles.checkEncoder`'s).
     static func encoderSettings(_ arguments: inout ArgumentParser) throws -> EncoderSettings {
         var settings = EncoderSettings()
-        if let codec = arguments.value("--codec") {
-            guard let value = EncoderSettings.Codec(rawValue: codec) else { throw UsageError("--codec takes h264 or hevc") }
-            settings.codec = value
+        settings.codec = arguments.value("--codec")
+        settings.format = arguments.value("--format")
+        settings.encoderOptions = try arguments.values("--encoder-opt").map { pair in
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError("--encoder-opt takes KEY=VALUE, got '\(pair)'")
+            }
+            return EncoderSettings.Option(key: String(pair[..<equals]), value: String(pair[pair.index(after: equals)...]))
+        }
+        if let codec = settings.codec, !EncoderSettings.x26xEncoders.contains(EncoderSettings.aliases[codec] ?? codec),
+           let tuned = ["--crf", "--preset-x264"].first(where: { arguments.has(option: $0) }) {
+            throw UsageError("\(tuned) tunes libx264 and libx265; for \(codec) use --encoder-opt (ffmpeg -h encoder=\(codec))")
         }
         settings.crf = try arguments.int("--crf", default: settings.crf, range: 0...51)
         if let preset = arguments.value("--preset-x264") {

@@ -22,11 +22,20 @@ struct SidecarArguments {
 
     /// Usage errors (exit 2): the sidecars need the beauty pipeline, a matte output's format
     /// must suit the main output's kind.
-    func check(output: String, beauty: BeautyRequest?) throws {
+    func check(input: String, output: String, beauty: BeautyRequest?) throws {
         guard !isEmpty else { return }
         let names = [("--tracks", tracks), ("--matte-in", matteIn), ("--matte", matte), ("--matte-zones", zones)]
             .filter { $0.1 != nil }.map(\.0)
-        guard let beauty else { throw UsageError("\(names.joined(separator: ", ")) need the beauty pipeline: leave out --no-effects") }
+        let need = "\(names.joined(separator: ", ")) \(names.count == 1 ? "needs" : "need")"
+        // A track file and a matte are checked against the input's headers before rendering,
+        // and a matte output is committed with the main output: both need files.
+        if input == CommandFiles.standardStream {
+            throw UsageError("\(need) an input file, not - (standard input)")
+        }
+        if output == CommandFiles.standardStream, matte != nil || zones != nil {
+            throw UsageError("--matte and --matte-zones go with an output file, not -o - (standard output)")
+        }
+        guard let beauty else { throw UsageError("\(need) the beauty pipeline: leave out --no-effects") }
         if let view = beauty.debugView, matte != nil || matteIn != nil || zones != nil {
             throw UsageError("--matte, --matte-zones and --matte-in go with a render, not with --debug-view \(view.rawValue)")
         }

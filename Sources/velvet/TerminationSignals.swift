@@ -12,6 +12,9 @@ enum TerminationSignals {
 
     /// Call once, before any work.
     static func install() {
+        // A closed pipe (`velvet render … -o - | head -c 1000`) is a failed write, reported in
+        // one line with exit 1 as ffmpeg does, not a silent death by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         for (number, name) in names {
             // Ignored as a signal (no default death, no runtime crash report for SIGQUIT);
             // delivered to the dispatch source instead.

@@ -12,23 +12,39 @@ enum VelvetCommand {
     commands:
       demo                    make a clip from the test photo, render it, write demo-output/
       render INPUT -o OUTPUT  render a video or still image with the beauty pipeline
-          --codec h264|hevc   video encoder (default h264: libx264; hevc: libx265)
-          --crf N             quality, 0-51 (default 18)
+                              (INPUT - reads standard input; -o - writes standard output)
+          --codec NAME        video encoder: h264 (libx264, the default), hevc (libx265), or an
+                              FFmpeg encoder: prores_ks, dnxhd, ffv1, libsvtav1, libaom-av1,
+                              h264_nvenc, hevc_nvenc, ... (ffmpeg -encoders)
+          --encoder-opt K=V   an option of the encoder, repeatable (ffmpeg -h encoder=NAME lists
+                              them), e.g. profile=hq for prores_ks, profile=dnxhr_hq for dnxhd
+          --format NAME       the container by FFmpeg's name instead of the extension's; with
+                              -o - one of matroska, nut, mpegts, y4m
+          --crf N             x264/x265 quality, 0-51 (default 18)
           --preset-x264 NAME  x264/x265 speed preset (default medium)
-          --pix-fmt NAME      output pixel format (default: the input's, else yuv420p)
+          --pix-fmt NAME      output pixel format (default: the input's if the encoder takes it,
+                              else yuv420p, else the encoder's closest: ProRes yuv422p10le)
           --frame N           the frame a still output (.png, .jpg) takes from a video (0 = first)
           --allow-truncated   keep what decodes of a damaged or truncated input (warns)
           --quiet             no progress line
           --json              print a summary as JSON on stdout (frames, faces, GPU ms per stage
-                              summed and per frame, fps)
+                              summed and per frame, fps); refused with -o -
+          --matte OUT         also write the blend weight applied, frame by frame: FFV1 gray16le
+                              .mkv for a video, a 16-bit grey .png for a still
+          --matte-zones OUT   also write the zone map over the skin, the same way
+          --matte-in FILE     multiply a grey or alpha matte (same size) into the skin mask
+          --tracks FILE       render from a track file (velvet analyze --tracks) instead of
+                              tracking the faces
     \(BeautyArguments.help)
       compare INPUT [--a bilateral] [--b freqsep] -o AB.mp4 [--report AB.html] [--metrics AB.json]
                               A/B video (A left, B right), metrics M4-M8 and an HTML report
       batch FILES... | --list FILE  --output-dir DIR [--shard I/N] [--devices 0,1] [render options]
                               render many files; finished outputs (proved by .NAME.velvet-done)
-                              are skipped, so a rerun resumes; other settings or inputs re-render
+                              are skipped, so a rerun resumes; other settings or inputs re-render;
+                              --list - reads the list from standard input
       analyze INPUT           faces (score, box, 468 landmarks) per frame
-          --json              print them as JSON on stdout
+          --json              print them as JSON on stdout (the track file's format)
+          --tracks OUT        write them as a track file (docs/CLI.md, Track files)
           --overlay OUT       write the input with the mesh and person mask drawn
           --mask OUT          write the person mask
           --detector short|full|auto, --max-faces N
@@ -36,8 +52,11 @@ enum VelvetCommand {
                               beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/)
       luts list | export DIR  the built-in colour grades, as .cube files
       devices                 list Vulkan devices and the one Velvet would use
-      bench blur|media|nn|tracker|skin|soak [options]
+      bench blur|media|nn|tracker|skin|soak|quality [options]
                               benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md)
+      version                 Velvet's version, the build's git describe, the Vulkan device, the
+                              FFmpeg libraries (also velvet --version)
+      help [COMMAND]          this text, or one command's (also --help; velvet COMMAND --help or -h)
 
     options (render, compare, demo, analyze, bench):
       --device INDEX|NAME     pick a Vulkan device (also VELVET_DEVICE); batch takes --devices 0,1
@@ -46,8 +65,11 @@ enum VelvetCommand {
       -y                      overwrite existing outputs
       -n                      never overwrite (also the default: an existing output is an error)
 
-    exit codes: 0 success, 1 runtime error, 2 usage error, 128+N ended by signal N (130 SIGINT,
-    143 SIGTERM, 129 SIGHUP, 131 SIGQUIT; the unfinished output is removed)
+    progress goes to stderr: one redrawn line on a terminal, else a plain line every 5 s.
+
+    exit codes: 0 success, 1 runtime error (also a closed pipe on -o -), 2 usage error,
+    128+N ended by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT; the unfinished
+    output is removed)
     """
 
     /// Runs one command line and returns the exit code: 0 success, 1 runtime error, 2 usage
@@ -58,36 +80,37 @@ enum VelvetCommand {
             return 2
         }
         let rest = Array(arguments.dropFirst())
-        FailureReport.shared.alsoAsJSON(rest.contains("--json")) // until the parser knows better
+        // JSON errors go to stdout, unless stdout carries the video (-o -).
+        let stdoutIsMedia = ArgumentParser.writesMediaToStandardOutput(rest)
+        FailureReport.shared.alsoAsJSON(rest.contains("--json") && !stdoutIsMedia) // until the parser knows better
         do {
-            let parser = try ArgumentParser(rest)
-            FailureReport.shared.alsoAsJSON(parser.has(flag: "--json"))
+            var parser = try ArgumentParser(rest)
+            FailureReport.shared.alsoAsJSON(parser.has(flag: "--json") && !stdoutIsMedia)
             switch command {
-            case "render": try RenderCommand.run(parser)
-            case "demo": try DemoCommand.run(parser)
-            case "presets": try PresetsCommand.run(parser)
-            case "batch": try BatchCommand.run(parser)
-            case "compare": try CompareCommand.run(parser)
-            case "luts": try LUTsCommand.run(parser)
-            case "analyze": try AnalyzeCommand.run(parser)
-            case "devices": try DevicesCommand.run(parser)
-            case "bench": try BenchCommand.run(parser)
-            case "help", "--help", "-h": print(usage)
-            default: throw UsageError("unknown command '\(command)'")
+            case "--help", "-h": try HelpText.run(parser)
+            case "--version": try VersionCommand.run(parser)
+            default:
+                guard let run = CommandList.named(command) else { throw UsageError("unknown command '\(command)'") }
+                if parser.flag("--help") || parser.flag("-h") {
+                    print(try HelpText.usage(of: command))
+                } else {
+                    try run(parser)
+                }
             }
             try StandardOutput.flush()
             return 0
         } catch {
-            return fail(error)
+            return fail(error, helpCommand: CommandList.named(command) != nil && command != "help" ? "velvet \(command) --help" : "velvet help")
         }
     }
 
-    private static func fail(_ error: Error) -> Int32 {
+    /// - Parameter helpCommand: where a usage error points (`velvet render --help`).
+    private static func fail(_ error: Error, helpCommand: String) -> Int32 {
         let code = ErrorMessage.exitCode(for: error)
         let message = ErrorMessage.text(for: error)
         let line: String
         switch code {
-        case 2: line = "velvet: \(message) (see velvet help)"
+        case 2: line = "velvet: \(message) (see \(helpCommand))"
         case 130: line = "velvet: interrupted; unfinished output removed"
         default: line = "velvet: error: \(message)"
         }

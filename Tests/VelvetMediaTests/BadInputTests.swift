@@ -59,7 +59,8 @@ final class BadInputTests: XCTestCase {
         try FileManager.default.removeItem(atPath: whole)
         try expectFailure(["render", cut, "-o", output, "--no-effects"], in: scratch, output: output, mentions: "declares 250 frames")
 
-        let kept = try Tool.run(Tool.velvet, ["render", cut, "-o", output, "--no-effects", "--allow-truncated", "--preset-x264", "ultrafast"])
+        let kept = try Tool.run(Tool.velvet, ["render", cut, "-o", output, "--no-effects", "--allow-truncated", "--preset-x264", "ultrafast",
+                                              "--quiet"])
         XCTAssertEqual(kept.status, 0, kept.stderr)
         let lines = kept.stderr.split(separator: "\n").filter { !$0.hasPrefix("velvet: validation") }
         XCTAssertEqual(lines.count, 1, "one warning line: \(kept.stderr)")
@@ -67,14 +68,17 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "100")
     }
 
-    /// Velvet encodes h264 and hevc; a container that cannot hold them is refused before decoding.
+    /// A container that cannot hold the encoder's codec is refused before decoding (as the muxer answers).
     func testContainersThatCannotHoldTheVideoAreRefused() throws {
         let scratch = try Scratch()
         let input = scratch.path("in.mp4")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "0.2", "-c:v", "libx264", input])
         for (name, extra, mentions) in [("x.avi", ["--codec", "hevc"], "avi format cannot hold hevc"),
                                         ("x.webm", [], "webm format cannot hold h264"), ("x.gif", [], "gif format cannot hold h264"),
-                                        ("x.y4m", [], "yuv4mpegpipe format cannot hold h264"), ("x.exr", [], "OpenEXR holds linear light")] {
+                                        ("x.y4m", ["--codec", "h264"], "yuv4mpegpipe format cannot hold h264"),
+                                        ("x.mp4", ["--codec", "prores_ks"], "mp4 format cannot hold prores video (prores_ks); use .mkv or .mov"),
+                                        ("x.mp4", ["--codec", "dnxhd", "--encoder-opt", "profile=dnxhr_hq"], "mp4 format cannot hold dnxhd"),
+                                        ("x.exr", [], "OpenEXR holds linear light")] {
             try expectFailure(["render", input, "-o", scratch.path(name), "--no-effects"] + extra, in: scratch, output: scratch.path(name),
                               mentions: mentions)
         }
@@ -202,7 +206,11 @@ final class BadInputTests: XCTestCase {
         for arguments in [["render"], ["render", "a.mp4", "--no-effects"], ["render", "a.mp4", "-o", "b.mp4", "--crf", "99", "--no-effects"], ["frobnicate"],
                           ["render", "a.mp4", "-o", "b.mp4", "--codec", "vp8", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.mp4"), "-y", "-n", "--no-effects"],
-                          ["render", input, "-o", scratch.path("x.unknown"), "--no-effects"]] {
+                          ["render", input, "-o", scratch.path("x.unknown"), "--no-effects"],
+                          ["render", input, "-o", "-", "--no-effects"], ["render", input, "-o", "-", "--format", "mov", "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.mkv"), "--format", "nosuch", "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.mkv"), "--codec", "libx264", "--encoder-opt", "nosuch=1", "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.mkv"), "--codec", "libsvtav1", "--preset-x264", "fast", "--no-effects"]] {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             if arguments.count > 1 { XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)") }

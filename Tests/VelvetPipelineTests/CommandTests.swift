@@ -2,8 +2,9 @@ import Foundation
 import VelvetTestSupport
 import XCTest
 
-/// The commands without a render of their own: `analyze`, `devices` and short, bounded runs
-/// of every `bench` subcommand, each checked for the fields docs/CLI.md lists.
+/// The commands without a render of their own: `analyze`, `devices`, `version`, `help` and
+/// short, bounded runs of every `bench` subcommand, each checked for the fields docs/CLI.md
+/// lists; usage errors of every command.
 final class CommandTests: XCTestCase {
     private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     private var photo: String { repository.appendingPathComponent("test-assets/grace_hopper.jpg").path }
@@ -53,6 +54,71 @@ final class CommandTests: XCTestCase {
         _ = try velvet(["analyze", input, "--overlay", scratch.path("overlay.png")], status: 1) // exists, no -y
         _ = try velvet(["analyze", input, "--overlay", scratch.path("overlay.png"), "-y"])
         XCTAssertEqual(scratch.files, ["grace.png", "overlay.png"], "no scratch or partial files left")
+    }
+
+    /// `velvet --version` and `velvet version`: the release, the git describe stamped at build
+    /// time (the checkout's own, as the tests build from it), the device and FFmpeg's libraries.
+    func testVersion() throws {
+        let version = try velvet(["--version"])
+        XCTAssertEqual(try velvet(["version"]).stdout, version.stdout)
+        let lines = version.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, version.stdout)
+        // The stamp names a commit of this checkout (the build's; HEAD may have moved since).
+        let stamp = try XCTUnwrap(lines[0].range(of: " (git ").map { String(lines[0][$0.upperBound...].dropLast()) }, lines[0])
+        XCTAssertTrue(lines[0].hasPrefix("velvet ") && lines[0].hasSuffix(")"), lines[0])
+        if try Tool.run("/usr/bin/git", ["-C", repository.path, "rev-parse", "--git-dir"]).status == 0 {
+            let described = stamp.hasSuffix("-dirty") ? String(stamp.dropLast("-dirty".count)) : stamp
+            let commit = described.range(of: "-g", options: .backwards).map { String(described[$0.upperBound...]) } ?? described
+            let resolved = try Tool.run("/usr/bin/git", ["-C", repository.path, "rev-parse", "--verify", "--quiet", "\(commit)^{commit}"])
+            XCTAssertEqual(resolved.status, 0, "\(stamp) names no commit of the checkout")
+        } else {
+            XCTAssertEqual(stamp, "unknown")
+        }
+        XCTAssertTrue(lines[1].hasPrefix("Vulkan device: llvmpipe") && lines[1].contains("[cpu]"), lines[1])
+        let ffmpeg = try Tool.run("ffmpeg", ["-version"]).stdout.split(separator: " ").dropFirst(2).first.map(String.init) ?? "?"
+        XCTAssertTrue(lines[2].hasPrefix("FFmpeg \(ffmpeg): libavformat 59."), "\(lines[2]) vs ffmpeg \(ffmpeg)")
+        for library in ["libavcodec", "libavutil", "libswscale", "libswresample"] { XCTAssertTrue(lines[2].contains(library), lines[2]) }
+    }
+
+    /// Every command the CLI declares (`velvet help --commands` lists them from the one table
+    /// the dispatch uses) answers `--help` and `-h` with its own usage section on stdout, exit 0.
+    func testHelpForEveryCommand() throws {
+        let commands = try velvet(["help", "--commands"]).stdout.split(separator: "\n").map(String.init)
+        for expected in ["render", "demo", "compare", "batch", "analyze", "presets", "luts", "devices", "bench", "version", "help"] {
+            XCTAssertTrue(commands.contains(expected), "\(expected) in \(commands)")
+        }
+        let overview = try velvet(["--help"]).stdout
+        XCTAssertEqual(try velvet(["-h"]).stdout, overview)
+        XCTAssertEqual(try velvet(["help"]).stdout, overview)
+        for command in commands {
+            let help = try velvet([command, "--help"])
+            XCTAssertTrue(help.stdout.hasPrefix("usage: velvet \(command) [options]\n\n  \(command)"), help.stdout)
+            XCTAssertTrue(help.stdout.contains("exit codes: 0 success"), "\(command): the shared part")
+            XCTAssertTrue(overview.contains("\n  \(command) "), "\(command) in velvet help")
+            XCTAssertEqual(help.stderr, "", command)
+            XCTAssertEqual(try velvet([command, "-h"]).stdout, help.stdout, command)
+            XCTAssertEqual(try velvet(["help", command]).stdout, help.stdout, command)
+        }
+        XCTAssertTrue(try velvet(["render", "--help"]).stdout.contains("--encoder-opt K=V"))
+        XCTAssertFalse(try velvet(["devices", "--help"]).stdout.contains("--encoder-opt"), "only the command's own section")
+    }
+
+    /// A wrong command line is a usage error for every command: exit 2, one line, before any
+    /// work; with --json the error is also one JSON object on stdout.
+    func testUsageErrorsOfEveryCommand() throws {
+        let commands = try velvet(["help", "--commands"]).stdout.split(separator: "\n").map(String.init)
+        for command in commands {
+            let plain = try velvet([command, "--frobnicate", "1"], status: 2)
+            XCTAssertEqual(plain.stderr.split(separator: "\n").count, 1, "\(command): \(plain.stderr)")
+            let pointer = command == "help" ? "velvet help" : "velvet \(command) --help"
+            XCTAssertTrue(plain.stderr.hasSuffix("(see \(pointer))\n"), "\(command): \(plain.stderr)")
+            let json = try velvet([command, "--frobnicate", "1", "--json"], status: 2)
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: json.output) as? [String: Any], "\(command): \(json.stdout)")
+            XCTAssertEqual(object["exit_code"] as? Int, 2, command)
+            XCTAssertFalse((object["error"] as? String ?? "").isEmpty, command)
+        }
+        _ = try velvet(["help", "frobnicate"], status: 2)
+        _ = try velvet(["frobnicate", "--help"], status: 2)
     }
 
     func testDevicesListsLavapipeAndMarksTheChosenOne() throws {

@@ -127,6 +127,9 @@ final class MatteAndTrackTests: XCTestCase {
             (["render", input, "-o", scratch.path("a.png"), "--matte", scratch.path("a.png")], "are the same file"),
             (["render", input, "-o", scratch.path("a.png"), "--matte", scratch.path("m.png"), "--no-effects"], "leave out --no-effects"),
             (["render", input, "-o", scratch.path("a.png"), "--matte", scratch.path("m.png"), "--debug-view", "mask"], "--debug-view"),
+            (["render", "-", "-o", scratch.path("a.mkv"), "--matte", scratch.path("m.mkv")], "--matte needs an input file, not -"),
+            (["render", "-", "-o", scratch.path("a.mkv"), "--tracks", scratch.path("t.json")], "--tracks needs an input file, not -"),
+            (["render", video, "-o", "-", "--format", "matroska", "--matte", scratch.path("m.mkv")], "not -o - (standard output)"),
         ]
         for (arguments, message) in cases {
             let result = try velvet(arguments, status: 2)

@@ -1,0 +1,131 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// The video encoder's options and the checks that find a wrong one before any decoding:
+/// Velvet's own for x264/x265 (crf, preset, lossless, HDR SEI), then the user's
+/// `--encoder-opt` pairs as AVOptions (as `ffmpeg -c:v NAME -key value` sets them).
+enum EncoderTuning {
+    /// The encoder `settings` name for `container` (stills: the image2 muxer's codec for the
+    /// extension, .png -> png, .jpg -> mjpeg).
+    static func encoder(for container: OutputContainer, settings: EncoderSettings) throws -> UnsafePointer<AVCodec> {
+        if container.isStillImage {
+            let id = av_guess_codec(container.format, nil, container.path, nil, AVMEDIA_TYPE_VIDEO)
+            guard let codec = avcodec_find_encoder(id) else {
+                throw MediaError.output(path: container.path, reason: "no encoder for \(container.fileExtension) images")
+            }
+            return codec
+        }
+        let name = settings.encoderName(forMuxer: container.name)
+        guard let codec = avcodec_find_encoder_by_name(name) else {
+            throw MediaError.encode("there is no encoder '\(name)' in this FFmpeg build (ffmpeg -encoders lists them)")
+        }
+        guard codec.pointee.type == AVMEDIA_TYPE_VIDEO else { throw MediaError.encode("\(name) is not a video encoder") }
+        return codec
+    }
+
+    /// Sets Velvet's options for x264/x265, then the user's; a key the encoder does not have
+    /// or a value it refuses is an error naming it.
+    static func apply(_ settings: EncoderSettings, to encoder: UnsafeMutablePointer<AVCodecContext>, hdr: HDRMetadata?) throws {
+        let name = String(cString: encoder.pointee.codec.pointee.name)
+        // SVT-AV1 prints its whole configuration to stderr unless told otherwise (1: errors).
+        if name == "libsvtav1" { setenv("SVT_LOG", "1", 0) }
+        if EncoderSettings.x26xEncoders.contains(name) {
+            let x265 = name == "libx265"
+            if settings.isLossless && !x265 {
+                av_opt_set(encoder.pointee.priv_data, "qp", "0", 0)
+            } else {
+                av_opt_set(encoder.pointee.priv_data, "crf", "\(settings.crf)", 0)
+            }
+            av_opt_set(encoder.pointee.priv_data, "preset", settings.preset, 0)
+            let lossless = settings.isLossless && x265 ? ["lossless=1"] : []
+            let parameters = (x265 ? ["log-level=error"] : []) + lossless + (hdr?.encoderParameters(x265: x265) ?? [])
+            if !parameters.isEmpty {
+                av_opt_set(encoder.pointee.priv_data, x265 ? "x265-params" : "x264-params", parameters.joined(separator: ":"), 0)
+            }
+        }
+        for option in settings.encoderOptions {
+            guard av_opt_find(encoder, option.key, nil, 0, AV_OPT_SEARCH_CHILDREN) != nil else {
+                throw MediaError.encode("\(name) has no option '\(option.key)' (ffmpeg -h encoder=\(name) lists them)")
+            }
+            let set = LogCapture.firstError { av_opt_set(encoder, option.key, option.value, AV_OPT_SEARCH_CHILDREN) }
+            guard set.result >= 0 else {
+                let reason = set.logged.split(whereSeparator: \.isNewline).first.map(String.init) ?? ffmpegMessage(set.result)
+                throw MediaError.encode("\(name) refuses --encoder-opt \(option.key)=\(option.value): \(reason)")
+            }
+        }
+    }
+
+    /// Sets up the encoder as the writer will and opens it on nothing: an encoder that cannot
+    /// start (no NVIDIA hardware for NVENC, a frame size or pixel format a profile does not
+    /// take) is found before any decoding.
+    static func checkOpens(_ codec: UnsafePointer<AVCodec>, settings: EncoderSettings, width: Int, height: Int,
+                           pixelFormat: AVPixelFormat, timeBase: AVRational) throws {
+        guard !hangWithoutFrames.contains(String(cString: codec.pointee.name)) else { return }
+        var context = avcodec_alloc_context3(codec)
+        defer { avcodec_free_context(&context) }
+        guard let encoder = context else { throw MediaError.encode("out of memory") }
+        encoder.pointee.width = Int32(width)
+        encoder.pointee.height = Int32(height)
+        encoder.pointee.pix_fmt = pixelFormat
+        encoder.pointee.time_base = timeBase.num > 0 && timeBase.den > 0 ? timeBase : AVRational(num: 1, den: 25)
+        encoder.pointee.framerate = AVRational(num: 25, den: 1)
+        try apply(settings, to: encoder, hdr: nil)
+        let opened = LogCapture.firstError { avcodec_open2(encoder, codec, nil) }
+        guard opened.result >= 0 else { throw openFailure(codec, opened.result, logged: opened.logged) }
+        // Closed as a finished encode is: SVT-AV1 hangs when freed before its end of stream.
+        guard var packet = Optional(av_packet_alloc()) else { return }
+        defer { av_packet_free(&packet) }
+        if avcodec_send_frame(encoder, nil) >= 0 {
+            while avcodec_receive_packet(encoder, packet) >= 0 { av_packet_unref(packet) }
+        }
+    }
+
+    /// Encoders that never return when closed before a first frame (SVT-AV1 1.4 waits for
+    /// a frame after the end of stream; `ffmpeg -frames:v 0 -c:v libsvtav1` hangs the same
+    /// way): checked only when the render opens them, and ended before they are closed.
+    static let hangWithoutFrames: Set<String> = ["libsvtav1"]
+
+    /// One line for an encoder that would not open, with what FFmpeg logged about it.
+    static func openFailure(_ codec: UnsafePointer<AVCodec>, _ code: Int32, logged: String = "") -> MediaError {
+        let name = String(cString: codec.pointee.name)
+        let said = logged.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        var reason = "the \(name) encoder cannot start: " + (said.isEmpty ? ffmpegMessage(code) : said.trimmingCharacters(in: ["."]))
+        if name.hasSuffix("_nvenc") { reason += " (NVENC needs an NVIDIA GPU with its driver)" }
+        return .encode(reason)
+    }
+}
+
+/// The first error line libav* logs during some work: why an encoder refuses to open (a
+/// size DNxHD has no profile for, a missing libcuda for NVENC) is only logged. The callback
+/// sees every message whatever `av_log_set_level` says. av_log's callback is global: one
+/// capture runs at a time, only the capturing thread's messages are kept (a batch's other
+/// workers log too), and the default callback is put back after it.
+private enum LogCapture {
+    private static let lock = NSLock()
+    /// The capturing thread (`pthread_self`), 0 when none.
+    private static let owner = Atomic<UInt>(0)
+    /// Written and read only by the owner.
+    nonisolated(unsafe) private static var captured = ""
+
+    static func firstError(_ work: () -> Int32) -> (result: Int32, logged: String) {
+        lock.withLock {
+            captured = ""
+            owner.store(UInt(pthread_self()), ordering: .sequentiallyConsistent)
+            av_log_set_callback { (object: UnsafeMutableRawPointer?, level: Int32, format: UnsafePointer<CChar>?, arguments: CVaListPointer?) in
+                guard LogCapture.owner.load(ordering: .sequentiallyConsistent) == UInt(pthread_self()), level <= AV_LOG_ERROR,
+                      LogCapture.captured.isEmpty, let format, let arguments else { return }
+                var line = [CChar](repeating: 0, count: 512)
+                var prefix: Int32 = 0
+                av_log_format_line2(object, level, format, arguments, &line, Int32(line.count), &prefix)
+                LogCapture.captured = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            let result = work()
+            av_log_set_callback { object, level, format, arguments in
+                if let arguments { av_log_default_callback(object, level, format, arguments) }
+            }
+            owner.store(0, ordering: .sequentiallyConsistent)
+            return (result, captured)
+        }
+    }
+}

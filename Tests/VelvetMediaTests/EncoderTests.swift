@@ -1,0 +1,125 @@
+import Foundation
+import VelvetTestSupport
+import XCTest
+
+/// `--codec` by FFmpeg encoder name, `--encoder-opt`, and the pixel format that follows the
+/// encoder: every listed encoder Debian's FFmpeg has renders a tiny clip that decodes with
+/// the right codec, profile, pixel format and frame count. What cannot work is refused
+/// before decoding, in one line, with nothing written.
+final class EncoderTests: XCTestCase {
+    private func clip(_ scratch: Scratch, size: String = "64x64") throws -> String {
+        let path = scratch.path("in-\(size).mkv")
+        if !FileManager.default.fileExists(atPath: path) {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25", "-frames:v", "5", "-c:v", "libx264", path])
+        }
+        return path
+    }
+
+    private func stream(_ path: String) throws -> [String] {
+        try Tool.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                 "-show_entries", "stream=codec_name,profile,pix_fmt,nb_read_frames", "-of", "csv=p=0", path])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+    }
+
+    func testEveryListedEncoderRendersAndDecodes() throws {
+        let scratch = try Scratch()
+        // (arguments, output, input size, codec, profile, pixel format as decoded)
+        let cases: [([String], String, String, String, String, String)] = [
+            (["--codec", "h264"], "h264.mp4", "64x64", "h264", "High", "yuv420p"),
+            (["--codec", "libx264", "--pix-fmt", "yuv444p"], "x264-444.mkv", "64x64", "h264", "High 4:4:4 Predictive", "yuv444p"),
+            (["--codec", "hevc"], "hevc.mp4", "64x64", "hevc", "Main", "yuv420p"),
+            (["--codec", "libx265", "--pix-fmt", "yuv422p10le"], "x265-422.mkv", "64x64", "hevc", "Rext", "yuv422p10le"),
+            // ProRes takes only 10-bit 4:2:2 and 4:4:4: 4:2:0 input becomes 4:2:2 HQ.
+            (["--codec", "prores_ks"], "prores.mov", "64x64", "prores", "HQ", "yuv422p10le"),
+            // FFmpeg's ProRes decoder returns 4444 as 12-bit.
+            (["--codec", "prores_ks", "--encoder-opt", "profile=4444", "--pix-fmt", "yuv444p10le"], "prores4444.mov", "64x64",
+             "prores", "4444", "yuv444p12le"),
+            // DNxHR takes any size from 256x120; HQX is 10-bit.
+            (["--codec", "dnxhd", "--encoder-opt", "profile=dnxhr_hq"], "dnxhr-hq.mov", "256x120", "dnxhd", "DNXHR HQ", "yuv422p"),
+            (["--codec", "dnxhd", "--encoder-opt", "profile=dnxhr_hqx", "--pix-fmt", "yuv422p10le"], "dnxhr-hqx.mov", "256x120",
+             "dnxhd", "DNXHR HQX", "yuv422p10le"),
+            (["--codec", "ffv1"], "ffv1.mkv", "64x64", "ffv1", "unknown", "yuv420p"),
+            (["--codec", "ffv1", "--pix-fmt", "yuv444p"], "ffv1-444.mkv", "64x64", "ffv1", "unknown", "yuv444p"),
+            (["--codec", "libsvtav1"], "svtav1.mkv", "64x64", "av1", "Main", "yuv420p"),
+            (["--codec", "libaom-av1", "--encoder-opt", "cpu-used=8"], "aom.mkv", "64x64", "av1", "Main", "yuv420p"),
+        ]
+        for (arguments, name, size, codec, profile, pixelFormat) in cases {
+            let output = scratch.path(name)
+            let result = try Tool.run(Tool.velvet, ["render", try clip(scratch, size: size), "-o", output, "--no-effects", "--quiet"] + arguments)
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").filter { !$0.hasPrefix("velvet: validation layer on") }, [],
+                           "\(arguments): nothing on stderr (x265, SVT-AV1 and libaom keep their logs to themselves)")
+            XCTAssertEqual(try stream(output), [codec, profile, pixelFormat, "5"], "\(arguments)")
+        }
+    }
+
+    /// batch names its outputs for the encoder: .mov for ProRes (MP4 cannot hold it), .mkv
+    /// for FFV1, the format's own extension with --format.
+    func testBatchOutputsTakeAContainerThatHoldsTheCodec() throws {
+        let scratch = try Scratch()
+        let input = try clip(scratch)
+        for (arguments, name, codec) in [(["--codec", "prores_ks"], "in-64x64.mov", "prores"), (["--codec", "ffv1"], "in-64x64.mkv", "ffv1"),
+                                         (["--format", "nut"], "in-64x64.nut", "h264"), ([], "in-64x64.mp4", "h264")] {
+            let directory = scratch.path("out-\(name)")
+            let result = try Tool.run(Tool.velvet, ["batch", input, "--output-dir", directory, "--no-effects", "--quiet"] + arguments)
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }, [name], "\(arguments)")
+            XCTAssertEqual(try stream(directory + "/" + name).first, codec, "\(arguments)")
+        }
+    }
+
+    /// NVENC is in Debian's FFmpeg; without NVIDIA hardware it fails in one line before any
+    /// decoding, naming the missing library. (Where the hardware exists, it must encode.)
+    func testNVENCWithoutHardwareFailsInOneLine() throws {
+        let scratch = try Scratch()
+        for (codec, name) in [("h264_nvenc", "h264"), ("hevc_nvenc", "hevc")] {
+            let output = scratch.path("\(codec).mp4")
+            let result = try Tool.run(Tool.velvet, ["render", try clip(scratch, size: "256x144"), "-o", output, "--no-effects", "--quiet",
+                                                    "--codec", codec])
+            if result.status == 0 {
+                XCTAssertEqual(try stream(output).first, name, "\(codec) on a machine with NVENC")
+                continue
+            }
+            XCTAssertEqual(result.status, 1, result.stderr)
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("velvet: error: cannot encode: the \(codec) encoder cannot start: "), result.stderr)
+            XCTAssertTrue(result.stderr.contains("(NVENC needs an NVIDIA GPU with its driver)"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        }
+        XCTAssertFalse(scratch.files.contains { $0.contains("velvet-partial") }, "\(scratch.files)")
+    }
+
+    /// A wrong encoder, option, value or pairing: one line, nothing written. Usage errors
+    /// (exit 2) are found from the command line alone; what needs the input's size or the
+    /// container's answer is refused before decoding (exit 1).
+    func testWhatCannotWorkIsRefusedBeforeDecoding() throws {
+        let scratch = try Scratch()
+        let input = try clip(scratch)
+        let cases: [([String], String, Int32, String)] = [
+            (["--codec", "nosuch"], "x.mkv", 2, "there is no encoder 'nosuch' in this FFmpeg build"),
+            (["--codec", "aac"], "x.mkv", 2, "aac is not a video encoder"),
+            (["--codec", "prores_ks", "--encoder-opt", "speed=9"], "x.mov", 2, "prores_ks has no option 'speed'"),
+            (["--codec", "prores_ks", "--encoder-opt", "profile=ultra"], "x.mov", 2, "prores_ks refuses --encoder-opt profile=ultra: "),
+            (["--codec", "libx264", "--encoder-opt", "tune"], "x.mkv", 2, "--encoder-opt takes KEY=VALUE, got 'tune'"),
+            (["--codec", "ffv1", "--crf", "10"], "x.mkv", 2, "--crf tunes libx264 and libx265; for ffv1 use --encoder-opt"),
+            (["--codec", "prores_ks", "--pix-fmt", "yuv420p"], "x.mov", 2, "pixel format 'yuv420p' for prores_ks; it takes yuv422p10le"),
+            (["--codec", "prores_ks"], "x.mp4", 1, "the mp4 format cannot hold prores video (prores_ks); use .mkv or .mov"),
+            (["--codec", "ffv1"], "x.mov", 1, "the mov format cannot hold ffv1 video (ffv1); use .mkv"),
+            // In MOV's codec list, refused by its header: asked with the stream's parameters
+            // (SVT-AV1 would never return from a failed open).
+            (["--codec", "libsvtav1"], "x.mov", 1, "the mov format cannot hold av1 video (libsvtav1); use .mp4 or .mkv"),
+            (["--codec", "dnxhd", "--encoder-opt", "profile=dnxhr_hq"], "x.mov", 1,
+             "the dnxhd encoder cannot start: Input dimensions too small, input must be at least 256x120"),
+            (["--codec", "dnxhd"], "x.mov", 1, "the dnxhd encoder cannot start: video parameters incompatible with DNxHD"),
+        ]
+        for (arguments, name, status, mentions) in cases {
+            let output = scratch.path(name)
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"] + arguments)
+            XCTAssertEqual(result.status, status, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(arguments): one line: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(mentions), "\(arguments): \(result.stderr) should say \(mentions)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output), "\(arguments): nothing written")
+        }
+        XCTAssertEqual(scratch.files, ["in-64x64.mkv"], "no partial files")
+    }
+}

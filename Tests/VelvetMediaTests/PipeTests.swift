@@ -1,0 +1,136 @@
+import Foundation
+import VelvetTestSupport
+import XCTest
+
+/// `-` as input and output, through real (non-seekable) pipes made by the shell, and
+/// `batch --list -`.
+final class PipeTests: XCTestCase {
+    /// Runs a bash pipeline; the exit status is velvet's (the pipeline's first command), its
+    /// stderr is the pipeline's.
+    private func pipeline(_ script: String) throws -> Tool.Result {
+        try Tool.run("/bin/bash", ["-c", "set -o pipefail; velvet=\(Tool.velvet); " + script])
+    }
+
+    /// "codec,frames decoded" of the first video stream.
+    private func frames(_ path: String) throws -> String {
+        try Tool.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=codec_name,nb_read_frames",
+                                 "-of", "csv=p=0", path]).stdout.split(separator: "\n").first.map(String.init) ?? "" // MPEG-TS lists it under its program too
+    }
+
+    /// stderr without the validation layer's report (VELVET_VALIDATION=1).
+    private func messages(_ result: Tool.Result) -> [Substring] {
+        result.stderr.split(separator: "\n").filter { !$0.hasPrefix("velvet: validation layer on") }
+    }
+
+    /// Every container FFmpeg demuxes from a pipe: the render from standard input is the
+    /// render from the file, frame for frame.
+    func testStandardInputInEveryPipeContainer() throws {
+        let scratch = try Scratch()
+        for (format, codec, name) in [("matroska", "libx264", "in.mkv"), ("nut", "libx264", "in.nut"),
+                                      ("yuv4mpegpipe", "wrapped_avframe", "in.y4m"), ("mpegts", "libx264", "in.ts")] {
+            let input = scratch.path(name), fromFile = scratch.path("file-\(name).mkv"), fromPipe = scratch.path("pipe-\(name).mkv")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25", "-frames:v", "12", "-c:v", codec, "-f", format, input])
+            XCTAssertEqual(try Tool.run(Tool.velvet, ["render", input, "-o", fromFile, "--no-effects", "--quiet"]).status, 0)
+            let piped = try pipeline("cat '\(input)' | $velvet render - -o '\(fromPipe)' --no-effects --quiet")
+            XCTAssertEqual(piped.status, 0, "\(format): \(piped.stderr)")
+            XCTAssertEqual(messages(piped), [], format)
+            XCTAssertEqual(try frames(fromPipe), "h264,12", format)
+            XCTAssertEqual(try Tool.frameMD5s(fromPipe), try Tool.frameMD5s(fromFile), "\(format): the pipe reads as the file does")
+        }
+    }
+
+    /// `-o -` with each streaming `--format`, into a pipe; both ends at once; stdout holds
+    /// the video and nothing else.
+    func testStandardOutputInEveryStreamingFormat() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25", "-frames:v", "12", "-c:v", "libx264", input])
+        let reference = scratch.path("ref.mkv")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", input, "-o", reference, "--no-effects", "--quiet", "--crf", "0"]).status, 0)
+        for (format, name, codec) in [("matroska", "o.mkv", "h264"), ("nut", "o.nut", "h264"), ("mpegts", "o.ts", "h264"),
+                                      ("y4m", "o.y4m", "rawvideo")] {
+            let output = scratch.path(name)
+            let result = try pipeline("$velvet render '\(input)' -o - --format \(format) --no-effects --crf 0 | cat > '\(output)'")
+            XCTAssertEqual(result.status, 0, "\(format): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("\r"), format)
+            XCTAssertEqual(try frames(output), "\(codec),12", format)
+            XCTAssertEqual(try Tool.frameMD5s(output), try Tool.frameMD5s(reference), "\(format): lossless, the same frames")
+        }
+        let both = scratch.path("both.mkv")
+        let result = try pipeline("cat '\(scratch.path("o.nut"))' | $velvet render - -o - --format matroska --no-effects --quiet | cat > '\(both)'")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try frames(both), "h264,12", "- to -: the same-file check does not take the two pipes for one file")
+        XCTAssertFalse(scratch.files.contains { $0.contains("velvet-partial") }, "\(scratch.files)")
+    }
+
+    /// A reader that goes away (`| head -c 1000`): one line, exit 1, no crash or SIGPIPE death.
+    func testAClosedPipeIsOneLineAndExitOne() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("long.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "8", "-c:v", "libx264", "-preset", "ultrafast", input])
+        // SVT-AV1 too, which must be ended before it is closed (else it hangs or complains).
+        for codec in ["--preset-x264 ultrafast", "--codec libsvtav1"] {
+            let result = try pipeline("$velvet render '\(input)' -o - --format nut --no-effects --quiet \(codec) | head -c 1000 > /dev/null")
+            XCTAssertEqual(result.status, 1, "\(codec): \(result.stderr)")
+            XCTAssertEqual(messages(result), ["velvet: error: cannot write standard output: the pipe was closed by the program reading it"], codec)
+        }
+    }
+
+    /// `-o -` and `-` where they cannot work: usage errors (exit 2) in one line, before any
+    /// work, and nothing on stdout (it belongs to the video).
+    func testStreamsWhereTheyCannotWorkAreUsageErrors() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25", "-frames:v", "3", "-c:v", "libx264", input])
+        let original = try Data(contentsOf: URL(fileURLWithPath: input))
+        let cases: [(String, String)] = [
+            ("$velvet render '\(input)' -o - --no-effects > /dev/null", "-o - needs --format matroska, nut, mpegts or y4m"),
+            ("$velvet render '\(input)' -o - --format mp4 --no-effects > /dev/null", "--format mp4 cannot stream to standard output"),
+            ("$velvet render '\(input)' -o - --format nut --json --no-effects | cat > /dev/null",
+             "--json prints to standard output, which -o - fills with the video"),
+            ("$velvet render '\(input)' -o - --format nut --codec libx264 --crf 99 --json | cat", "--crf must be an integer"),
+            ("$velvet render '\(input)' -o - --format nut --no-effects >> '\(input)'", "-o - is the input \(input): it would be overwritten"),
+            ("$velvet analyze - < '\(input)'", "the input - (standard input) works only with velvet render"),
+            ("$velvet batch - --output-dir '\(scratch.path("out"))' < '\(input)'", "input - (standard input) works only with velvet render"),
+        ]
+        for (script, mentions) in cases {
+            let result = try pipeline(script)
+            XCTAssertEqual(result.status, 2, "\(script): \(result.stderr)")
+            XCTAssertEqual(messages(result).count, 1, "\(script): one line: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(mentions), "\(script): \(result.stderr)")
+            XCTAssertEqual(result.stdout, "", "\(script): no JSON or text on the video's stdout")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: input)), original, "the input is untouched")
+        XCTAssertEqual(scratch.files, ["in.mkv"])
+    }
+
+    /// A terminal is no place for video, nor a source of it: `script` gives the command one.
+    func testATerminalOnEitherEndIsAUsageError() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25", "-frames:v", "3", "-c:v", "libx264", input])
+        for (command, mentions) in [("render '\(input)' -o - --format nut --no-effects",
+                                     "-o - writes video to standard output, which is a terminal: pipe or redirect it"),
+                                    ("render - -o '\(scratch.path("out.mkv"))' --no-effects",
+                                     "the input is - but standard input is a terminal"),
+                                    ("batch --list - --output-dir '\(scratch.path("out"))' --no-effects",
+                                     "--list - reads standard input, which is a terminal: pipe the list in")] {
+            let result = try Tool.run("/usr/bin/script", ["-qec", "\(Tool.velvet) \(command)", "/dev/null"])
+            XCTAssertEqual(result.status, 2, "\(command): \(result.stdout)")
+            XCTAssertTrue(result.stdout.contains(mentions), "\(command): \(result.stdout)")
+        }
+        XCTAssertEqual(scratch.files, ["in.mkv"])
+    }
+
+    func testBatchReadsItsListFromStandardInput() throws {
+        let scratch = try Scratch()
+        for name in ["a", "b"] {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25", "-frames:v", "4", "-c:v", "libx264", scratch.path("\(name).mkv")])
+        }
+        let result = try pipeline("printf '%s\\n' '\(scratch.path("a.mkv"))' '# a comment' '\(scratch.path("b.mkv"))' | "
+                                  + "$velvet batch --list - --output-dir '\(scratch.path("out"))' --no-effects --quiet")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("batch: 2 of 2 input(s)"), result.stdout)
+        for name in ["a", "b"] { XCTAssertEqual(try frames(scratch.path("out/\(name).mp4")), "h264,4", name) }
+    }
+}
