@@ -181,10 +181,13 @@ stop_mid_render() {
     stop_state[$task]="$(task_field "$task" JobState) $(task_field "$task" ExitCode)"
     # The other tasks are still rendering: only the stopped clip's files count here.
     clip_left[$task]=$(find "$out" -name "$second.mp4" -o -name ".$second.mp4.velvet-*" | wc -l)
-    # A requeue while Slurm still finishes the kill (state CG) is launched and then dropped
-    # ("already killed, do not launch batch job"): wait until the task is done completing.
+    # A requeue while Slurm still finishes the kill (state CG), or within a second of a cancel,
+    # is launched and then dropped ("already killed, do not launch batch job").
     settled() { [ "$(squeue -h -j "${job}_$task" -o %t 2>/dev/null)" != "CG" ]; }
     wait_for 60 "task $task to finish completing" settled
+    # slurmd revokes a cancelled job's credential and refuses a relaunch whose credential was
+    # made in the same second as the revocation (one-second resolution): start after it.
+    sleep 2
     # Slurm holds a requeued job back 2 minutes unless told to start it now.
     scontrol requeue "${job}_$task"
     scontrol update jobid="${job}_$task" StartTime=now
