@@ -27,13 +27,9 @@ final class DetectionMerge {
     }
 
     /// The views of one model in one pass, appended to one list.
-    final class CandidateList {
-        let model: FaceDetectorModel
+    struct CandidateList {
         let buffer: GPUBuffer
         let capacity: Int
-        fileprivate init(model: FaceDetectorModel, buffer: GPUBuffer, capacity: Int) {
-            (self.model, self.buffer, self.capacity) = (model, buffer, capacity)
-        }
     }
 
     /// The merged detections of a pass, per model, once its submission completed.
@@ -64,7 +60,7 @@ final class DetectionMerge {
             let capacity = model.anchorCount * count
             let buffer = try GPUBuffer.pooled(context: context, size: Self.headerBytes + capacity * Self.recordFloats * 4)
             try [UInt32(0), UInt32(capacity), 0, 0].withUnsafeBytes { try recorder.upload($0, to: buffer) }
-            lists[model] = CandidateList(model: model, buffer: buffer, capacity: capacity)
+            lists[model] = CandidateList(buffer: buffer, capacity: capacity)
         }
         for (detector, view) in runs {
             try detector.recordInference(on: recorder, image: image, view: view)
@@ -79,16 +75,16 @@ final class DetectionMerge {
 
     /// The suppression kernel on given candidates (one submission, waited for): what a pass
     /// does after decoding, for tests against `DetectionCandidate.suppress`.
-    func suppress(_ candidates: [DetectionCandidate], model: FaceDetectorModel = .fullRange) throws -> [FaceDetection] {
+    func suppress(_ candidates: [DetectionCandidate]) throws -> [FaceDetection] {
         let capacity = max(1, candidates.count)
         let buffer = try GPUBuffer.pooled(context: context, size: Self.headerBytes + capacity * Self.recordFloats * 4)
         let records = candidates.flatMap { c in [c.score, c.low.x, c.low.y, c.high.x, c.high.y] + c.keypoints.flatMap { [$0.x, $0.y] } }
         let recorder = try CommandRecorder(context: context)
         try [UInt32(candidates.count), UInt32(capacity), 0, 0].withUnsafeBytes { try recorder.upload($0, to: buffer) }
         if !records.isEmpty { try records.withUnsafeBytes { try recorder.upload($0, to: buffer, offset: Self.headerBytes) } }
-        let readback = try recordSuppression(CandidateList(model: model, buffer: buffer, capacity: capacity), on: recorder)
+        let readback = try recordSuppression(CandidateList(buffer: buffer, capacity: capacity), on: recorder)
         try recorder.submit().wait()
-        return Pending(readbacks: [model: readback]).detections(model)
+        return Pending(readbacks: [.fullRange: readback]).detections(.fullRange)
     }
 
     private func recordDecode(_ detector: FaceDetector, view: DetectionView, into list: CandidateList, on recorder: CommandRecorder) {
