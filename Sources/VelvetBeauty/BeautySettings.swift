@@ -17,7 +17,7 @@ public struct BeautySettings: Sendable, Equatable {
     }
 
     /// Per-zone smoothing intensity, 0...1 each, multiplied into the mask.
-    public struct ZoneStrengths: Sendable, Equatable {
+    public struct ZoneStrengths: KnobSettings, Equatable {
         public var forehead: Float = 1
         public var cheeks: Float = 1
         public var chin: Float = 0.8
@@ -28,9 +28,11 @@ public struct BeautySettings: Sendable, Equatable {
         public var elsewhere: Float = 1
         public init() {}
 
-        var all: [(String, Float)] {
-            [("forehead", forehead), ("cheeks", cheeks), ("chin", chin), ("underEye", underEye), ("nose", nose),
-             ("upperLip", upperLip), ("elsewhere", elsewhere)]
+        public static var knobs: [Knob<ZoneStrengths>] {
+            [.number("forehead", \.forehead, 0...1, "forehead"), .number("cheeks", \.cheeks, 0...1, "cheeks"),
+             .number("chin", \.chin, 0...1, "chin"), .number("underEye", \.underEye, 0...1, "under the eyes"),
+             .number("nose", \.nose, 0...1, "nose"), .number("upperLip", \.upperLip, 0...1, "upper lip"),
+             .number("elsewhere", \.elsewhere, 0...1, "skin outside every zone (temples, jaw sides, neck)")]
         }
     }
 
@@ -140,50 +142,50 @@ public struct BeautySettings: Sendable, Equatable {
 
     /// Throws `BeautyError.invalidSettings` naming the first value out of range.
     public func validated() throws -> BeautySettings {
-        func check(_ name: String, _ value: Float, _ range: ClosedRange<Float>) throws {
-            guard value.isFinite, range.contains(value) else {
-                throw BeautyError.invalidSettings("\(name) = \(value), allowed \(range.lowerBound)...\(range.upperBound)")
-            }
-        }
-        try check("strength", strength, 0...1)
-        try check("strongestMidBand", strongestMidBand, 0.01...1)
-        try check("maxRadius", maxRadius, 0.005...0.3)
-        try check("rangeSigma", rangeSigma, 0.01...0.5)
-        try check("baseSigma", baseSigma, 0.001...0.05)
-        try check("lowPassSigma", lowPassSigma, 0.005...0.3)
-        try check("detail", detail, 0...2)
-        try check("guardRange", guardRange, 0.01...1)
-        try check("toneRadius", toneRadius, 0...0.5)
-        try check("chromaSmoothing", chromaSmoothing, 0...1)
-        try check("spotRemoval", spotRemoval, 0...1)
-        try check("spotFineRadius", spotFineRadius, 0.001...0.1)
-        try check("spotCoarseRadius", spotCoarseRadius, 0.001...0.1)
-        try check("spotThreshold", spotThreshold, 0.005...0.5)
-        try check("spotContrastCap", spotContrastCap, 0.01...1)
-        try check("spotMaxLift", spotMaxLift, 0...1)
-        try check("spotRingSpread", spotRingSpread, 0.05...2)
+        try BeautyPreset.Skin(self).checkKnobs(prefix: "")
+        try zones.checkKnobs(prefix: "zones")
+        try Self.check(Self.knobs, of: self, prefix: "")
         guard (0...1000).contains(spotMaxCount) else {
-            throw BeautyError.invalidSettings("spotMaxCount = \(spotMaxCount), allowed 0...1000")
+            throw BeautyError.invalidSettings("spotMaxCount: \(spotMaxCount) is out of range 0...1000")
         }
-        try check("sharpen", sharpen, 0...2)
-        for (name, value) in zones.all { try check("zones.\(name)", value, 0...1) }
-        try check("mask.innerRadius", mask.innerRadius, 0...1)
-        try check("mask.outerRadius", mask.outerRadius, 0...1.5)
         guard mask.innerRadius < mask.outerRadius else {
             throw BeautyError.invalidSettings("mask.innerRadius (\(mask.innerRadius)) must be below mask.outerRadius (\(mask.outerRadius))")
         }
-        try check("mask.personBlurSigma", mask.personBlurSigma, 0...64)
-        try check("mask.personLow", mask.personLow, 0...1)
-        try check("mask.personHigh", mask.personHigh, 0...1)
         guard mask.personLow < mask.personHigh else {
             throw BeautyError.invalidSettings("mask.personLow (\(mask.personLow)) must be below mask.personHigh (\(mask.personHigh))")
         }
-        try check("mask.eyeGrowth", mask.eyeGrowth, 0...2)
-        try check("mask.browGrowth", mask.browGrowth, 0...2)
-        try check("mask.lipGrowth", mask.lipGrowth, 0...2)
-        try check("mask.noseGrowth", mask.noseGrowth, 0...2)
-        try check("mask.feather", mask.feather, 0.001...0.2)
-        try check("mask.zoneFeather", mask.zoneFeather, 0.001...0.3)
         return self
+    }
+}
+
+/// The engine's own knobs (not in presets or on the command line), checked by `validated()`;
+/// the user-facing ones are `BeautyPreset.Skin`'s and `ZoneStrengths`' tables.
+extension BeautySettings: KnobSettings {
+    public static var knobs: [Knob<BeautySettings>] {
+        [.number("strongestMidBand", \.strongestMidBand, 0.01...1, "the M5 strength 1 leaves"),
+         .number("maxRadius", \.maxRadius, 0.005...0.3, "bilateral radius, face sizes"),
+         .number("rangeSigma", \.rangeSigma, 0.01...0.5, "bilateral range sigma on luma"),
+         .number("baseSigma", \.baseSigma, 0.001...0.05, "frequency separation split sigma, face sizes"),
+         .number("lowPassSigma", \.lowPassSigma, 0.005...0.3, "frequency separation low-pass sigma, face sizes"),
+         .number("guardRange", \.guardRange, 0.01...1, "luma change at which frequency separation fades out"),
+         .number("toneRadius", \.toneRadius, 0...0.5, "half-width of the tone-keeping patches, face sizes"),
+         .number("chromaSmoothing", \.chromaSmoothing, 0...1, "share of the smoothing's colour change applied"),
+         .number("spotFineRadius", \.spotFineRadius, 0.001...0.1, "fine spot scale, face sizes"),
+         .number("spotCoarseRadius", \.spotCoarseRadius, 0.001...0.1, "coarse spot scale, face sizes"),
+         .number("spotThreshold", \.spotThreshold, 0.005...0.5, "luma contrast where a spot counts"),
+         .number("spotContrastCap", \.spotContrastCap, 0.01...1, "contrast above which a mark is a feature"),
+         .number("spotMaxLift", \.spotMaxLift, 0...1, "largest luma lift of a fill"),
+         .number("spotRingSpread", \.spotRingSpread, 0.05...2, "ring unevenness that rules a spot out"),
+         .number("mask.innerRadius", \.mask.innerRadius, 0...1, "radial gradient: full weight inside"),
+         .number("mask.outerRadius", \.mask.outerRadius, 0...1.5, "radial gradient: no weight beyond"),
+         .number("mask.personBlurSigma", \.mask.personBlurSigma, 0...64, "person-mask blur for a 430-px face"),
+         .number("mask.personLow", \.mask.personLow, 0...1, "person remap low edge"),
+         .number("mask.personHigh", \.mask.personHigh, 0...1, "person remap high edge"),
+         .number("mask.eyeGrowth", \.mask.eyeGrowth, 0...2, "eye hole growth"),
+         .number("mask.browGrowth", \.mask.browGrowth, 0...2, "brow hole growth"),
+         .number("mask.lipGrowth", \.mask.lipGrowth, 0...2, "lip hole growth"),
+         .number("mask.noseGrowth", \.mask.noseGrowth, 0...2, "nostril hole growth"),
+         .number("mask.feather", \.mask.feather, 0.001...0.2, "hole and oval feather, face sizes"),
+         .number("mask.zoneFeather", \.mask.zoneFeather, 0.001...0.3, "zone transition half-width, face sizes")]
     }
 }

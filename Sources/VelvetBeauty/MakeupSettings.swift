@@ -12,7 +12,7 @@ public struct MakeupSettings: Sendable, Equatable {
         case softLight = "soft-light"
     }
 
-    public struct Lipstick: Sendable, Equatable {
+    public struct Lipstick: KnobSettings, Equatable {
         public var colour: RGBColour
         /// 0...1: share of the blended colour applied at the lips' centre.
         public var strength: Float
@@ -20,22 +20,37 @@ public struct MakeupSettings: Sendable, Equatable {
         /// Edge feather, as a fraction of the inter-ocular distance (0.002...0.1).
         public var feather: Float
 
-        public init(colour: RGBColour = RGBColour(hex: "#B84A54")!, strength: Float = 0,
-                    blend: LipBlend = .natural, feather: Float = 0.012) {
+        public static let standardColour = RGBColour(hex: "#B84A54")!
+        public init() { self.init(colour: Self.standardColour) }
+        public init(colour: RGBColour = standardColour, strength: Float = 0, blend: LipBlend = .natural, feather: Float = 0.012) {
             (self.colour, self.strength, self.blend, self.feather) = (colour, strength, blend, feather)
+        }
+
+        public static var knobs: [Knob<Lipstick>] {
+            [.colour("colour", flag: "--lipstick-colour", \.colour, "lipstick colour (quote it: # starts a shell comment)"),
+             .number("strength", flag: "--lipstick", \.strength, 0...1, "lipstick strength"),
+             .choice("blend", flag: "--lipstick-blend", \.blend, "how the colour combines with the lips"),
+             .number("feather", \.feather, 0.002...0.1, "edge feather, fraction of the inter-ocular distance")]
         }
     }
 
-    public struct Blush: Sendable, Equatable {
+    public struct Blush: KnobSettings, Equatable {
         public var colour: RGBColour
         /// 0...1: at 1 the patch centre is mixed 50 % toward the blush colour (at the skin's own luma); it falls off to 0 at the patch edge.
         public var strength: Float
         /// Patch size (semi-major axis) as a fraction of the face size (0.03...0.3).
         public var size: Float
 
-        public init(colour: RGBColour = RGBColour(hex: "#ED7378")!, strength: Float = 0,
-                    size: Float = 0.13) {
+        public static let standardColour = RGBColour(hex: "#ED7378")!
+        public init() { self.init(colour: Self.standardColour) }
+        public init(colour: RGBColour = standardColour, strength: Float = 0, size: Float = 0.13) {
             (self.colour, self.strength, self.size) = (colour, strength, size)
+        }
+
+        public static var knobs: [Knob<Blush>] {
+            [.colour("colour", flag: "--blush-colour", \.colour, "blush colour (quoted)"),
+             .number("strength", flag: "--blush", \.strength, 0...1, "blush strength"),
+             .number("size", \.size, 0.03...0.3, "patch size, fraction of the face size")]
         }
     }
 
@@ -51,12 +66,8 @@ public struct MakeupSettings: Sendable, Equatable {
 
     /// Throws `BeautyError.invalidSettings` naming the first value out of range.
     public func validated() throws -> MakeupSettings {
-        try lipstick.colour.validate("lipstick.colour")
-        try checkRange("lipstick.strength", lipstick.strength, 0...1)
-        try checkRange("lipstick.feather", lipstick.feather, 0.002...0.1)
-        try blush.colour.validate("blush.colour")
-        try checkRange("blush.strength", blush.strength, 0...1)
-        try checkRange("blush.size", blush.size, 0.03...0.3)
+        try lipstick.checkKnobs(prefix: "lipstick")
+        try blush.checkKnobs(prefix: "blush")
         return self
     }
 }
@@ -98,9 +109,5 @@ public struct RGBColour: Sendable, Equatable, Codable, CustomStringConvertible {
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(hex)
-    }
-
-    func validate(_ name: String) throws {
-        for value in [red, green, blue] { try checkRange(name, value, 0...1) }
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 /// Every channel's intensity in one value: what a built-in or user preset holds. Stored as
 /// JSON (see `PresetCoding.swift` for the format); apply it with `skinSettings(base:)`,
 /// `reshape`, `makeup` and `lut`. Free of GPU code (the preset fuzz target compiles it alone).
-public struct BeautyPreset: Sendable, Equatable {
+public struct BeautyPreset: KnobSettings, Equatable {
     /// The skin pipeline's user-facing knobs; everything else keeps `BeautySettings`' defaults.
-    public struct Skin: Sendable, Equatable {
+    public struct Skin: KnobSettings, Equatable {
         public var smoothing: BeautySettings.Smoothing = .frequencySeparation
         public var strength: Float = 0
         public var detail: Float = 1
@@ -14,11 +14,28 @@ public struct BeautyPreset: Sendable, Equatable {
         public var zones = BeautySettings.ZoneStrengths()
         public init() {}
 
+        /// The user-facing part of `settings`.
+        init(_ settings: BeautySettings) {
+            (smoothing, strength, detail) = (settings.smoothing, settings.strength, settings.detail)
+            (spotRemoval, sharpen, zones) = (settings.spotRemoval, settings.sharpen, settings.zones)
+        }
+
         public var isIdentity: Bool { strength == 0 && spotRemoval == 0 && sharpen == 0 }
+
+        public static var knobs: [Knob<Skin>] {
+            [.choice("smoothing", flag: "--smoothing", \.smoothing, "skin smoothing method",
+                     aliases: ["frequency-separation": .frequencySeparation]),
+             .number("strength", flag: "--strength", \.strength, 0...1,
+                     "share of each face's blotch amplitude removed: none at 0, 1 - sqrt(0.1) = 68 % at 1 "
+                         + "(M5 target (1 - X (1 - sqrt(0.1)))^2, 0.433 at 0.5); 0 turns smoothing off"),
+             .number("detail", flag: "--detail", \.detail, 0...2, "frequency separation: fine texture kept (1 keeps it all)"),
+             .number("spotRemoval", flag: "--spots", \.spotRemoval, 0...1, "spot removal strength"),
+             .number("sharpen", flag: "--sharpen", \.sharpen, 0...2, "global sharpen after the composite")]
+        }
     }
 
     /// A colour grade: one of `BuiltInLUT` or a `.cube` / 512x512 lookup-PNG file.
-    public struct LUT: Sendable, Equatable {
+    public struct LUT: KnobSettings, Equatable {
         public enum Source: Sendable, Equatable {
             case none
             case builtIn(BuiltInLUT)
@@ -36,11 +53,19 @@ public struct BeautyPreset: Sendable, Equatable {
         /// 0...1, linear from identity to the full LUT.
         public var strength: Float = 0
         public var scope: Scope = .skin
+        public init() {}
         public init(source: Source = .none, strength: Float = 0, scope: Scope = .skin) {
             (self.source, self.strength, self.scope) = (source, strength, scope)
         }
 
         public var isIdentity: Bool { source == .none || strength == 0 }
+
+        /// The source (`builtIn` or `file`, `--lut`) is not a knob: it is one of two keys.
+        public static var knobs: [Knob<LUT>] {
+            [.number("strength", flag: "--lut-strength", \.strength, 0...1,
+                     "the grade's share, from none to the full LUT (--lut sets it to 1; a preset's LUT without it has no effect)"),
+             .choice("scope", flag: "--lut-on", \.scope, "skin: through the skin mask; frame: the whole frame")]
+        }
     }
 
     public var skin = Skin()
@@ -65,17 +90,21 @@ public struct BeautyPreset: Sendable, Equatable {
         return settings
     }
 
+    /// Every section's knobs, keyed by their preset field ("skin.strength"): the flags, the
+    /// help and docs/CLI.md's table come from here.
+    public static var knobs: [Knob<BeautyPreset>] {
+        BeautyPreset.Skin.knobs.map { $0.lifted(into: \.skin, section: "skin") }
+            + BeautySettings.ZoneStrengths.knobs.map { $0.lifted(into: \.skin.zones, section: "skin.zones") }
+            + ReshapeSettings.knobs.map { $0.lifted(into: \.reshape, section: "reshape") }
+            + MakeupSettings.Lipstick.knobs.map { $0.lifted(into: \.makeup.lipstick, section: "lipstick") }
+            + MakeupSettings.Blush.knobs.map { $0.lifted(into: \.makeup.blush, section: "blush") }
+            + LUT.knobs.map { $0.lifted(into: \.lut, section: "lut") }
+    }
+
     /// Throws `PresetError` naming `file` and the first field out of range.
     public func validate(file: String = "<preset>") throws {
         do {
-            try checkRange("skin.strength", skin.strength, 0...1)
-            try checkRange("skin.detail", skin.detail, 0...2)
-            try checkRange("skin.spotRemoval", skin.spotRemoval, 0...1)
-            try checkRange("skin.sharpen", skin.sharpen, 0...2)
-            for (name, value) in skin.zones.all { try checkRange("skin.zones.\(name)", value, 0...1) }
-            _ = try reshape.validated()
-            _ = try makeup.validated()
-            try checkRange("lut.strength", lut.strength, 0...1)
+            try checkKnobs(prefix: "")
             if case .file(let path) = lut.source, path.isEmpty {
                 throw BeautyError.invalidSettings("lut.file is empty")
             }

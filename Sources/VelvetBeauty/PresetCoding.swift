@@ -1,21 +1,10 @@
 import Foundation
 
-// The preset JSON format. Every section and field is optional: a missing section is that
-// channel off, a missing field takes its value from the `none` preset (strengths 0, other
-// knobs at their standard defaults). Unknown keys, wrong types and out-of-range values are
-// errors naming the field.
-//
-// {
-//   "skin":     { "smoothing": "freqsep" | "bilateral", "strength": 0...1, "detail": 0...2,
-//                 "spotRemoval": 0...1, "sharpen": 0...2,
-//                 "zones": { "forehead", "cheeks", "chin", "underEye", "nose", "upperLip", "elsewhere": 0...1 } },
-//   "reshape":  { "eyes": 0...1, "slim": 0...1 },
-//   "lipstick": { "colour": "#RRGGBB", "strength": 0...1, "blend": "natural" | "multiply" | "soft-light",
-//                 "feather": 0.002...0.1 },
-//   "blush":    { "colour": "#RRGGBB", "strength": 0...1, "size": 0.03...0.3 },
-//   "lut":      { "builtIn": "gentle-brighten" | "warm" | "cool" | "soft-matte"  (or)  "file": "/path/x.cube",
-//                 "strength": 0...1, "scope": "skin" | "frame" }
-// }
+// The preset JSON format: one section per settings type, one field per knob of its table
+// (`KnobSettings.knobs`; docs/CLI.md's table is `velvet presets knobs`), plus `skin.zones`
+// and the LUT's source (`builtIn` or `file`). Every section and field is optional: a missing
+// section is that channel off, a missing field takes its type's `init()` value. Unknown
+// keys, wrong types and out-of-range values are errors naming the field.
 
 extension BeautyPreset {
     /// Largest preset file accepted (a complete preset is well under 2 KB).
@@ -93,29 +82,58 @@ struct PresetSection {
         }
     }
 
-    func number(_ key: String, _ fallback: Float, _ range: ClosedRange<Float>) throws -> Float {
-        // Read as Double so a huge number is reported as out of range for its field.
-        guard let wide = try container.decodeIfPresent(Double.self, forKey: PresetKey(key)) else { return fallback }
-        let value = Float(wide)
-        guard value.isFinite, range.contains(value) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: container.codingPath + [PresetKey(key)],
-                                                    debugDescription: "\(value) is out of range \(range.lowerBound)...\(range.upperBound)"))
+    /// A section holding `knobs` (and the nested sections or special keys in `others`).
+    init<Settings>(_ decoder: Decoder, knobs: [Knob<Settings>], others: [String] = []) throws {
+        try self.init(decoder, allowed: knobs.map(\.key) + others)
+    }
+
+    /// Writes every knob present in the section onto `settings`.
+    func read<Settings>(_ knobs: [Knob<Settings>], into settings: inout Settings) throws {
+        for knob in knobs {
+            let key = PresetKey(knob.key)
+            guard container.contains(key) else { continue }
+            let value: KnobValue
+            switch knob.values {
+            // Read as Double so a huge number is reported as out of range for its field.
+            case .number: value = .number(Float(try container.decode(Double.self, forKey: key)))
+            case .choice, .colour: value = .text(try container.decode(String.self, forKey: key))
+            }
+            do throws(KnobError) {
+                try knob.set(value, in: &settings)
+            } catch {
+                throw DecodingError.dataCorrupted(.init(codingPath: container.codingPath + [key], debugDescription: error.reason))
+            }
         }
-        return value
     }
 
     func value<T: Decodable>(_ key: String, _ fallback: T) throws -> T {
         try container.decodeIfPresent(T.self, forKey: PresetKey(key)) ?? fallback
     }
+}
 
-    /// A string naming one of `T`'s cases.
-    func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ fallback: T) throws -> T where T.RawValue == String {
-        guard let text = try container.decodeIfPresent(String.self, forKey: PresetKey(key)) else { return fallback }
-        guard let value = T(rawValue: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: container.codingPath + [PresetKey(key)],
-                                                    debugDescription: "'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))"))
+extension KeyedEncodingContainer where K == PresetKey {
+    /// Every knob of `knobs`, with its value in `settings`.
+    mutating func encode<Settings>(_ knobs: [Knob<Settings>], of settings: Settings) throws {
+        for knob in knobs {
+            switch knob.value(in: settings) {
+            case .number(let number): try encode(number, forKey: PresetKey(knob.key))
+            case .text(let text): try encode(text, forKey: PresetKey(knob.key))
+            }
         }
-        return value
+    }
+}
+
+extension KnobSettings {
+    /// The settings of a section that holds nothing but its knobs.
+    init(knobsFrom decoder: Decoder) throws {
+        let section = try PresetSection(decoder, knobs: Self.knobs)
+        self.init()
+        try section.read(Self.knobs, into: &self)
+    }
+
+    func encodeKnobs(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: PresetKey.self)
+        try container.encode(Self.knobs, of: self)
     }
 }
 
@@ -142,101 +160,53 @@ extension BeautyPreset: Codable {
 
 extension BeautyPreset.Skin: Codable {
     public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["smoothing", "strength", "detail", "spotRemoval", "sharpen", "zones"])
+        let section = try PresetSection(decoder, knobs: Self.knobs, others: ["zones"])
         self.init()
-        smoothing = try section.choice("smoothing", smoothing)
-        strength = try section.number("strength", strength, 0...1)
-        detail = try section.number("detail", detail, 0...2)
-        spotRemoval = try section.number("spotRemoval", spotRemoval, 0...1)
-        sharpen = try section.number("sharpen", sharpen, 0...2)
+        try section.read(Self.knobs, into: &self)
         zones = try section.value("zones", zones)
     }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: PresetKey.self)
-        try container.encode(smoothing.rawValue, forKey: PresetKey("smoothing"))
-        try container.encode(strength, forKey: PresetKey("strength"))
-        try container.encode(detail, forKey: PresetKey("detail"))
-        try container.encode(spotRemoval, forKey: PresetKey("spotRemoval"))
-        try container.encode(sharpen, forKey: PresetKey("sharpen"))
+        try container.encode(Self.knobs, of: self)
         try container.encode(zones, forKey: PresetKey("zones"))
     }
 }
 
 extension BeautySettings.ZoneStrengths: Codable {
-    public init(from decoder: Decoder) throws {
-        let defaults = BeautySettings.ZoneStrengths()
-        let section = try PresetSection(decoder, allowed: defaults.all.map(\.0))
-        self.init()
-        forehead = try section.number("forehead", defaults.forehead, 0...1)
-        cheeks = try section.number("cheeks", defaults.cheeks, 0...1)
-        chin = try section.number("chin", defaults.chin, 0...1)
-        underEye = try section.number("underEye", defaults.underEye, 0...1)
-        nose = try section.number("nose", defaults.nose, 0...1)
-        upperLip = try section.number("upperLip", defaults.upperLip, 0...1)
-        elsewhere = try section.number("elsewhere", defaults.elsewhere, 0...1)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: PresetKey.self)
-        for (name, value) in all { try container.encode(value, forKey: PresetKey(name)) }
-    }
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }
 
 extension ReshapeSettings: Codable {
-    public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["eyes", "slim"])
-        self.init(eyes: try section.number("eyes", 0, 0...1), slim: try section.number("slim", 0, 0...1))
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: PresetKey.self)
-        try container.encode(eyes, forKey: PresetKey("eyes"))
-        try container.encode(slim, forKey: PresetKey("slim"))
-    }
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }
 
 extension MakeupSettings.Lipstick: Codable {
-    public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["colour", "strength", "blend", "feather"])
-        self.init()
-        colour = try section.value("colour", colour)
-        strength = try section.number("strength", strength, 0...1)
-        blend = try section.choice("blend", blend)
-        feather = try section.number("feather", feather, 0.002...0.1)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: PresetKey.self)
-        try container.encode(colour, forKey: PresetKey("colour"))
-        try container.encode(strength, forKey: PresetKey("strength"))
-        try container.encode(blend.rawValue, forKey: PresetKey("blend"))
-        try container.encode(feather, forKey: PresetKey("feather"))
-    }
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }
 
 extension MakeupSettings.Blush: Codable {
-    public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["colour", "strength", "size"])
-        self.init()
-        colour = try section.value("colour", colour)
-        strength = try section.number("strength", strength, 0...1)
-        size = try section.number("size", size, 0.03...0.3)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: PresetKey.self)
-        try container.encode(colour, forKey: PresetKey("colour"))
-        try container.encode(strength, forKey: PresetKey("strength"))
-        try container.encode(size, forKey: PresetKey("size"))
-    }
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }
 
 extension BeautyPreset.LUT: Codable {
     public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["builtIn", "file", "strength", "scope"])
+        let section = try PresetSection(decoder, knobs: Self.knobs, others: ["builtIn", "file"])
         self.init()
-        let builtIn: BuiltInLUT? = try section.container.contains(PresetKey("builtIn")) ? section.choice("builtIn", .warm) : nil
+        let builtIn: BuiltInLUT?
+        if let name = try section.value("builtIn", String?.none) {
+            guard let lut = BuiltInLUT(rawValue: name) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [PresetKey("builtIn")],
+                                                        debugDescription: "'\(name)' is not one of \(BuiltInLUT.allCases.map(\.rawValue).joined(separator: ", "))"))
+            }
+            builtIn = lut
+        } else {
+            builtIn = nil
+        }
         let file: String? = try section.value("file", nil)
         switch (builtIn, file) {
         case (let name?, nil): source = .builtIn(name)
@@ -251,8 +221,7 @@ extension BeautyPreset.LUT: Codable {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [PresetKey("file")],
                                                     debugDescription: "give either builtIn or file, not both"))
         }
-        strength = try section.number("strength", strength, 0...1)
-        scope = try section.choice("scope", scope)
+        try section.read(Self.knobs, into: &self)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -262,7 +231,6 @@ extension BeautyPreset.LUT: Codable {
         case .builtIn(let name): try container.encode(name.rawValue, forKey: PresetKey("builtIn"))
         case .file(let path): try container.encode(path, forKey: PresetKey("file"))
         }
-        try container.encode(strength, forKey: PresetKey("strength"))
-        try container.encode(scope.rawValue, forKey: PresetKey("scope"))
+        try container.encode(Self.knobs, of: self)
     }
 }

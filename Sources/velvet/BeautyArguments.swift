@@ -8,27 +8,47 @@ import VelvetPipeline
 /// The beauty options a user sets on the command line. Flags are written over a preset
 /// (`--preset NAME`, else the default preset, else `natural`), so a flag always wins.
 enum BeautyArguments {
-    static let help = """
-          --preset NAME       beauty preset: none, natural, soft, studio, glam or a saved one
-                              (default: the one set with `velvet presets default`, else natural)
-          --smoothing bilateral|freqsep   skin smoothing method
-          --strength X        skin smoothing strength, 0-1: the share of each face's blotches removed
-                              (0 turns smoothing off)
-          --detail X          frequency separation: fine texture kept, 0-2
-          --spots X           spot removal strength, 0-1
-          --sharpen X         global sharpen after the composite, 0-2
-          --lut NAME|FILE     colour grade: gentle-brighten, warm, cool, soft-matte, or a .cube / 512x512 .png LUT
-          --lut-strength X    0-1 (default 1 with --lut)
-          --lut-on skin|frame through the skin mask (default) or over the whole frame
-          --lipstick X        lipstick strength 0-1; --lipstick-colour #RRGGBB; --lipstick-blend natural|multiply|soft-light
-          --blush X           blush strength 0-1; --blush-colour #RRGGBB
-          --eyes X            eye enlargement 0-1;  --slim X  face slimming 0-1
-          --detector short|full|auto   face detector (default auto)
-          --max-faces N       faces tracked, 1-64 (default 32; the largest are kept)
-          --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones
-                              (zone map over the skin), spots (spot fills), landmarks (mesh)
-          --no-effects        decode -> encode through the GPU with nothing applied
-    """
+    static var help: String {
+        let lines = ["      --preset NAME       beauty preset: none, natural, soft, studio, glam or a saved one",
+                     "                          (default: the one set with `velvet presets default`, else natural)"]
+            + BeautyPreset.knobs.compactMap(flagLine)
+            + ["      --lut NAME|FILE     colour grade: \(BuiltInLUT.allCases.map(\.rawValue).joined(separator: ", ")),",
+               "                          or a .cube / 512x512 .png LUT (sets --lut-strength to 1)",
+               "      --detector short|full|auto   face detector (default auto)",
+               "      --max-faces N       faces tracked, \(FaceTrackerOptions.maxFacesRange.lowerBound)-\(FaceTrackerOptions.maxFacesRange.upperBound) (default \(BeautyOptions().maxFaces); the largest are kept)",
+               "      --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones",
+               "                          (zone map over the skin), spots (spot fills), landmarks (mesh)",
+               "      --no-effects        decode -> encode through the GPU with nothing applied",
+               "                          (every preset field and flag: velvet presets knobs)"]
+        return lines.joined(separator: "\n")
+    }
+
+    /// `  --flag VALUES   help, range` for a knob that has a flag.
+    private static func flagLine(_ knob: Knob<BeautyPreset>) -> String? {
+        guard let flag = knob.flag else { return nil }
+        let head, text: String
+        switch knob.values {
+        case .number(let range):
+            head = "      \(flag) X"
+            text = "\(KnobTable.number(range.lowerBound))-\(KnobTable.number(range.upperBound)): " + knob.help
+        case .choice(let names):
+            (head, text) = ("      \(flag) \(names.joined(separator: "|"))", knob.help)
+        case .colour:
+            (head, text) = ("      \(flag) #RRGGBB", knob.help)
+        }
+        let column = 26, width = 96
+        var lines = [head.count < column ? head.padding(toLength: column, withPad: " ", startingAt: 0) : head + "\n" + String(repeating: " ", count: column)]
+        for word in text.split(separator: " ") {
+            let last = lines[lines.count - 1]
+            let lineLength = last.split(separator: "\n").last.map(\.count) ?? 0
+            if lineLength > column, lineLength + 1 + word.count > width {
+                lines.append(String(repeating: " ", count: column) + word)
+            } else {
+                lines[lines.count - 1] += (lineLength > column ? " " : "") + word
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// The preset named by `--preset`, else the user's default, else `natural`.
     static func basePreset(_ arguments: inout ArgumentParser, store: PresetStore) throws -> BeautyPreset {
@@ -48,38 +68,28 @@ enum BeautyArguments {
 
     /// Writes every beauty flag present onto `preset`.
     static func apply(_ arguments: inout ArgumentParser, to preset: inout BeautyPreset) throws {
-        if let method = arguments.value("--smoothing") {
-            switch method {
-            case "bilateral": preset.skin.smoothing = .bilateral
-            case "freqsep", "frequency-separation": preset.skin.smoothing = .frequencySeparation
-            default: throw UsageError("--smoothing takes bilateral or freqsep")
-            }
-        }
-        preset.skin.strength = try arguments.float("--strength", default: preset.skin.strength, range: 0...1)
-        preset.skin.detail = try arguments.float("--detail", default: preset.skin.detail, range: 0...2)
-        preset.skin.spotRemoval = try arguments.float("--spots", default: preset.skin.spotRemoval, range: 0...1)
-        preset.skin.sharpen = try arguments.float("--sharpen", default: preset.skin.sharpen, range: 0...2)
         if let lut = arguments.value("--lut") {
             preset.lut.source = BuiltInLUT(rawValue: lut).map { .builtIn($0) } ?? .file(lut)
             preset.lut.strength = 1
         }
-        preset.lut.strength = try arguments.float("--lut-strength", default: preset.lut.strength, range: 0...1)
-        if let target = arguments.value("--lut-on") {
-            guard let scope = BeautyPreset.LUT.Scope(rawValue: target) else { throw UsageError("--lut-on takes skin or frame") }
-            preset.lut.scope = scope
-        }
-        preset.makeup.lipstick.strength = try arguments.float("--lipstick", default: preset.makeup.lipstick.strength, range: 0...1)
-        preset.makeup.blush.strength = try arguments.float("--blush", default: preset.makeup.blush.strength, range: 0...1)
-        if let colour = arguments.value("--lipstick-colour") { preset.makeup.lipstick.colour = try parseColour(colour, "--lipstick-colour") }
-        if let colour = arguments.value("--blush-colour") { preset.makeup.blush.colour = try parseColour(colour, "--blush-colour") }
-        if let blend = arguments.value("--lipstick-blend") {
-            guard let value = MakeupSettings.LipBlend(rawValue: blend) else {
-                throw UsageError("--lipstick-blend takes natural, multiply or soft-light")
+        for knob in BeautyPreset.knobs {
+            guard let flag = knob.flag, let text = arguments.value(flag) else { continue }
+            let value: KnobValue
+            switch knob.values {
+            case .number(let range):
+                guard let number = Float(text), range.contains(number) else {
+                    throw UsageError("\(flag) must be a number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+                }
+                value = .number(number)
+            case .choice, .colour:
+                value = .text(text)
             }
-            preset.makeup.lipstick.blend = value
+            do throws(KnobError) {
+                try knob.set(value, in: &preset)
+            } catch {
+                throw UsageError("\(flag): \(error.reason)")
+            }
         }
-        preset.reshape.eyes = try arguments.float("--eyes", default: preset.reshape.eyes, range: 0...1)
-        preset.reshape.slim = try arguments.float("--slim", default: preset.reshape.slim, range: 0...1)
     }
 
     /// The options for a render: nil with `--no-effects`.
@@ -104,11 +114,6 @@ enum BeautyArguments {
             request.debugView = debug
         }
         return request
-    }
-
-    private static func parseColour(_ text: String, _ flag: String) throws -> RGBColour {
-        guard let colour = RGBColour(hex: text) else { throw UsageError("\(flag) takes a colour as #RRGGBB, got '\(text)'") }
-        return colour
     }
 }
 

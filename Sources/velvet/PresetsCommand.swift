@@ -2,7 +2,7 @@ import Foundation
 import VelvetBeauty
 
 /// `velvet presets list | show NAME | save NAME [--preset BASE] [beauty flags] | delete NAME
-///  | default [NAME | --clear]`: the built-in and saved presets (JSON files in
+///  | default [NAME | --clear] | knobs`: the built-in and saved presets (JSON files in
 /// $XDG_CONFIG_HOME/velvet/presets/). The default preset applies to every render that
 /// does not name one.
 enum PresetsCommand {
@@ -42,8 +42,12 @@ enum PresetsCommand {
                 try store.setDefault(clear ? nil : name)
             }
             print(try store.defaultName() ?? "\(BeautyPreset.shippedDefaultName) (built-in; no default set)")
+        case "knobs":
+            // Every preset field and flag, as docs/CLI.md's table (a test checks the doc against it).
+            try arguments.finish()
+            print(KnobTable.markdown(), terminator: "")
         default:
-            throw UsageError("presets takes list, show NAME, save NAME [flags], delete NAME or default [NAME|--clear]")
+            throw UsageError("presets takes list, show NAME, save NAME [flags], delete NAME, default [NAME|--clear] or knobs")
         }
     }
 }

@@ -49,7 +49,8 @@ enum VelvetCommand {
           --mask OUT          write the person mask
           --detector short|full|auto, --max-faces N
       presets list | show NAME | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
-                              beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/)
+                              beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/);
+                              presets knobs: every preset field and flag as a Markdown table
       luts list | export DIR  the built-in colour grades, as .cube files
       devices                 list Vulkan devices and the one Velvet would use
       bench blur|media|nn|tracker|skin|soak|quality [options]

@@ -246,7 +246,7 @@ final class BeautySettingsAndRegionsTests: XCTestCase {
         var settings = BeautySettings.standard
         settings.strength = 1.5
         XCTAssertThrowsError(try settings.validated()) { error in
-            XCTAssertEqual(error as? BeautyError, .invalidSettings("strength = 1.5, allowed 0.0...1.0"))
+            XCTAssertEqual(error as? BeautyError, .invalidSettings("strength: 1.5 is out of range 0.0...1.0"))
         }
         settings = .standard
         settings.mask.innerRadius = 0.6

@@ -1,4 +1,5 @@
 import Foundation
+import VelvetBeauty
 import VelvetTestSupport
 import XCTest
 
@@ -173,5 +174,46 @@ final class CommandTests: XCTestCase {
         let last = soak.stderr.split(separator: "\n").last ?? ""
         XCTAssertTrue(last.hasPrefix("velvet: error: resident memory grew ") && last.hasSuffix("above the -100 % bar (--max-growth)"), soak.stderr)
         XCTAssertFalse(scratch.files.contains { $0.hasPrefix(".") }, "no partial files: \(scratch.files)")
+    }
+
+    /// Every flag of the knob table writes its preset field: `presets save` with the flag over
+    /// `none`, then `presets show` holds the value in that field (and nothing else changed).
+    func testEveryKnobFlagWritesItsPresetField() throws {
+        let scratch = try Scratch()
+        let environment = ["XDG_CONFIG_HOME": scratch.path("config")]
+        let none = try JSONSerialization.jsonObject(with: try BeautyPreset().encoded()) as? NSDictionary
+        for knob in BeautyPreset.knobs {
+            guard let flag = knob.flag else { continue }
+            let text: String, expected: Any
+            switch knob.values {
+            case .number(let range):
+                (text, expected) = (KnobTable.number(range.upperBound), Double(range.upperBound))
+            case .choice(let names):
+                (text, expected) = (names[names.count - 1], names[names.count - 1])
+            case .colour:
+                (text, expected) = ("#123456", "#123456")
+            }
+            let save = try Tool.run(Tool.velvet, ["presets", "save", "k", "-y", "--preset", "none", flag, text], environment: environment)
+            XCTAssertEqual(save.status, 0, "\(flag) \(text): \(save.stderr)")
+            let shown = try Tool.run(Tool.velvet, ["presets", "show", "k"], environment: environment)
+            var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+            let path = knob.key.split(separator: ".").map(String.init)
+            var edited = object
+            for key in path.dropLast() { object = object[key] as? [String: Any] ?? [:] }
+            XCTAssertEqual(object[path[path.count - 1]] as? NSObject, expected as? NSObject, "\(flag) -> \(knob.key)")
+            // Put the none preset's value back: nothing else may differ.
+            func restore(_ dictionary: [String: Any], _ path: ArraySlice<String>, _ original: [String: Any]) -> [String: Any] {
+                var dictionary = dictionary
+                let key = path.first!
+                dictionary[key] = path.count == 1 ? original[key] : restore(dictionary[key] as? [String: Any] ?? [:], path.dropFirst(),
+                                                                            original[key] as? [String: Any] ?? [:])
+                return dictionary
+            }
+            edited = restore(edited, path[...], none as? [String: Any] ?? [:])
+            XCTAssertEqual(edited as NSDictionary, none, "\(flag) changed more than \(knob.key)")
+            let refused = try Tool.run(Tool.velvet, ["presets", "save", "k", "-y", flag, "no-such-value"], environment: environment)
+            XCTAssertEqual(refused.status, 2, "\(flag) no-such-value: \(refused.stderr)")
+            XCTAssertTrue(refused.stderr.contains(flag), refused.stderr)
+        }
     }
 }
