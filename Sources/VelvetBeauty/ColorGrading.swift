@@ -49,3 +49,31 @@ public final class ColorGrading: @unchecked Sendable {
                           push: push, covering: source.width, source.height)
     }
 }
+
+/// The colour grade as a stage: the LUT over the whole frame, or through the skin stage's
+/// blend weight (then only where the skin changed, and nowhere on a frame where it did not).
+public final class GradeStage: BeautyStage {
+    public static let section = "grade"
+
+    private let grading: ColorGrading
+    public let strength: Float
+    public let throughSkinMask: Bool
+
+    public init(grading: ColorGrading, strength: Float, throughSkinMask: Bool) {
+        (self.grading, self.strength, self.throughSkinMask) = (grading, strength, throughSkinMask)
+    }
+
+    public var section: String? { Self.section }
+    public var isIdle: Bool { strength == 0 }
+    public var appliesUserMatte: Bool { true } // through the skin weights, which hold the matte; a frame grade ignores it
+
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        if throughSkinMask {
+            guard let changed = frame.changed else { return .skipped }
+            try grading.record(on: recorder, source: source, destination: destination, mask: frame.skin?.weights, strength: strength)
+            return .wrote(changed)
+        }
+        try grading.record(on: recorder, source: source, destination: destination, mask: nil, strength: strength)
+        return .wrote(frame.whole)
+    }
+}

@@ -5,7 +5,7 @@ import VelvetKernels
 /// sampling (`reshape_warp.comp`, field in `ReshapeField`). The frame is copied to the
 /// destination, then only the reshape region is warped; with no face or both strengths at
 /// 0 nothing is dispatched and the destination is an exact copy.
-public final class ReshapeStage {
+public final class ReshapeWarp {
     public static let section = "reshape"
 
     public let context: GPUContext
@@ -50,5 +50,24 @@ func checkStageImages(_ image: GPUImage, _ destination: GPUImage) throws {
     guard image !== destination else { throw BeautyError.invalidImage("the destination must be a different image from the input") }
     guard destination.width == image.width, destination.height == image.height, destination.format == image.format else {
         throw BeautyError.invalidImage("destination must match the input's size and format")
+    }
+}
+
+/// Eye enlargement and face slimming as a stage of the chain (last: it moves what the
+/// stages before it painted, as in the seed pipeline).
+public final class ReshapeStage: BeautyStage {
+    private let warp: ReshapeWarp
+    public let settings: ReshapeSettings
+    public init(context: GPUContext, settings: ReshapeSettings) throws {
+        warp = try ReshapeWarp(context: context)
+        self.settings = try settings.validated()
+    }
+
+    public var section: String? { ReshapeWarp.section }
+    public var isIdle: Bool { settings.isIdentity }
+    public var appliesUserMatte: Bool { false }
+
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        .wrote(try warp.record(on: recorder, image: source, faces: frame.faces, settings: settings, destination: destination))
     }
 }

@@ -41,20 +41,3 @@ final class SkinBlend {
                           push: push, covering: original.width, original.height)
     }
 }
-
-/// Optional global sharpen after the composite (`beauty_sharpen.comp`), default off.
-final class GlobalSharpen {
-    private let kernel: ComputeKernel
-
-    init(context: GPUContext) throws {
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.beautySharpen)
-    }
-
-    func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, amount: Float) {
-        var push = PushConstants()
-        push.ivec2(Int32(source.width), Int32(source.height))
-        push.float(amount)
-        recorder.dispatch(kernel, [.sampledImage(source, .nearest), .storageImage(destination)], push: push,
-                          covering: source.width, source.height)
-    }
-}

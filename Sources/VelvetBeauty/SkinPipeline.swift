@@ -17,9 +17,9 @@ public struct SkinFrame {
     public let spots: GPUImage?
     /// Frame pixels the skin stages worked on; empty when nothing could change.
     public let region: PixelRegion
-    /// Each face's achieved figures, when `SkinPipeline.measuresQuality` (read after the
-    /// submission completed).
-    public let quality: PendingSkinQuality?
+    /// The faces treated, in the mask's order (largest first), and the settings they got.
+    let faces: [BeautyFace]
+    let settings: BeautySettings
 }
 
 /// What the output achieved on one face, measured on the GPU in the metrics' own discs:
@@ -47,8 +47,9 @@ public struct PendingSkinQuality: @unchecked Sendable {
 }
 
 /// The skin pipeline for one frame: mask + zones, spot removal, smoothing (bilateral or
-/// frequency separation), blend, optional sharpen, all recorded on the caller's
-/// `CommandRecorder` with one timed section per stage (`SkinPipeline.sections`).
+/// frequency separation), strength fit and blend, all recorded on the caller's
+/// `CommandRecorder` with one timed section per part (`SkinPipeline.Section`). In the chain
+/// it is `SkinStage`, followed by `SharpenStage` and `SkinQualityStage`.
 ///
 /// Input: the working image (rgba8 or rgba16f, top-left origin), the faces' mesh
 /// geometry in the same pixel coordinates, and the person probability (r16f/r32f at any
@@ -71,8 +72,6 @@ public final class SkinPipeline {
     public let context: GPUContext
     /// Also write the final blend weight per pixel (for tests and the A/B report).
     public var capturesWeights = false
-    /// Also measure each face's achieved M5, M6 and M8 on the output (`SkinFrame.quality`).
-    public var measuresQuality = false
 
     fileprivate let pool: ImagePool
     private let skinMask: SkinMask
@@ -80,7 +79,6 @@ public final class SkinPipeline {
     private let bilateral: BilateralSmoothing
     private let frequencySeparation: FrequencySeparation
     private let blend: SkinBlend
-    private let sharpen: GlobalSharpen
     private let dummy: GPUImage
     fileprivate let ownedCopy: ComputeKernel
     private let strengthFit: StrengthFit
@@ -96,7 +94,6 @@ public final class SkinPipeline {
         bilateral = try BilateralSmoothing(context: context, pool: pool)
         frequencySeparation = try FrequencySeparation(context: context, pool: pool, blurs: blurs)
         blend = try SkinBlend(context: context)
-        sharpen = try GlobalSharpen(context: context)
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .r16f)
         ownedCopy = try ComputeKernel(context: context, source: KernelLibrary.beautyOwnedCopy)
         strengthFit = try StrengthFit(context: context, pool: pool)
@@ -125,9 +122,7 @@ public final class SkinPipeline {
             throw BeautyError.invalidImage("the person mask must be r16f or r32f, got \(personMask.format)")
         }
         let width = image.width, height = image.height
-        let wantsSharpen = settings.sharpen > 0
-        let blended = wantsSharpen ? try pool.image("skin.blended", width: width, height: height, format: image.format)
-            : try destination ?? pool.image("skin.output", width: width, height: height, format: image.format)
+        let blended = try destination ?? pool.image("skin.output", width: width, height: height, format: image.format)
         let weights = capturesWeights ? try pool.image("skin.weights", width: width, height: height, format: .r16f) : nil
 
         let geometry = SkinMaskGeometry(faces: faces, settings: settings, frameWidth: width, frameHeight: height)
@@ -136,7 +131,6 @@ public final class SkinPipeline {
         var processed: GPUImage? = nil
         var spotImage: GPUImage? = nil
         var region = PixelRegion(x: 0, y: 0, width: 0, height: 0)
-        var measuring: (GPUImage, [BeautyFace])?
         if active {
             // Each face's region: its reach grown by what its smoothing reads around it.
             let regions = geometry.faces.map { reach in
@@ -203,9 +197,6 @@ public final class SkinPipeline {
                          destination: blended, weights: weights, dummy: dummy, region: region,
                          geometry: maskOutput.geometry, faceCount: geometry.faceCount, gains: gains,
                          edgeReach: settings.smoothingReach, userMatte: userMatte)
-            if measuresQuality {
-                measuring = (maskImage, orderedFaces)
-            }
         } else {
             // Nothing can change: the blend with an empty region copies the frame exactly.
             recorder.beginSection(Section.blend)
@@ -213,22 +204,42 @@ public final class SkinPipeline {
                          destination: blended, weights: weights, dummy: dummy, region: region,
                          geometry: zeroGains, faceCount: 0, gains: nil, edgeReach: 0, userMatte: nil)
         }
-        var output = blended
-        if wantsSharpen {
-            recorder.beginSection(Section.sharpen)
-            output = try destination ?? pool.image("skin.output", width: width, height: height, format: image.format)
-            sharpen.record(on: recorder, source: blended, destination: output, amount: settings.sharpen)
-        }
-        var quality: PendingSkinQuality?
-        if let (maskImage, faces) = measuring {
-            recorder.beginSection(Section.measure)
-            quality = PendingSkinQuality(readback: try strengthFit.measure(on: recorder, input: image, output: output,
-                                                                            mask: maskImage, faces: faces, settings: settings),
-                                         faces: faces)
-        }
         recorder.endSection()
-        return SkinFrame(output: output, mask: mask, processed: processed, weights: weights, spots: spotImage, region: region,
-                         quality: quality)
+        return SkinFrame(output: blended, mask: mask, processed: processed, weights: weights, spots: spotImage, region: region,
+                         faces: geometry.faces.map(\.face), settings: settings)
+    }
+
+    /// Records the measurement of what `output` achieved on `skin`'s faces against `input`
+    /// (M5, M6, M8 in the metrics' own discs); nil when the skin stages did not run.
+    func measure(on recorder: CommandRecorder, input: GPUImage, output: GPUImage, skin: SkinFrame) throws -> PendingSkinQuality? {
+        guard let mask = skin.mask, !skin.faces.isEmpty else { return nil }
+        return PendingSkinQuality(readback: try strengthFit.measure(on: recorder, input: input, output: output, mask: mask,
+                                                                    faces: skin.faces, settings: skin.settings),
+                                  faces: skin.faces)
+    }
+}
+
+/// The skin pipeline as the chain's first stage: mask, spots, smoothing, fit and blend
+/// through the skin mask (the user's matte applied inside the blend). It leaves its mask,
+/// weights and spot image on the frame for the stages, views and sidecars after it.
+public final class SkinStage: BeautyStage {
+    public let pipeline: SkinPipeline
+    public let settings: BeautySettings
+    public init(pipeline: SkinPipeline, settings: BeautySettings) throws {
+        self.pipeline = pipeline
+        self.settings = try settings.validated()
+    }
+
+    public var section: String? { nil }
+    /// Idle only when nothing of it could change a frame (a debug view of its mask still needs it).
+    public var isIdle: Bool { false }
+    public var appliesUserMatte: Bool { true }
+
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        let skin = try pipeline.record(on: recorder, image: source, faces: frame.faces, personMask: frame.personMask,
+                                       settings: settings, destination: destination, userMatte: frame.userMatte)
+        frame.skin = skin
+        return .wrote(skin.region)
     }
 }
 

@@ -3,8 +3,9 @@ import VelvetFace
 import VelvetGPU
 import VelvetMedia
 
-/// The beauty pipeline as a render effect: track the faces of each frame, run the skin
-/// stages through their mask, grade colour, and report the region that changed.
+/// The beauty pipeline as a render effect: track the faces of each frame, run the stage
+/// chain (skin, sharpen, grade, makeup, reshape, or a debug view) and report the region
+/// that changed.
 public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public let context: GPUContext
     public let options: BeautyOptions
@@ -23,23 +24,13 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     private var pendingQuality: (measurement: PendingSkinQuality, tracks: [Face])?
 
     private var tracker: FaceTracker?
-    private let skin: SkinPipeline
-    private let grading: ColorGrading?
-    private let makeup: MakeupPipeline
-    private let reshape: ReshapeStage
-    /// Ping-pong targets for the stages after the skin (each reads one image, writes another).
-    private var stageImages: [GPUImage] = []
-    private lazy var overlay = try? FaceOverlay(context: context)
-    private lazy var skinDebugView = try? SkinDebugView(context: context)
-    /// The skin result the colour grade reads (it writes the frame's output).
-    private var gradeSource: GPUImage?
+    private let chain: BeautyChain
     /// Track file, user's matte, matte output (docs/CLI.md, render).
     private let sidecars: RenderSidecars
     private let matteRecording: MatteRecording?
     private let zoneRecording: MatteRecording?
     private let zoneMap: ZoneMap?
     private let userMatte: UserMatte?
-    private let matteComposite: MatteComposite?
 
     public init(context: GPUContext, options: BeautyOptions, sidecars: RenderSidecars = RenderSidecars()) throws {
         self.context = context
@@ -49,15 +40,28 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         zoneRecording = sidecars.zonesOut.map { MatteRecording(open: $0) }
         zoneMap = sidecars.zonesOut == nil ? nil : try ZoneMap(context: context)
         userMatte = sidecars.matteIn.map(UserMatte.init)
-        matteComposite = sidecars.matteIn == nil ? nil : try MatteComposite(context: context)
-        _ = try options.skin.validated()
-        skin = try SkinPipeline(context: context)
+        chain = BeautyChain(context: context, stages: try Self.stages(options: options, sidecars: sidecars, context: context))
+    }
+
+    /// The chain's stages in order; the chain leaves out the idle ones. A new stage is one
+    /// line here.
+    private static func stages(options: BeautyOptions, sidecars: RenderSidecars, context: GPUContext) throws -> [any BeautyStage] {
+        if options.debugView == .landmarks { return [try DebugViewStage(context: context, view: .landmarks)] }
+        let skin = try SkinPipeline(context: context)
         // The LUT through the skin mask, the mask debug view and the matte output need the blend weight.
         skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask || sidecars.matteOut != nil
-        skin.measuresQuality = options.measuresQuality
-        grading = try options.grade.map { try ColorGrading(context: context, lut: $0.lut) }
-        makeup = try MakeupPipeline(context: context)
-        reshape = try ReshapeStage(context: context)
+        let skinStage = try SkinStage(pipeline: skin, settings: options.skin)
+        if let view = options.debugView { return [skinStage, try DebugViewStage(context: context, view: view)] }
+        var stages: [any BeautyStage] = [skinStage, try SharpenStage(context: context, amount: options.skin.sharpen)]
+        if options.measuresQuality { stages.append(SkinQualityStage(pipeline: skin)) }
+        if let grade = options.grade {
+            stages.append(GradeStage(grading: try ColorGrading(context: context, lut: grade.lut), strength: grade.strength,
+                                     throughSkinMask: grade.throughSkinMask))
+        }
+        // Makeup, then reshape last (it moves what the earlier stages painted), as in the seed pipeline.
+        stages.append(try MakeupStage(context: context, settings: options.makeup))
+        stages.append(try ReshapeStage(context: context, settings: options.reshape))
+        return stages
     }
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
@@ -81,68 +85,20 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         facesPerFrame.append(tracked.faces.filter { $0.missedFrames == 0 }.count)
         lastTracking = tracked
         let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
-
-        if options.debugView == .landmarks {
-            try overlay?.record(on: recorder, input: frame.input, output: frame.output, faces: tracked.faces,
-                                mask: tracked.personMask)
-            return .whole
-        }
-        let matte = try userMatte?.image(for: frame, on: recorder)
-        let result = try skin.record(on: recorder, image: frame.input, faces: faces, personMask: tracked.personMask,
-                                     settings: options.skin, destination: frame.output, userMatte: matte)
-        if let matteRecording, let weights = result.weights { try matteRecording.record(weights: weights, time: frame.time, on: recorder) }
-        if let zoneRecording, let zoneMap {
-            try zoneRecording.record(weights: try zoneMap.record(on: recorder, mask: result.mask, frame: frame.input), time: frame.time,
-                                     on: recorder)
-        }
-        if let quality = result.quality { pendingQuality = (quality, tracked.faces) }
-        switch options.debugView {
-        case .mask:
-            guard let weights = result.weights else { return .none }
-            overlay?.recordMask(on: recorder, mask: weights, output: frame.output)
-            return .whole
-        case .zones, .spots:
-            // No face: the frame as it is (the skin stages wrote an exact copy).
-            guard let map = options.debugView == .zones ? result.mask : result.spots else { return .none }
-            skinDebugView?.record(on: recorder, mode: options.debugView == .zones ? .zones : .spots,
-                                  frame: frame.input, map: map, output: frame.output)
-            return .whole
-        case .landmarks, nil:
-            break
-        }
-        let wholeFrame = PixelRegion(x: 0, y: 0, width: frame.output.width, height: frame.output.height)
-        // The global sharpen touches every pixel, not just the skin region.
-        var changed: PixelRegion? = options.skin.sharpen > 0 ? wholeFrame : (result.region.isEmpty ? nil : result.region)
-        if let grade = options.grade, let grading, grade.strength > 0, changed != nil || !grade.throughSkinMask {
-            let source = try gradeSourceImage(like: frame.output)
-            recorder.beginSection("grade")
-            try recorder.copy(result.output, to: source)
-            try grading.record(on: recorder, source: source, destination: frame.output,
-                               mask: grade.throughSkinMask ? result.weights : nil, strength: grade.strength)
-            recorder.endSection()
-            if !grade.throughSkinMask { changed = wholeFrame }
-        }
-        // Makeup, then reshape last (it moves what the earlier stages painted), as in the
-        // seed pipeline. Each reads the previous result and writes the other image.
-        var current = frame.output
-        for stage in [Stage.makeup, .reshape] where !stage.isIdentity(options) {
-            let target = try stageImage(like: frame.output, avoiding: current)
-            let region = stage == .makeup
-                ? try makeup.record(on: recorder, image: current, faces: faces, settings: options.makeup, destination: target)
-                : try reshape.record(on: recorder, image: current, faces: faces, settings: options.reshape, destination: target)
-            current = target
-            if !region.isEmpty { changed = changed.map { $0.union(region) } ?? region }
-        }
-        recorder.endSection()
-        if current !== frame.output {
-            if let matte, let matteComposite {
-                matteComposite.record(on: recorder, staged: current, matte: matte, into: frame.output)
-            } else {
-                try recorder.copy(current, to: frame.output)
+        let stageFrame = StageFrame(input: frame.input, faces: faces, trackedFaces: tracked.faces, personMask: tracked.personMask,
+                                    userMatte: try userMatte?.image(for: frame, on: recorder))
+        let changed = try chain.record(on: recorder, frame: stageFrame, output: frame.output)
+        if let skin = stageFrame.skin {
+            if let matteRecording, let weights = skin.weights { try matteRecording.record(weights: weights, time: frame.time, on: recorder) }
+            if let zoneRecording, let zoneMap {
+                try zoneRecording.record(weights: try zoneMap.record(on: recorder, mask: skin.mask, frame: frame.input), time: frame.time,
+                                         on: recorder)
             }
         }
+        if let quality = stageFrame.quality { pendingQuality = (quality, tracked.faces) }
         guard let changed else { return .none }
-        return .region(changed)
+        // A view replaces the picture: every pixel is converted back as it is, not as a change.
+        return options.debugView != nil ? .whole : .region(changed)
     }
 
     /// Files the last frame's measurement under its faces' track IDs; call once the GPU work
@@ -164,30 +120,6 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         try sidecars.tracks?.checkEveryFramePlayed(path: sidecars.tracksPath)
         try matteRecording?.finish()
         try zoneRecording?.finish()
-    }
-
-    private enum Stage {
-        case makeup, reshape
-        func isIdentity(_ options: BeautyOptions) -> Bool {
-            self == .makeup ? options.makeup.isIdentity : options.reshape.isIdentity
-        }
-    }
-
-    /// A frame-sized image that is not `busy`.
-    private func stageImage(like image: GPUImage, avoiding busy: GPUImage) throws -> GPUImage {
-        if stageImages.first?.width != image.width || stageImages.first?.height != image.height {
-            stageImages = try (0..<2).map { _ in
-                try GPUImage(context: context, width: image.width, height: image.height, format: image.format)
-            }
-        }
-        return stageImages[0] !== busy ? stageImages[0] : stageImages[1]
-    }
-
-    private func gradeSourceImage(like image: GPUImage) throws -> GPUImage {
-        if let gradeSource, gradeSource.width == image.width, gradeSource.height == image.height { return gradeSource }
-        let made = try GPUImage(context: context, width: image.width, height: image.height, format: image.format)
-        gradeSource = made
-        return made
     }
 
     private func makeTracker(still: Bool) throws -> FaceTracker {

@@ -34,8 +34,8 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     public private(set) var stabilityB = QualityMetrics.TemporalStability()
 
     private var tracker: FaceTracker?
-    private let skinA: SkinPipeline
-    private let skinB: SkinPipeline
+    private let chainA: BeautyChain
+    private let chainB: BeautyChain
     private let split: ComputeKernel
     private var sides: (GPUImage, GPUImage)?
     private var pending: (index: Int, downloads: [GPUReadback], sizes: [(Int, Int)], faces: [BeautyFace])?
@@ -51,11 +51,17 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         self.context = context
         self.a = try a.validated()
         self.b = try b.validated()
-        skinA = try SkinPipeline(context: context)
-        skinB = try SkinPipeline(context: context)
-        skinA.capturesWeights = true
-        skinB.capturesWeights = true
+        chainA = try Self.chain(a, context: context)
+        chainB = try Self.chain(b, context: context)
         split = try ComputeKernel(context: context, source: KernelLibrary.compareSplit)
+    }
+
+    /// One side: the skin stage and the sharpen after it (the preset's skin knobs).
+    private static func chain(_ settings: BeautySettings, context: GPUContext) throws -> BeautyChain {
+        let skin = try SkinPipeline(context: context)
+        skin.capturesWeights = true
+        return BeautyChain(context: context, stages: [try SkinStage(pipeline: skin, settings: settings),
+                                                      try SharpenStage(context: context, amount: settings.sharpen)])
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
@@ -67,10 +73,12 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         let (imageA, imageB) = try sideImages(like: frame.input)
 
         var results: [SkinFrame] = []
-        for (skin, settings, image, isA) in [(skinA, a, imageA, true), (skinB, b, imageB, false)] {
+        for (chain, image, isA) in [(chainA, imageA, true), (chainB, imageB, false)] {
             let side = try CommandRecorder(context: context)
-            results.append(try skin.record(on: side, image: frame.input, faces: faces, personMask: tracked.personMask,
-                                           settings: settings, destination: image))
+            let stageFrame = StageFrame(input: frame.input, faces: faces, personMask: tracked.personMask)
+            if try chain.record(on: side, frame: stageFrame, output: image) == nil { try side.copy(frame.input, to: image) }
+            guard let skin = stageFrame.skin else { preconditionFailure("the skin stage is never idle") }
+            results.append(skin)
             for section in try side.submit().wait().sections {
                 if isA { timingsA[section.label, default: 0] += section.milliseconds } else { timingsB[section.label, default: 0] += section.milliseconds }
             }

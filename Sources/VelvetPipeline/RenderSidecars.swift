@@ -112,22 +112,6 @@ final class ZoneMap {
     }
 }
 
-/// `matte_composite.comp`: makeup and reshape reach the frame only through the user's matte.
-final class MatteComposite {
-    private let kernel: ComputeKernel
-
-    init(context: GPUContext) throws {
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.matteComposite)
-    }
-
-    func record(on recorder: CommandRecorder, staged: GPUImage, matte: GPUImage, into base: GPUImage) {
-        var push = PushConstants()
-        push.ivec2(Int32(base.width), Int32(base.height))
-        recorder.dispatch(kernel, [.sampledImage(staged, .nearest), .sampledImage(matte, .nearest), .storageImage(base)],
-                          push: push, covering: base.width, base.height)
-    }
-}
-
 /// A sidecar that cannot be written or read as the render goes.
 public enum BeautyPipelineError: Error, CustomStringConvertible {
     case matte(String)

@@ -74,7 +74,7 @@ struct PipelineRun {
 }
 
 enum PipelineRunner {
-    /// Runs the skin pipeline once on an RGBA8 frame.
+    /// Runs the skin stage and the sharpen after it once on an RGBA8 frame, through the chain.
     static func run(context: GPUContext, pipeline: SkinPipeline? = nil, rgba: [UInt8], width: Int, height: Int,
                     faces: [BeautyFace], personMask: PlaneImage?, settings: BeautySettings) throws -> PipelineRun {
         let pipeline = try pipeline ?? SkinPipeline(context: context)
@@ -88,8 +88,13 @@ enum PipelineRunner {
             try personMask.values.withUnsafeBytes { try recorder.upload($0, to: maskImage) }
             person = maskImage
         }
-        let frame = try pipeline.record(on: recorder, image: image, faces: faces, personMask: person, settings: settings)
-        let output = try recorder.download(frame.output)
+        let stageFrame = StageFrame(input: image, faces: faces, personMask: person)
+        let chain = BeautyChain(context: context, stages: [try SkinStage(pipeline: pipeline, settings: settings),
+                                                           try SharpenStage(context: context, amount: settings.sharpen)])
+        let outputImage = try GPUImage(context: context, width: width, height: height, format: .rgba8)
+        if try chain.record(on: recorder, frame: stageFrame, output: outputImage) == nil { try recorder.copy(image, to: outputImage) }
+        let frame = try XCTUnwrap(stageFrame.skin)
+        let output = try recorder.download(outputImage)
         let weights = try recorder.download(frame.weights!)
         let processed = try frame.processed.map { try recorder.download($0) }
         let mask = try frame.mask.map { try recorder.download($0) }

@@ -59,7 +59,7 @@ final class MakeupTests: GPUTestCase {
 
     func testStrengthZeroAndNoFaceAreExactCopies() throws {
         let fixture = try FaceFixture.load("astronaut")
-        let pipeline = try MakeupPipeline(context: context)
+        let pipeline = try MakeupPaint(context: context)
         var both = lipstick()
         both.blush.strength = 1
         for (faces, settings) in [(fixture.faces, MakeupSettings.off), ([], both)] {
@@ -75,7 +75,7 @@ final class MakeupTests: GPUTestCase {
     /// survives every blend (correlation of output with input luma over the lips).
     func testLipstickStaysOnTheLipsAndKeepsTexture() throws {
         let fixture = try FaceFixture.load("grace_hopper")
-        let pipeline = try MakeupPipeline(context: context)
+        let pipeline = try MakeupPaint(context: context)
         var pictures: [[UInt8]] = []
         var crop = PixelRegion(x: 0, y: 0, width: 0, height: 0)
         for blend in MakeupSettings.LipBlend.allCases {
@@ -131,7 +131,7 @@ final class MakeupTests: GPUTestCase {
         var settings = MakeupSettings.off
         settings.blush.strength = 1
         let run = try StageRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height) {
-            try MakeupPipeline(context: context).record(on: $0, image: $1, faces: fixture.faces, settings: settings, destination: $2)
+            try MakeupPaint(context: context).record(on: $0, image: $1, faces: fixture.faces, settings: settings, destination: $2)
         }
         let input = StageRunner.floats(run.input), output = StageRunner.floats(run.output)
         func change(at point: SIMD2<Float>) -> SIMD3<Float> {
@@ -176,7 +176,7 @@ final class MakeupTests: GPUTestCase {
         let frame = try GPUImage(context: context, width: width, height: height, format: .rgba16f)
         let output = try GPUImage(context: context, width: width, height: height, format: .rgba16f)
         let warp = try ComputeKernel(context: context, source: KernelLibrary.similarityWarp)
-        let pipeline = try MakeupPipeline(context: context)
+        let pipeline = try MakeupPaint(context: context)
         let settings = lipstick(0.6)
         let photoFace = fixture.faces[0]
         let mouth = (photoFace.landmarks[13] + photoFace.landmarks[14]) / 2

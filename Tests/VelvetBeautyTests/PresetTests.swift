@@ -125,8 +125,8 @@ final class PresetTests: GPUTestCase {
 
     private func renderBuiltIns(on photo: String) throws {
         let fixture = try FaceFixture.load(photo)
-        let reshape = try ReshapeStage(context: context)
-        let makeup = try MakeupPipeline(context: context)
+        let reshape = try ReshapeWarp(context: context)
+        let makeup = try MakeupPaint(context: context)
         var pictures: [[UInt8]] = []
         for name in BeautyPreset.builtInNames {
             let preset = try XCTUnwrap(BeautyPreset.builtIn(name))

@@ -89,7 +89,7 @@ final class ReshapeTests: GPUTestCase {
 
     func testStrengthZeroAndNoFaceAreExactCopies() throws {
         let fixture = try FaceFixture.load("astronaut")
-        let stage = try ReshapeStage(context: context)
+        let stage = try ReshapeWarp(context: context)
         for (faces, settings) in [(fixture.faces, ReshapeSettings.off), ([], full)] {
             let run = try StageRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height) {
                 try stage.record(on: $0, image: $1, faces: faces, settings: settings, destination: $2)
@@ -113,7 +113,7 @@ final class ReshapeTests: GPUTestCase {
         let destination = try GPUImage(context: context, width: width, height: height, format: .rgba32f)
         let recorder = try CommandRecorder(context: context)
         try coordinates.withUnsafeBytes { try recorder.upload($0, to: source) }
-        let region = try ReshapeStage(context: context).record(on: recorder, image: source, faces: [face], settings: full,
+        let region = try ReshapeWarp(context: context).record(on: recorder, image: source, faces: [face], settings: full,
                                                                destination: destination)
         let readback = try recorder.download(destination)
         try recorder.submit().wait()
@@ -137,7 +137,7 @@ final class ReshapeTests: GPUTestCase {
     func testPixelsBeyondTheReachNeverMove() throws {
         let fixture = try FaceFixture.load("grace_hopper")
         let face = fixture.faces[0]
-        let stage = try ReshapeStage(context: context)
+        let stage = try ReshapeWarp(context: context)
         let run = try StageRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height) {
             try stage.record(on: $0, image: $1, faces: fixture.faces, settings: full, destination: $2)
         }

@@ -5,7 +5,7 @@ import VelvetKernels
 /// rebuilt from the frame's mesh so they follow the face. The frame is copied to the
 /// destination, then only the makeup region is recomputed; with no face or both strengths
 /// at 0 nothing is dispatched and the destination is an exact copy.
-public final class MakeupPipeline {
+public final class MakeupPaint {
     public static let section = "makeup"
 
     public let context: GPUContext
@@ -51,5 +51,23 @@ public final class MakeupPipeline {
         case .multiply: return 1
         case .softLight: return 2
         }
+    }
+}
+
+/// Lipstick and blush as a stage of the chain.
+public final class MakeupStage: BeautyStage {
+    private let pipeline: MakeupPaint
+    public let settings: MakeupSettings
+    public init(context: GPUContext, settings: MakeupSettings) throws {
+        pipeline = try MakeupPaint(context: context)
+        self.settings = try settings.validated()
+    }
+
+    public var section: String? { MakeupPaint.section }
+    public var isIdle: Bool { settings.isIdentity }
+    public var appliesUserMatte: Bool { false }
+
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        .wrote(try pipeline.record(on: recorder, image: source, faces: frame.faces, settings: settings, destination: destination))
     }
 }

@@ -1,0 +1,30 @@
+import VelvetGPU
+import VelvetKernels
+
+/// The optional global unsharp mask after the skin composite (`beauty_sharpen.comp`,
+/// `--sharpen`, default off). It touches every pixel, not just the skin.
+public final class SharpenStage: BeautyStage {
+    public static let section = SkinPipeline.Section.sharpen
+
+    private let kernel: ComputeKernel
+    public let amount: Float
+
+    /// `amount`: 0...2 (`BeautyPreset.Skin`'s `sharpen` knob).
+    public init(context: GPUContext, amount: Float) throws {
+        kernel = try ComputeKernel(context: context, source: KernelLibrary.beautySharpen)
+        self.amount = amount
+    }
+
+    public var section: String? { Self.section }
+    public var isIdle: Bool { amount == 0 }
+    public var appliesUserMatte: Bool { true } // as before the stage protocol: the matte gates the skin only
+
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        var push = PushConstants()
+        push.ivec2(Int32(source.width), Int32(source.height))
+        push.float(amount)
+        recorder.dispatch(kernel, [.sampledImage(source, .nearest), .storageImage(destination)], push: push,
+                          covering: source.width, source.height)
+        return .wrote(frame.whole)
+    }
+}
