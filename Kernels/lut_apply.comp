@@ -5,7 +5,9 @@
 // The N^3 table sits in a 2D image of N slices side by side (texel (r + b*N, g)), so two
 // bilinear fetches (inside the slices of the two nearest blue levels) and one mix along
 // blue give the trilinear value. `weight` is the skin mask when one is bound, else 1.
-// Strength 0 is the identity and is never dispatched (the host copies instead).
+// Strength 0 is the identity and is never dispatched (the host copies instead). Only the
+// pixels of the region (origin, extent) are written; each reads only its own pixel, so the
+// destination may be the source (the chain grades in place).
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -15,7 +17,9 @@ layout(binding = 2) uniform sampler2D mask;     // r16f/r32f weight, linear; ign
 layout(binding = 3) writeonly uniform image2D destination;
 
 layout(push_constant) uniform Parameters {
-    ivec2 size;
+    ivec2 size;     // the frame
+    ivec2 origin;   // the region written
+    ivec2 extent;
     int lutSize;
     int useMask;
     vec4 domainMin;    // xyz; w = strength
@@ -30,10 +34,11 @@ vec3 sampleSlice(vec2 redGreen, float blueSlice) {
 }
 
 void main() {
-    ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
-    if (any(greaterThanEqual(pixel, parameters.size))) {
+    ivec2 offset = ivec2(gl_GlobalInvocationID.xy);
+    if (any(greaterThanEqual(offset, parameters.extent))) {
         return;
     }
+    ivec2 pixel = parameters.origin + offset;
     vec4 colour = texelFetch(source, pixel, 0);
     vec3 coordinate = clamp((colour.rgb - parameters.domainMin.xyz) * parameters.domainScale.xyz, 0.0, 1.0);
     float blue = coordinate.b * float(parameters.lutSize - 1);

@@ -3,7 +3,8 @@ import VelvetKernels
 
 /// Runs the beauty stages in order on one frame: it owns the images they ping-pong through,
 /// leaves out idle stages, times each stage and unions the regions they changed. The last
-/// stage writes the frame's output directly where it can; a stage that does not apply the
+/// stage writes the frame's output directly where it can, a pointwise stage writes the image
+/// it reads; a stage that does not apply the
 /// user's matte itself reaches the output only through it (`matte_composite.comp`).
 public final class BeautyChain {
     public let stages: [any BeautyStage]
@@ -28,7 +29,9 @@ public final class BeautyChain {
             let gated = frame.userMatte != nil && !stage.appliesUserMatte
             if gated, matteBase == nil { matteBase = current }
             let last = index == stages.count - 1
-            let target = last && !gated && matteBase == nil && current !== output ? output
+            let inPlace = stage.isPointwise && current !== frame.input && current !== matteBase
+            let target = inPlace ? current
+                : last && !gated && matteBase == nil && current !== output ? output
                 : try workingImage(avoiding: [current, matteBase], like: output)
             if let section = stage.section { recorder.beginSection(section) }
             let result = try stage.record(on: recorder, source: current, destination: target, frame: frame)

@@ -16,9 +16,17 @@ public protocol BeautyStage: AnyObject {
     /// Whether the stage applies the user's matte (`--matte-in`) itself; the chain composites
     /// the output of those that do not over their input through the matte.
     var appliesUserMatte: Bool { get }
-    /// Records the stage: reads `source` (never written), writes all of `destination` (same
-    /// size and format, another image) — or nothing, returning `.skipped`.
+    /// Each pixel it writes reads only that pixel of the source: the chain may then hand it
+    /// its source as the destination (no copy of the frame).
+    var isPointwise: Bool { get }
+    /// Records the stage: writes all of `destination` (same size and format; another image
+    /// than `source`, or `source` itself for a pointwise stage, which then need not write
+    /// what it leaves unchanged) — or nothing, returning `.skipped`.
     func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult
+}
+
+extension BeautyStage {
+    public var isPointwise: Bool { false }
 }
 
 /// What a stage did to a frame.

@@ -29,24 +29,29 @@ public final class ColorGrading: @unchecked Sendable {
         try recorder.submit().wait()
     }
 
-    /// Records `destination = mix(source, lut(source), strength * mask)`.
+    /// Records `destination = mix(source, lut(source), strength * mask)` over `region` (nil:
+    /// the whole frame; pixels outside it are not written). `destination` may be `source`.
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, mask: GPUImage? = nil,
-                       strength: Float) throws {
+                       strength: Float, region: PixelRegion? = nil) throws {
         guard (0...1).contains(strength) else { throw GPUError.invalidArgument("LUT strength \(strength) outside 0...1") }
         guard strength > 0 else {
-            try recorder.copy(source, to: destination)
+            if source !== destination { try recorder.copy(source, to: destination) }
             return
         }
+        guard let area = (region ?? PixelRegion(x: 0, y: 0, width: source.width, height: source.height))
+            .clamped(width: source.width, height: source.height), !area.isEmpty else { return }
         let span = lut.domainMax - lut.domainMin
         var push = PushConstants()
         push.ivec2(Int32(source.width), Int32(source.height))
+        push.ivec2(Int32(area.x), Int32(area.y))
+        push.ivec2(Int32(area.width), Int32(area.height))
         push.int(Int32(lut.size))
         push.int(mask == nil ? 0 : 1)
         push.vec4(lut.domainMin.x, lut.domainMin.y, lut.domainMin.z, strength)
         push.vec4(1 / span.x, 1 / span.y, 1 / span.z, 0)
         recorder.dispatch(kernel, [.sampledImage(source, .nearest), .sampledImage(table, .linear),
                                    .sampledImage(mask ?? noMask, .linear), .storageImage(destination)],
-                          push: push, covering: source.width, source.height)
+                          push: push, covering: area.width, area.height)
     }
 }
 
@@ -66,11 +71,15 @@ public final class GradeStage: BeautyStage {
     public var section: String? { Self.section }
     public var isIdle: Bool { strength == 0 }
     public var appliesUserMatte: Bool { true } // through the skin weights, which hold the matte; a frame grade ignores it
+    public var isPointwise: Bool { true }
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
         if throughSkinMask {
+            // Only where the frame changed: the weight is 0 elsewhere, and only that region reaches the output.
             guard let changed = frame.changed else { return .skipped }
-            try grading.record(on: recorder, source: source, destination: destination, mask: frame.skin?.weights, strength: strength)
+            if source !== destination { try recorder.copy(source, to: destination) }
+            try grading.record(on: recorder, source: source, destination: destination, mask: frame.skin?.weights, strength: strength,
+                               region: changed)
             return .wrote(changed)
         }
         try grading.record(on: recorder, source: source, destination: destination, mask: nil, strength: strength)

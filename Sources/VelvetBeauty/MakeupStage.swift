@@ -22,8 +22,10 @@ public final class MakeupPaint {
     public func record(on recorder: CommandRecorder, image: GPUImage, faces: [BeautyFace], settings: MakeupSettings,
                        destination: GPUImage) throws -> PixelRegion {
         let settings = try settings.validated()
-        try checkStageImages(image, destination)
-        try recorder.copy(image, to: destination)
+        if image !== destination { // in place, it writes only its region and reads only the pixel it writes
+            try checkStageImages(image, destination)
+            try recorder.copy(image, to: destination)
+        }
         let geometry = MakeupGeometry(faces: faces, settings: settings)
         let region = geometry.region(width: image.width, height: image.height)
         guard !geometry.faces.isEmpty, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
@@ -66,6 +68,7 @@ public final class MakeupStage: BeautyStage {
     public var section: String? { MakeupPaint.section }
     public var isIdle: Bool { settings.isIdentity }
     public var appliesUserMatte: Bool { false }
+    public var isPointwise: Bool { true }
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
         .wrote(try pipeline.record(on: recorder, image: source, faces: frame.faces, settings: settings, destination: destination))
