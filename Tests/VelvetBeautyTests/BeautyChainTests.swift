@@ -54,6 +54,21 @@ private final class PatchStage: BeautyStage {
     }
 }
 
+/// Pointwise: records whether the chain handed it its source as the destination.
+private final class InPlaceProbe: BeautyStage {
+    var wroteInPlace: [Bool] = []
+    var section: String? { "probe" }
+    var isIdle: Bool { false }
+    var appliesUserMatte: Bool { true }
+    var isPointwise: Bool { true }
+    func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        XCTAssertFalse(destination === frame.input, "the input is never written")
+        wroteInPlace.append(source === destination)
+        if source !== destination { try recorder.copy(source, to: destination) }
+        return .wrote(PixelRegion(x: 0, y: 0, width: 0, height: 0))
+    }
+}
+
 final class BeautyChainTests: GPUTestCase {
     private let width = 64, height = 48
 
@@ -89,6 +104,19 @@ final class BeautyChainTests: GPUTestCase {
         } }
         let (nothing, _) = try run([PatchStage(patch: nil, region: first)], input: input)
         XCTAssertNil(nothing, "only skipped stages: nothing changed")
+    }
+
+    /// A pointwise stage writes the image it reads, except the frame's input.
+    func testPointwiseStagesWorkInPlaceButNeverOnTheInput() throws {
+        let input = try image(filledWith: 100), white = try image(filledWith: 255)
+        let patch = PixelRegion(x: 1, y: 1, width: 4, height: 4)
+        let first = InPlaceProbe(), second = InPlaceProbe()
+        let (changed, pixels) = try run([first, PatchStage(patch: white, region: patch), second], input: input)
+        XCTAssertEqual(first.wroteInPlace, [false], "the first stage reads the input: it writes another image")
+        XCTAssertEqual(second.wroteInPlace, [true])
+        XCTAssertEqual(changed, patch)
+        XCTAssertEqual(pixels[(2 * width + 2) * 4], 255)
+        XCTAssertEqual(pixels[(20 * width + 20) * 4], 100)
     }
 
     /// A stage that does not apply the user's matte reaches the output only through it:
