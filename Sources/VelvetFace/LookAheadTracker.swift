@@ -17,6 +17,8 @@ public final class LookAheadTracker: @unchecked Sendable {
     public let lookAhead: Int
     private var window: TrackWindow
     private let segmentation: FrameSegmentation?
+    /// The tracker's raw faces of the last frame analysed, as the window took them.
+    public private(set) var lastAnalysed: [Face] = []
     /// GPU time per section of the last `analyze` or `result` call.
     public private(set) var lastTimings = GPUTimings()
 
@@ -39,6 +41,7 @@ public final class LookAheadTracker: @unchecked Sendable {
     public func analyze(_ image: GPUImage, time: Double) throws {
         let found = try tracker.process(image, time: time)
         window.add(found.faces, isCut: tracker.lastFrameWasCut)
+        lastAnalysed = found.faces
         lastTimings = tracker.lastTimings
     }
 
