@@ -14,10 +14,8 @@ final class LookAheadTests: GPUTestCase {
     /// Runs `LookAheadTracker` over `frames` (each rendered by `frame`), handing out each
     /// frame's faces as a render would: once K frames after it are in, the rest at the end.
     /// Also returns the tracker's raw faces and cuts, for other K through `TrackWindow`.
-    private func lookAhead(frames: Range<Int>, lookAhead: Int = LookAheadTracker.standardFrames,
+    private func lookAhead(frames: Range<Int>, lookAhead: Int = LookAheadTracker.standardFrames, options: FaceTrackerOptions = noSegmentation,
                            frame: (Int) throws -> GPUImage) throws -> (faces: [[Face]], raw: [(faces: [Face], isCut: Bool)]) {
-        var options = FaceTrackerOptions.video
-        options.segmentationInterval = 0
         let tracker = try LookAheadTracker(context: context, options: options, lookAhead: lookAhead, files: FaceTestSupport.models)
         var faces: [[Face]] = [], raw: [(faces: [Face], isCut: Bool)] = []
         var last: GPUImage?
@@ -35,9 +33,13 @@ final class LookAheadTests: GPUTestCase {
         return (faces, raw)
     }
 
-    private func causal(frames: Range<Int>, frame: (Int) throws -> GPUImage) throws -> [[Face]] {
+    private static var noSegmentation: FaceTrackerOptions {
         var options = FaceTrackerOptions.video
         options.segmentationInterval = 0
+        return options
+    }
+
+    private func causal(frames: Range<Int>, options: FaceTrackerOptions = noSegmentation, frame: (Int) throws -> GPUImage) throws -> [[Face]] {
         let tracker = try FaceTracker(context: context, options: options, files: FaceTestSupport.models)
         return try frames.map { try tracker.process(try frame($0), time: Double($0) / 30).faces }
     }
@@ -106,5 +108,82 @@ final class LookAheadTests: GPUTestCase {
               + "raw landmarks through the window: \(sweep.joined(separator: ", "))")
         XCTAssertLessThanOrEqual(m10Ahead, m10Causal, "M10 with look-ahead no worse than causal")
         XCTAssertLessThanOrEqual(m10Ahead, 0.01, "M10")
+    }
+
+    /// A cut from one photo to another (as `TrackingTests`): each shot's frames come out as a
+    /// look-ahead over that shot alone gives them, so nothing of one blends into the other.
+    func testACutSplitsTheWindow() throws {
+        var options = Self.noSegmentation
+        options.detector = .short
+        let astronaut = try Clip(photo: try FaceTestSupport.photo("astronaut", context: context), width: 320, height: 240,
+                                 noiseSigma: 1 / 255, context: context)
+        let grace = try Clip(photo: try FaceTestSupport.photo("grace_hopper", context: context), width: 320, height: 240,
+                             noiseSigma: 1 / 255, context: context)
+        let first = SimilarityTransform(translation: (0, 40)), second = SimilarityTransform(scale: 0.45, translation: (0, 20))
+        func frame(_ index: Int) throws -> GPUImage {
+            index < 6 ? try astronaut.render(first, index: index) : try grace.render(second, index: index)
+        }
+        let (whole, raw) = try lookAhead(frames: 0..<10, options: options, frame: frame)
+        let (firstShot, _) = try lookAhead(frames: 0..<6, options: options, frame: frame)
+        let (secondShot, _) = try lookAhead(frames: 6..<10, options: options, frame: frame)
+        print("cut, look-ahead: tracks \(whole.map { $0.map(\.trackID) }), cut on \(raw.indices.filter { raw[$0].isCut })")
+        XCTAssertEqual(raw.indices.filter { raw[$0].isCut }, [6])
+        XCTAssertEqual(whole.map(\.count), Array(repeating: 1, count: 10))
+        XCTAssertEqual(Array(whole[..<6]).map { $0.map(\.landmarks) }, firstShot.map { $0.map(\.landmarks) },
+                       "the first shot's frames read nothing after the cut")
+        XCTAssertEqual(Array(whole[6...]).map { $0.map(\.landmarks) }, secondShot.map { $0.map(\.landmarks) },
+                       "the second shot's frames read nothing before it")
+        XCTAssertNotEqual(whole[5].first?.trackID, whole[6].first?.trackID, "a new track after the cut")
+    }
+
+    /// The known motion with the face hidden (a grey patch) in frames 12-13, then from frame 26
+    /// on. The gap is filled: the same track at full weight, its landmarks interpolated between
+    /// the sightings (near the true motion, where the causal tracker holds them still and fades
+    /// them). Hidden for good, the face fades out (3/4, 1/2, 1/4) where it was last shown, then goes.
+    func testAShortGapIsFilledAndALeavingFaceFades() throws {
+        let fixture = try MediaPipeFixture("astronaut")
+        let (clip, centre) = try astronaut()
+        var raw = try FaceTestSupport.rawPhoto("astronaut")
+        let box = FaceBox(bounding: try XCTUnwrap(fixture.landmarks.first))
+        for y in max(0, Int(box.y) - 10)..<min(raw.height, Int(box.y + box.height) + 10) {
+            for x in max(0, Int(box.x) - 10)..<min(raw.width, Int(box.x + box.width) + 10) {
+                for c in 0..<3 { raw.pixels[(y * raw.width + x) * 4 + c] = 128 }
+            }
+        }
+        let hidden = try Clip(photo: try FaceTestSupport.image(raw.pixels, width: raw.width, height: raw.height, context: context),
+                              width: 320, height: 240, noiseSigma: 2 / 255, context: context)
+        let gap = 12...13, gone = 26
+        func frame(_ index: Int) throws -> GPUImage {
+            let motion = Self.motion(index, centre)
+            return gap.contains(index) || index >= gone ? try hidden.render(motion, index: index) : try clip.render(motion, index: index)
+        }
+        let causal = try causal(frames: 0..<36, frame: frame)
+        let (ahead, tracked) = try lookAhead(frames: 0..<36, frame: frame)
+        XCTAssertTrue(tracked.allSatisfy { !$0.isCut }, "no cut: only the face changes")
+        let reference = try XCTUnwrap(tracked[0].faces.first).points.map { clip.invert(Self.motion(0, centre), $0) }
+        func error(_ face: Face?, _ index: Int) throws -> Float {
+            let motion = Self.motion(index, centre)
+            return FaceTestSupport.meanError(try XCTUnwrap(face, "frame \(index)").points, reference: reference.map { clip.apply(motion, $0) })
+        }
+        print("gap, look-ahead: \(ahead.enumerated().map { "\($0.offset): \($0.element.map { "#\($0.trackID) held \($0.missedFrames) w \($0.weight)" })" })")
+        let id = try XCTUnwrap(ahead[0].first?.trackID)
+        for index in 0..<gone { XCTAssertEqual(ahead[index].map(\.trackID), [id], "frame \(index): the one track") }
+        for index in gap {
+            XCTAssertEqual(tracked[index].faces.first?.missedFrames, index - gap.lowerBound + 1, "frame \(index): the tracker missed the face")
+            XCTAssertEqual(ahead[index].first?.weight, 1, "frame \(index): a filled gap at full weight")
+        }
+        let seenError = try FaceTestSupport.mean((0..<gone).filter { !gap.contains($0) }.map { try error(ahead[$0].first, $0) })
+        let gapError = try gap.map { try error(ahead[$0].first, $0) }, heldError = try gap.map { try error(causal[$0].first, $0) }
+        print("gap: error \(gapError.map { $0 * 100 }) % IOD filled, \(heldError.map { $0 * 100 }) % held (causal); "
+              + "\(seenError * 100) % on the frames seen")
+        for (filled, held) in zip(gapError, heldError) {
+            XCTAssertLessThan(filled, held, "interpolated nearer the truth than held still")
+            XCTAssertLessThanOrEqual(filled, 2 * seenError + 0.005, "interpolated about as near as a seen frame")
+        }
+        XCTAssertEqual(ahead[gone...].prefix(3).map { $0.map(\.weight) }, [[0.75], [0.5], [0.25]], "fading out")
+        for index in gone..<(gone + 3) {
+            XCTAssertEqual(ahead[index].first?.landmarks, ahead[gone - 1].first?.landmarks, "frame \(index): held where last shown")
+        }
+        XCTAssertTrue(ahead[(gone + 3)...].allSatisfy(\.isEmpty), "then gone")
     }
 }
