@@ -55,9 +55,9 @@ public struct TrackWindow: Sendable {
         precondition(emitted < added, "no frame to emit")
         let index = emitted
         let faces = entry(index)!.faces.map { smoothed($0, at: index) }
-        lastEmitted = Dictionary(uniqueKeysWithValues: zip(entry(index)!.faces, faces).map { raw, result in
-            (raw.trackID, (raw.landmarks, raw.missedFrames == 0, result))
-        })
+        lastEmitted = Dictionary(zip(entry(index)!.faces, faces).map { raw, result in
+            (raw.trackID, (raw: raw.landmarks, seen: raw.missedFrames == 0, face: result))
+        }, uniquingKeysWith: { first, _ in first })
         emitted += 1
         // Keep K + 1 frames back from the next one to emit.
         let keepFrom = max(0, emitted - lookAhead - 1)

@@ -115,6 +115,7 @@ public final class VideoRenderer: @unchecked Sendable {
             /// Hands on the held stages up to and including the first frame (all at the end).
             func release(all: Bool) throws -> Bool {
                 while let stage = held.popFirst() {
+                    if cancellation.isCancelled { return false }
                     if case .frame(let frame) = stage {
                         guard try render(frame) else { return false }
                         if !all { return true }
