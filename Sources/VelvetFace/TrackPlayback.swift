@@ -11,10 +11,7 @@ public final class TrackPlayback: @unchecked Sendable {
     /// The one input frame a still output from a video takes (`--frame`); nil when the
     /// render takes every frame (then the file must have as many as the input).
     public let stillFrame: Int?
-    private let files: FaceModelFiles
-    private let kernels: NNKernels
-    private var segmenter: PersonSegmenter?
-    private var mask: GPUImage?
+    private let segmentation: FrameSegmentation
     /// Frames played so far.
     public private(set) var framesPlayed = 0
     public private(set) var lastTimings = GPUTimings()
@@ -29,8 +26,7 @@ public final class TrackPlayback: @unchecked Sendable {
         self.file = file
         self.context = context
         self.stillFrame = stillFrame
-        self.files = files
-        kernels = NNKernels(context: context)
+        segmentation = FrameSegmentation(context: context, files: files, kernels: NNKernels(context: context))
     }
 
     /// The faces of rendered frame `index` with the frame's person mask (an image owned here,
@@ -44,18 +40,10 @@ public final class TrackPlayback: @unchecked Sendable {
             throw TrackFileError(path, "the track file is for \(file.width)x\(file.height) frames and the input's are "
                                  + "\(image.width)x\(image.height)")
         }
-        let model = SegmentationModel.auto.resolved(width: image.width, height: image.height)
-        if segmenter?.model != model { segmenter = try PersonSegmenter(context: context, model: model, files: files, kernels: kernels) }
-        if mask?.width != image.width || mask?.height != image.height {
-            mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
-        }
-        let recorder = try CommandRecorder(context: context)
-        recorder.beginSection("face.segment")
-        try segmenter!.record(on: recorder, image: image, into: mask)
-        recorder.endSection()
-        lastTimings = try recorder.submit().wait()
+        let (mask, lowResolution, timings) = try segmentation.segment(image)
+        lastTimings = timings
         framesPlayed += 1
         return FaceTrackerResult(faces: file.frames[position].faces, personMask: mask,
-                                 lowResolutionPersonMask: segmenter!.lowResolutionMask, ranDetection: false)
+                                 lowResolutionPersonMask: lowResolution, ranDetection: false)
     }
 }

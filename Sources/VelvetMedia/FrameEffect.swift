@@ -42,9 +42,20 @@ public protocol FrameEffect: AnyObject, Sendable {
     var minimumFrameSide: Int { get }
     /// GPU memory the effects keep per pixel of the frame, for the memory check.
     var workingBytesPerPixel: Int { get }
+    /// Frames the effect wants to see before it records one (offline look-ahead): on a
+    /// video, the renderer shows each frame to `look(ahead:)` as it is decoded and calls
+    /// `record` for frame N once frame N + K has been looked at (or the input has ended),
+    /// holding the K decoded frames in between. 0: `record` alone, frame by frame (stills
+    /// always).
+    var lookAhead: Int { get }
+    /// Sees the next frame of the input, in order, before any frame K or more before it is
+    /// recorded. `frame.output` is not to be written.
+    func look(ahead frame: EffectFrame) throws
 }
 
 extension FrameEffect {
     public var minimumFrameSide: Int { 1 }
     public var workingBytesPerPixel: Int { 0 }
+    public var lookAhead: Int { 0 }
+    public func look(ahead frame: EffectFrame) throws {}
 }

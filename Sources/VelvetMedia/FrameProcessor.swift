@@ -58,6 +58,22 @@ final class FrameProcessor: @unchecked Sendable {
         outputFrames = try OutputFramePool(planes: outputPlanes)
     }
 
+    /// Shows one frame to the effect's look-ahead: upload and conversion to the working
+    /// image, then `look(ahead:)`. The frame is uploaded again when it is processed.
+    func lookAhead(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect) throws {
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("lookahead.upload")
+        try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
+        recorder.beginSection("lookahead.color_in")
+        converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
+                                  orientation: plan.inputOrientation, working: working, on: recorder)
+        recorder.endSection()
+        // Submitted, not waited for: the effect's own submissions run behind it.
+        let upload = try recorder.submit()
+        try effect.look(ahead: EffectFrame(index: index, time: time, isStillImage: false, input: working, output: processed))
+        lastTimings = GPUTimings(sections: try upload.wait().sections)
+    }
+
     /// Runs one frame through the GPU; returns the output frame (pts copied).
     func process(_ frame: MediaFrame, index: Int, time: Double, isStillImage: Bool, effect: FrameEffect?) throws -> MediaFrame {
         var recorder = try CommandRecorder(context: context)

@@ -19,6 +19,8 @@ final class MediaFrame: @unchecked Sendable {
     var height: Int { Int(pointer.pointee.height) }
     var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
     var timestamp: Int64 { pointer.pointee.best_effort_timestamp }
+    /// The bytes of its pixels, packed (what holding the frame costs, about).
+    var byteCount: Int { max(0, Int(av_image_get_buffer_size(pixelFormat, pointer.pointee.width, pointer.pointee.height, 1))) }
 
     /// The field order the output keeps: the stream's, else this frame's own flags.
     func fieldOrder(stream: UnsafePointer<AVStream>) -> AVFieldOrder {

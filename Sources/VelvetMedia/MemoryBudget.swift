@@ -24,8 +24,10 @@ struct MemoryEstimate {
     ///   - effectBytesPerPixel: what the effects keep (`FrameEffect.workingBytesPerPixel`);
     ///     nil without effects.
     ///   - encoderLookahead: frames the encoder holds before it writes one.
+    ///   - effectLookAhead: the effects' look-ahead (`FrameEffect.lookAhead`): K + 1 decoded frames
+    ///     are held at once (the next is looked at before the oldest goes).
     init(width: Int, height: Int, input: VideoPlaneLayout, output: VideoPlaneLayout, repackedBytesPerPixel: Double,
-         isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int) {
+         isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0) {
         let pixels = Double(width) * Double(height)
         // Planes in and out with their staging buffers, the working image (rgba16f), and with
         // effects their result (rgba16f) and their own images.
@@ -35,6 +37,7 @@ struct MemoryEstimate {
         let frames = isVideo
             ? Self.videoFramesInFlight * (decoded + output.bytesPerPixel)
                 + Double(encoderLookahead) * Self.bytesPerLookaheadFrame * output.bytesPerPixel
+                + Double(effectLookAhead > 0 ? effectLookAhead + 1 : 0) * decoded
             : decoded + 2 * output.bytesPerPixel
         cpuBytes = Self.baseBytes + pixels * frames
     }

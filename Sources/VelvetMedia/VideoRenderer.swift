@@ -17,6 +17,9 @@ public struct RenderSummary: Sendable {
     public var busySeconds: (decode: Double, gpu: Double, encode: Double) = (0, 0, 0)
     /// What was wrong with an input that was rendered anyway (`RenderOptions.allowTruncated`), one line each.
     public var warnings: [String] = []
+    /// Frames the effect looked ahead (0: none), and the most bytes of decoded frames held for it at once.
+    public var lookAhead = 0
+    public var lookAheadPeakBytes = 0
 }
 
 /// Seconds of work, summed; one per thread, so no lock.
@@ -87,12 +90,41 @@ public final class VideoRenderer: @unchecked Sendable {
             }
         }
 
-        // GPU thread: the first frame decides the plan; the writer is opened from it.
+        // GPU thread: the first frame decides the plan; the writer is opened from it. With an
+        // effect's look-ahead, each frame is first shown to it and then held (with the packets
+        // that follow it, so the order to the encoder is unchanged) until K later frames have
+        // been shown, or the input ends.
         let writerBox = WriterBox()
+        let lookAhead = cpuOnly || reader.info.isStillImage || outputPlan.isStillImage ? 0 : max(0, effect?.lookAhead ?? 0)
+        let held = HeldFrames()
         let gpuThread = Thread { [converter, context] in
             defer { processed.close() }
             var processor: FrameProcessor?
-            var index = 0
+            var index = 0, lookedAt = 0
+            func time(_ frame: MediaFrame) -> Double { Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base) }
+            /// Processes a frame and queues it for the encoder; false once the queue is closed.
+            func render(_ frame: MediaFrame) throws -> Bool {
+                let result = try gpuClock.measure {
+                    try processor!.process(frame, index: index, time: time(frame), isStillImage: reader.info.isStillImage,
+                                           effect: effect)
+                }
+                writerBox.add(processor!.lastTimings)
+                index += 1
+                return processed.push(.frame(result))
+            }
+            /// Hands on the held stages up to and including the first frame (all at the end).
+            func release(all: Bool) throws -> Bool {
+                while let stage = held.popFirst() {
+                    if cancellation.isCancelled { return false }
+                    if case .frame(let frame) = stage {
+                        guard try render(frame) else { return false }
+                        if !all { return true }
+                    } else if !processed.push(stage) {
+                        return false
+                    }
+                }
+                return true
+            }
             while let stage = decoded.pop() {
                 if cancellation.isCancelled { return }
                 do {
@@ -125,17 +157,23 @@ public final class VideoRenderer: @unchecked Sendable {
                                                            color: plan.outputColor, settings: settings, setup: setup,
                                                            commit: commit))
                         }
-                        let time = Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base)
-                        let result = try gpuClock.measure {
-                            try processor!.process(frame, index: index, time: time, isStillImage: reader.info.isStillImage,
-                                                   effect: effect)
+                        guard lookAhead > 0, let effect else {
+                            guard try render(frame) else { return }
+                            continue
                         }
+                        try gpuClock.measure { try processor!.lookAhead(frame, index: lookedAt, time: time(frame), effect: effect) }
                         writerBox.add(processor!.lastTimings)
-                        index += 1
-                        guard processed.push(.frame(result)) else { return }
+                        lookedAt += 1
+                        held.append(.frame(frame), bytes: frame.byteCount)
+                        if held.frames > lookAhead { guard try release(all: false) else { return } }
+                    case .packet where !held.isEmpty:
+                        held.append(stage, bytes: 0)
+                    case .end:
+                        guard try release(all: true) else { return }
+                        processed.push(stage)
+                        return
                     default:
                         guard processed.push(stage) else { return }
-                        if case .end = stage { return }
                         if case .failure = stage { return }
                     }
                 } catch {
@@ -205,7 +243,8 @@ public final class VideoRenderer: @unchecked Sendable {
         }
         return RenderSummary(frames: frames, seconds: Date().timeIntervalSince(started),
                              gpuMilliseconds: writerBox.timings, input: reader.info,
-                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds), warnings: reader.warnings)
+                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds), warnings: reader.warnings,
+                             lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
 
     /// Chooses output layout, colour and orientation for the first frame.
@@ -245,6 +284,33 @@ public final class VideoRenderer: @unchecked Sendable {
         case packet(MediaPacket, Int)
         case end
         case failure(Error)
+    }
+}
+
+/// The decoded frames (and the packets after them) waiting on the effect's look-ahead: used
+/// on the GPU thread only; the largest size it reached is read once the thread has ended.
+private final class HeldFrames: @unchecked Sendable {
+    private var stages: [VideoRenderer.Stage] = []
+    private var bytes: [Int] = []
+    private var heldBytes = 0
+    private(set) var frames = 0
+    private(set) var peakBytes = 0
+    var isEmpty: Bool { stages.isEmpty }
+
+    func append(_ stage: VideoRenderer.Stage, bytes size: Int) {
+        stages.append(stage)
+        bytes.append(size)
+        if case .frame = stage { frames += 1 }
+        heldBytes += size
+        peakBytes = max(peakBytes, heldBytes)
+    }
+
+    func popFirst() -> VideoRenderer.Stage? {
+        guard !stages.isEmpty else { return nil }
+        let stage = stages.removeFirst()
+        heldBytes -= bytes.removeFirst()
+        if case .frame = stage { frames -= 1 }
+        return stage
     }
 }
 

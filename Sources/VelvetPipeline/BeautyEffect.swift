@@ -24,6 +24,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     private var pendingQuality: (measurement: PendingSkinQuality, tracks: [Face])?
 
     private var tracker: FaceTracker?
+    private var lookAheadTracker: LookAheadTracker?
     private let chain: BeautyChain
     /// Track file, user's matte, matte output (docs/CLI.md, render).
     private let sidecars: RenderSidecars
@@ -68,6 +69,14 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory),
     /// and the tracker's copy of the last frame (rgba16f) that repeats are found against.
     public var workingBytesPerPixel: Int { 24 + 8 }
+    /// A track file holds the faces already: no look-ahead then.
+    public var lookAhead: Int { sidecars.tracks == nil ? options.lookAhead : 0 }
+
+    public func look(ahead frame: EffectFrame) throws {
+        let tracker = try lookAheadTracker ?? makeLookAheadTracker()
+        try tracker.analyze(frame.input, time: frame.time)
+        add(tracker.lastTimings)
+    }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         finishMeasuring() // the frame before has completed on the GPU
@@ -77,6 +86,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         if let playback = sidecars.tracks {
             tracked = try playback.process(frame.input, index: frame.index, path: sidecars.tracksPath)
             add(playback.lastTimings)
+        } else if let lookAheadTracker {
+            tracked = try lookAheadTracker.result(for: frame.input, index: frame.index)
+            add(lookAheadTracker.lastTimings)
         } else {
             let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
             tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
@@ -128,6 +140,15 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         trackerOptions.maxFaces = options.maxFaces
         let tracker = try FaceTracker(context: context, options: trackerOptions)
         self.tracker = tracker
+        return tracker
+    }
+
+    private func makeLookAheadTracker() throws -> LookAheadTracker {
+        var trackerOptions = FaceTrackerOptions.video
+        trackerOptions.detector = options.detector
+        trackerOptions.maxFaces = options.maxFaces
+        let tracker = try LookAheadTracker(context: context, options: trackerOptions, lookAhead: options.lookAhead)
+        lookAheadTracker = tracker
         return tracker
     }
 

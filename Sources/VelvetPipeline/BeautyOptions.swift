@@ -35,6 +35,9 @@ public struct BeautyOptions: Sendable {
     public var reshape: ReshapeSettings = .off
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
+    /// Video: frames the tracker runs ahead of the skin stages, for the zero-phase landmark
+    /// smoothing and gap filling (`LookAheadTracker`); 0: the causal tracker, frame by frame.
+    public var lookAhead = LookAheadTracker.standardFrames
     public var debugView: DebugView?
     /// Measure each face's achieved M5, M6 and M8 on the output, every frame (`BeautyEffect.skinQuality`).
     public var measuresQuality = false

@@ -34,6 +34,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     public private(set) var stabilityB = QualityMetrics.TemporalStability()
 
     private var tracker: FaceTracker?
+    /// Video: the tracker runs this far ahead, as a render's does (`BeautyOptions.lookAhead`).
+    public let lookAhead: Int
+    private var lookAheadTracker: LookAheadTracker?
     private let chainA: BeautyChain
     private let chainB: BeautyChain
     private let split: ComputeKernel
@@ -47,8 +50,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     /// copy of the last frame.
     public var workingBytesPerPixel: Int { 56 + 8 }
 
-    public init(context: GPUContext, a: BeautySettings, b: BeautySettings) throws {
+    public init(context: GPUContext, a: BeautySettings, b: BeautySettings, lookAhead: Int = LookAheadTracker.standardFrames) throws {
         self.context = context
+        self.lookAhead = lookAhead
         self.a = try a.validated()
         self.b = try b.validated()
         chainA = try Self.chain(a, context: context)
@@ -66,9 +70,15 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         finishMeasuring() // the frame before has completed on the GPU
-        if tracker == nil { tracker = try FaceTracker(context: context, options: frame.isStillImage ? .still : .video) }
-        let tracked = try tracker!.process(frame.input, time: frame.isStillImage ? nil : frame.time)
-        tracker!.lastTimings.sections.forEach { timingsA["tracker", default: 0] += $0.milliseconds; timingsB["tracker", default: 0] += $0.milliseconds }
+        let tracked: FaceTrackerResult
+        if let lookAheadTracker {
+            tracked = try lookAheadTracker.result(for: frame.input, index: frame.index)
+            addTrackerTimings(lookAheadTracker.lastTimings)
+        } else {
+            if tracker == nil { tracker = try FaceTracker(context: context, options: frame.isStillImage ? .still : .video) }
+            tracked = try tracker!.process(frame.input, time: frame.isStillImage ? nil : frame.time)
+            addTrackerTimings(tracker!.lastTimings)
+        }
         let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
         let (imageA, imageB) = try sideImages(like: frame.input)
 
@@ -100,6 +110,16 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         pendingStability = (try [frame.input, imageA, imageB].map { try recorder.download($0) }, frame.input.width,
                             frame.input.height, faces)
         return .whole
+    }
+
+    public func look(ahead frame: EffectFrame) throws {
+        if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: lookAhead) }
+        try lookAheadTracker!.analyze(frame.input, time: frame.time)
+        addTrackerTimings(lookAheadTracker!.lastTimings)
+    }
+
+    private func addTrackerTimings(_ timings: GPUTimings) {
+        timings.sections.forEach { timingsA["tracker", default: 0] += $0.milliseconds; timingsB["tracker", default: 0] += $0.milliseconds }
     }
 
     /// Adds the last frame to M15; call once the GPU work recorded for it has completed.

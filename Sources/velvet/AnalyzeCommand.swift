@@ -12,7 +12,7 @@ import VelvetMedia
 /// regions and boxes drawn; --mask writes the person mask as a grey image (or video).
 ///
 ///     velvet analyze INPUT [--json] [--tracks OUT.json] [--overlay OUT] [--mask OUT] [--detector short|full|auto]
-///                          [--max-faces 32] [--segmentation-model square|landscape|auto]
+///                          [--max-faces 32] [--segmentation-model square|landscape|auto] [--look-ahead K]
 ///                          [--models DIR] [--device D] [--quiet] [-y|-n]
 enum AnalyzeCommand {
     static let stillExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp"]
@@ -28,6 +28,8 @@ enum AnalyzeCommand {
         let detectorName = arguments.value("--detector") ?? "auto"
         let segmentationName = arguments.value("--segmentation-model") ?? "auto"
         let maxFaces = try arguments.int("--max-faces", default: FaceTrackerOptions().maxFaces, range: FaceTrackerOptions.maxFacesRange)
+        let lookAheadOption = arguments.has(option: "--look-ahead")
+            ? try arguments.int("--look-ahead", default: LookAheadTracker.standardFrames, range: LookAheadTracker.framesRange) : nil
         let models = arguments.value("--models")
         let request = arguments.value("--device")
         let policy = try OverwritePolicy.parse(&arguments)
@@ -55,12 +57,16 @@ enum AnalyzeCommand {
         options.maxFaces = maxFaces
         options.segmentationModel = segmentation
         options.fullResolutionMask = false // the drawings segment again in their own pass
+        // Video: the faces a render finds with the same look-ahead (raw landmarks, smoothed over the window).
+        let lookAhead = still ? 0 : lookAheadOption ?? (input == CommandFiles.standardStream ? 0 : LookAheadTracker.standardFrames)
+        if lookAhead > 0 { options.smoothing = nil }
         let files = models.map { FaceModelFiles(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .standard
         let context = try GPUContext(request: request)
         let tracker = try FaceTracker(context: context, options: options, files: files)
 
         // Pass 1: track every frame (the renderer decodes; its output is thrown away).
         var frames: [TrackFile.Frame] = []
+        var cuts: [Bool] = []
         var size = (width: 0, height: 0)
         let scratch = ScratchFile("velvet-analyze-\(getpid()).\(still ? "png" : "mkv")")
         let tap = TrackingPass { image, index, time in
@@ -68,12 +74,17 @@ enum AnalyzeCommand {
             let result = try tracker.process(image, time: time)
             frames.append(TrackFile.Frame(index: index, time: time, faces: result.faces,
                                           personCoverage: try result.lowResolutionPersonMask.map { try personCoverage($0, context: context) }))
+            cuts.append(tracker.lastFrameWasCut)
         }
         var fast = EncoderSettings()
         fast.preset = "ultrafast"
         let renderer = try VideoRenderer(context: context)
         _ = try renderer.render(input: input, output: scratch.path, settings: fast, effect: tap,
                                 progress: ProgressReporter(quiet: quiet || json))
+        if lookAhead > 0 {
+            let smoothed = TrackWindow.smoothing(zip(frames, cuts).map { ($0.faces, $1) }, lookAhead: lookAhead)
+            for index in frames.indices { frames[index].faces = smoothed[index] }
+        }
 
         let document = TrackFile(input: input, width: size.width, height: size.height,
                                  tracker: TrackFile.Tracker(mode: still ? "still" : "video", detector: detector.rawValue, maxFaces: maxFaces),

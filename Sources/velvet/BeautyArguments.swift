@@ -16,6 +16,9 @@ enum BeautyArguments {
                "                          or a .cube / 512x512 .png LUT (sets --lut-strength to 1)",
                "      --detector short|full|auto   face detector (default auto)",
                "      --max-faces N       faces tracked, \(FaceTrackerOptions.maxFacesRange.lowerBound)-\(FaceTrackerOptions.maxFacesRange.upperBound) (default \(BeautyOptions().maxFaces); the largest are kept)",
+               "      --look-ahead K      video: track K frames ahead and smooth the landmarks over the frames",
+               "                          on both sides, filling short gaps; 0-30, 0 off (default 6 for files,",
+               "                          0 for standard input)",
                "      --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones",
                "                          (zone map over the skin), spots (spot fills), landmarks (mesh)",
                "      --no-effects        decode -> encode through the GPU with nothing applied",
@@ -109,6 +112,10 @@ enum BeautyArguments {
             request.detector = choice
         }
         request.maxFaces = try arguments.int("--max-faces", default: request.maxFaces, range: FaceTrackerOptions.maxFacesRange)
+        if arguments.has(option: "--look-ahead") {
+            request.lookAhead = try arguments.int("--look-ahead", default: LookAheadTracker.standardFrames,
+                                                  range: LookAheadTracker.framesRange)
+        }
         if let view = arguments.value("--debug-view") {
             guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots or landmarks") }
             request.debugView = debug
@@ -124,12 +131,20 @@ struct BeautyRequest {
     var detector = DetectorChoice.auto
     var maxFaces = BeautyOptions().maxFaces
     var debugView: BeautyOptions.DebugView?
+    /// `--look-ahead`; nil: the default (`LookAheadTracker.standardFrames`, 0 from standard input).
+    var lookAhead: Int?
+
+    /// The look-ahead a render of `input` runs with.
+    func lookAhead(input: String) -> Int {
+        lookAhead ?? (input == CommandFiles.standardStream ? 0 : LookAheadTracker.standardFrames)
+    }
 
     func options(loadLUT: (String) throws -> ColorLUT) throws -> BeautyOptions {
         var options = try BeautyOptions(preset: preset, loadLUT: loadLUT)
         options.detector = detector
         options.maxFaces = maxFaces
         options.debugView = debugView
+        options.lookAhead = lookAhead ?? LookAheadTracker.standardFrames
         return options
     }
 
@@ -137,6 +152,7 @@ struct BeautyRequest {
     func fingerprint() throws -> String {
         var text = String(decoding: try preset.encoded(), as: UTF8.self)
         text += "\ndetector=\(detector.rawValue) max-faces=\(maxFaces) debug-view=\(debugView?.rawValue ?? "-")"
+            + " look-ahead=\(lookAhead.map(String.init) ?? "default")"
         if case .file(let path) = preset.lut.source {
             var hash = FNV1a()
             hash.update(FileManager.default.contents(atPath: path) ?? Data())

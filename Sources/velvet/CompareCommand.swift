@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFace
 import VelvetBeauty
 import VelvetFiles
 import VelvetGPU
@@ -39,7 +40,8 @@ enum CompareCommand {
         a.smoothing = methodA
         b.smoothing = methodB
         let context = try GPUContext(request: request)
-        let effect = try CompareEffect(context: context, a: a, b: b)
+        let effect = try CompareEffect(context: context, a: a, b: b,
+                                       lookAhead: input == CommandFiles.standardStream ? 0 : LookAheadTracker.standardFrames)
         let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings, effect: effect,
                                                                  progress: ProgressReporter(quiet: quiet), commit: policy.commit)
         guard let capture = effect.capture, let face = capture.faces.first else {

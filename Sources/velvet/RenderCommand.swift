@@ -36,6 +36,7 @@ enum RenderCommand {
         let effect = try beauty.map { request in
             var options = try request.options { try LUTLoader.load($0, context: context) }
             options.measuresQuality = json
+            options.lookAhead = request.lookAhead(input: input)
             return try BeautyEffect(context: context, options: options, sidecars: sidecars)
         }
         let commit = sidecarArguments.commit(policy.commit, effect: effect)
@@ -53,6 +54,7 @@ enum RenderCommand {
                 "gpu_ms_per_frame": stages.mapValues { $0 / Double(max(summary.frames, 1)) },
                 "faces": FaceRuns.describe(effect?.facesPerFrame ?? []),
                 "skin_quality": SkinQualityReport.describe(effect?.skinQuality ?? [:]),
+                "look_ahead": ["frames": summary.lookAhead, "held_bytes_peak": summary.lookAheadPeakBytes],
             ]
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))

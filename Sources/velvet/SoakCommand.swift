@@ -88,6 +88,8 @@ private final class MemorySampler: FrameEffect, @unchecked Sendable {
 
     var minimumFrameSide: Int { effect.minimumFrameSide }
     var workingBytesPerPixel: Int { effect.workingBytesPerPixel }
+    var lookAhead: Int { effect.lookAhead }
+    func look(ahead frame: EffectFrame) throws { try effect.look(ahead: frame) }
 
     func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         if frame.index % every == 0 {

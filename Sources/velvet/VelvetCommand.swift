@@ -47,7 +47,7 @@ enum VelvetCommand {
           --tracks OUT        write them as a track file (docs/CLI.md, Track files)
           --overlay OUT       write the input with the mesh and person mask drawn
           --mask OUT          write the person mask
-          --detector short|full|auto, --max-faces N
+          --detector short|full|auto, --max-faces N, --look-ahead K (as render's)
       presets list | show NAME | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
                               beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/);
                               presets knobs: every preset field and flag as a Markdown table

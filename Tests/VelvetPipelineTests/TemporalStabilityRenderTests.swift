@@ -8,7 +8,8 @@ import VelvetTestSupport
 import XCTest
 
 /// M15 on renders of synthetic clips with known truth (a photo under a known motion, written
-/// losslessly so a repeated frame decodes as an exact repeat), at the shipped default preset.
+/// losslessly so a repeated frame decodes as an exact repeat), at the shipped default preset
+/// and the default look-ahead.
 final class TemporalStabilityRenderTests: GPUTestCase {
     /// Runs the beauty effect and feeds every frame's input, output and faces to M15.
     final class StabilityProbe: FrameEffect, @unchecked Sendable {
@@ -18,6 +19,8 @@ final class TemporalStabilityRenderTests: GPUTestCase {
         init(_ inner: BeautyEffect) { self.inner = inner }
         var minimumFrameSide: Int { inner.minimumFrameSide }
         var workingBytesPerPixel: Int { inner.workingBytesPerPixel }
+    var lookAhead: Int { inner.lookAhead }
+    func look(ahead frame: EffectFrame) throws { try inner.look(ahead: frame) }
 
         func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
             finish()
@@ -55,6 +58,7 @@ final class TemporalStabilityRenderTests: GPUTestCase {
                                                                  effect: probe)
         probe.finish()
         XCTAssertEqual(summary.frames, frames)
+        XCTAssertEqual(summary.lookAhead, LookAheadTracker.standardFrames, "the default look-ahead of a video file")
         return (probe.stability.result, probe.inner.facesPerFrame)
     }
 

@@ -1,0 +1,33 @@
+import VelvetGPU
+import VelvetNN
+
+/// The person segmentation of one frame on its own, as the tracker runs it (the model chosen
+/// by frame shape, the mask resized to frame size): for the paths where the faces come from
+/// elsewhere (a track file, the look-ahead window).
+final class FrameSegmentation {
+    let context: GPUContext
+    private let files: FaceModelFiles
+    private let kernels: NNKernels
+    private let model: SegmentationModel
+    private var segmenter: PersonSegmenter?
+    private var mask: GPUImage?
+
+    init(context: GPUContext, model: SegmentationModel = .auto, files: FaceModelFiles, kernels: NNKernels) {
+        (self.context, self.model, self.files, self.kernels) = (context, model, files, kernels)
+    }
+
+    /// The person probability of `image` at frame size and at the model's (images owned here,
+    /// overwritten by the next call), with the GPU time it took.
+    func segment(_ image: GPUImage) throws -> (mask: GPUImage, lowResolution: GPUImage, timings: GPUTimings) {
+        let resolved = model.resolved(width: image.width, height: image.height)
+        if segmenter?.model != resolved { segmenter = try PersonSegmenter(context: context, model: resolved, files: files, kernels: kernels) }
+        if mask?.width != image.width || mask?.height != image.height {
+            mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
+        }
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("face.segment")
+        try segmenter!.record(on: recorder, image: image, into: mask)
+        recorder.endSection()
+        return (mask!, segmenter!.lowResolutionMask, try recorder.submit().wait())
+    }
+}

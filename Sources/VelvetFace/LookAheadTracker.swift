@@ -1,0 +1,64 @@
+import VelvetGPU
+import VelvetNN
+
+/// The face tracker run K frames ahead of the frame being rendered (`--look-ahead K`):
+/// `analyze` tracks each frame as it is decoded (raw landmarks: the window smooths them,
+/// not the causal filter), and `result` gives a frame's faces once the K frames after it
+/// have been analysed (`TrackWindow`), with its person mask segmented then, on the frame
+/// itself (so no mask is kept per pending frame).
+public final class LookAheadTracker: @unchecked Sendable {
+    /// Frames looked ahead when `--look-ahead` is not given (video files), chosen by
+    /// measurement (docs/QUALITY.md, Look-ahead).
+    public static let standardFrames = 6
+    /// The most frames `--look-ahead` takes.
+    public static let framesRange = 0...30
+
+    public let tracker: FaceTracker
+    public let lookAhead: Int
+    private var window: TrackWindow
+    private let segmentation: FrameSegmentation?
+    /// The tracker's raw faces of the last frame analysed, as the window took them.
+    public private(set) var lastAnalysed: [Face] = []
+    /// GPU time per section of the last `analyze` or `result` call.
+    public private(set) var lastTimings = GPUTimings()
+
+    /// - Parameter options: the tracker's video options; their landmark filter is replaced by
+    ///   the window, their segmentation runs in `result`.
+    public init(context: GPUContext, options: FaceTrackerOptions = .video, lookAhead: Int = standardFrames,
+                files: FaceModelFiles = .standard) throws {
+        var trackerOptions = options
+        trackerOptions.smoothing = nil
+        trackerOptions.segmentationInterval = 0
+        let kernels = NNKernels(context: context)
+        tracker = try FaceTracker(context: context, options: trackerOptions, files: files, kernels: kernels)
+        self.lookAhead = lookAhead
+        window = TrackWindow(lookAhead: lookAhead)
+        segmentation = options.segmentationInterval > 0
+            ? FrameSegmentation(context: context, model: options.segmentationModel, files: files, kernels: kernels) : nil
+    }
+
+    /// Tracks the next frame of the input (frames in order, each one once).
+    public func analyze(_ image: GPUImage, time: Double) throws {
+        let found = try tracker.process(image, time: time)
+        window.add(found.faces, isCut: tracker.lastFrameWasCut)
+        lastAnalysed = found.faces
+        lastTimings = tracker.lastTimings
+    }
+
+    /// Frames analysed so far, and results handed out.
+    public var analysed: Int { window.added }
+    public var emitted: Int { window.emitted }
+
+    /// The faces of frame `index`, the next one not yet handed out, over `image` (that frame's
+    /// working image): call once the K frames after it are analysed, or at the end of the input.
+    public func result(for image: GPUImage, index: Int) throws -> FaceTrackerResult {
+        guard index == window.emitted, window.isReady(atEnd: true) else {
+            throw FaceError.invalidArgument("look-ahead: frame \(index) asked for, frame \(window.emitted) is next of \(window.added) analysed")
+        }
+        let faces = window.next()
+        let person = try segmentation?.segment(image)
+        lastTimings = person?.timings ?? GPUTimings()
+        return FaceTrackerResult(faces: faces, personMask: person?.mask, lowResolutionPersonMask: person?.lowResolution,
+                                 ranDetection: false)
+    }
+}
