@@ -23,13 +23,15 @@ final class PipelineCompiler: @unchecked Sendable {
 
     static let defaultThreadLimit = min(ProcessInfo.processInfo.activeProcessorCount, 8)
 
+    /// - Parameter threadLimit: 0 (or less): no workers.
     init(threadLimit: Int) {
         self.threadLimit = max(threadLimit, 0)
     }
 
     /// `VELVET_COMPILE_THREADS` when it is a count, else the default.
     static func threadLimit(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
-        environment["VELVET_COMPILE_THREADS"].flatMap { Int($0) }.map { max($0, 0) } ?? defaultThreadLimit
+        guard let text = environment["VELVET_COMPILE_THREADS"], let count = Int(text), count >= 0 else { return defaultThreadLimit }
+        return count
     }
 
     /// Queues `compile` (or, with no workers, runs it now).

@@ -127,6 +127,10 @@ final class PipelineCompilerTests: XCTestCase {
         XCTAssertEqual(PipelineCompiler.threadLimit(environment: ["VELVET_COMPILE_THREADS": "3"]), 3)
         XCTAssertEqual(PipelineCompiler.threadLimit(environment: ["VELVET_COMPILE_THREADS": "0"]), 0)
         XCTAssertEqual(PipelineCompiler.threadLimit(environment: [:]), min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        for ignored in ["-1", "two", ""] {
+            XCTAssertEqual(PipelineCompiler.threadLimit(environment: ["VELVET_COMPILE_THREADS": ignored]),
+                           PipelineCompiler.threadLimit(environment: [:]), ignored)
+        }
         XCTAssertGreaterThan(PipelineCompiler.threadLimit(environment: [:]), 0)
     }
 
