@@ -44,6 +44,8 @@ public final class CommandRecorder {
     private var readSinceBarrier = Set<ObjectIdentifier>()
     private var needsHostBarrier = false
     private var submitted = false
+    /// The first kernel recorded whose pipeline failed to compile; `submit()` throws it.
+    private var pipelineFailure: Error?
     /// Set once the submission's fence signalled; only then may the slot be reused.
     fileprivate var completed = false
 
@@ -91,6 +93,14 @@ public final class CommandRecorder {
         precondition(groups.x >= 1 && groups.y >= 1 && groups.z >= 1
                      && groups.x <= Int(limits.0) && groups.y <= Int(limits.1) && groups.z <= Int(limits.2),
                      "\(kernel.source.name): workgroup count \(groups) outside the device's limits")
+        let pipeline: VkPipeline
+        switch kernel.compiledPipeline() {
+        case .success(let compiled): pipeline = compiled
+        case .failure(let error):
+            // Left out: this recorder will not be submitted.
+            if pipelineFailure == nil { pipelineFailure = error }
+            return
+        }
 
         var reads: [ObjectIdentifier] = []
         var writes: [ObjectIdentifier] = []
@@ -147,7 +157,7 @@ public final class CommandRecorder {
         }
         retained.append(kernel)
 
-        vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline)
+        vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
         if !writesInfo.isEmpty {
             context.cmdPushDescriptorSet(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipelineLayout, 0,
                                          UInt32(writesInfo.count), arena.array(writesInfo))
@@ -298,8 +308,10 @@ public final class CommandRecorder {
     // MARK: - Submission
 
     /// Ends recording and submits to the queue. Wait on the result before reading downloads.
+    /// Throws, submitting nothing, if a recorded kernel's pipeline failed to compile.
     public func submit() throws -> GPUSubmission {
         precondition(!submitted, "recorder already submitted")
+        if let pipelineFailure { throw pipelineFailure }
         endSection()
         if needsHostBarrier {
             var barrier = VkMemoryBarrier()

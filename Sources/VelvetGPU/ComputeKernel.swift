@@ -16,13 +16,16 @@ public enum SpecializationValue: Sendable {
 }
 
 /// A compute pipeline built from an embedded kernel. Descriptors are pushed per dispatch
-/// (VK_KHR_push_descriptor), so there are no descriptor pools to leak.
+/// (VK_KHR_push_descriptor), so there are no descriptor pools to leak. The layouts are made
+/// in init; the pipeline itself is compiled by the context's `PipelineCompiler` and awaited
+/// when the kernel is first recorded: a failure is thrown by that recorder's `submit()` (and
+/// by `GPUContext.finishCompiling()`).
 public final class ComputeKernel: @unchecked Sendable {
     public let source: KernelSource
     public let context: GPUContext
-    let pipeline: VkPipeline
     let pipelineLayout: VkPipelineLayout
     private let setLayout: VkDescriptorSetLayout
+    private let build: PipelineBuild
 
     public init(context: GPUContext, source: KernelSource, specialization: [String: SpecializationValue] = [:]) throws {
         self.context = context
@@ -30,6 +33,12 @@ public final class ComputeKernel: @unchecked Sendable {
         let device = context.handle
         let arena = Arena()
         precondition(source.bindings.allSatisfy { $0.set == 0 }, "\(source.name): kernels use descriptor set 0 only")
+        let constants = try specialization.sorted { $0.key < $1.key }.map { item -> (id: UInt32, bits: UInt32) in
+            guard let id = source.specializationConstants[item.key] else {
+                throw GPUError.invalidArgument("\(source.name) has no specialisation constant '\(item.key)'")
+            }
+            return (id, item.value.bits)
+        }
 
         let layoutBindings = source.bindings.map { binding -> VkDescriptorSetLayoutBinding in
             var layoutBinding = VkDescriptorSetLayoutBinding()
@@ -69,18 +78,54 @@ public final class ComputeKernel: @unchecked Sendable {
             throw error
         }
 
+        let recipe = PipelineRecipe(device: device, source: source, layout: pipelineLayout!, constants: constants,
+                                    cache: context.pipelineCache,
+                                    refused: context.pipelineCompiler.injectedFailure(kernel: source.name))
+        let build = context.pipelineCompiler.start { try recipe.compile() }
+        if context.pipelineCompiler.threadLimit == 0, case .failure(let error) = context.pipelineCompiler.result(of: build) {
+            vkDestroyPipelineLayout(device, pipelineLayout, nil)
+            vkDestroyDescriptorSetLayout(device, setLayout, nil)
+            throw error
+        }
+        self.build = build
+        self.pipelineLayout = pipelineLayout!
+        self.setLayout = setLayout!
+        context.createdObjects.add()
+    }
+
+    /// The compiled pipeline, waiting for it if it is still being compiled.
+    func compiledPipeline() -> Result<VkPipeline, Error> {
+        context.pipelineCompiler.result(of: build)
+    }
+
+    deinit {
+        if let pipeline = context.pipelineCompiler.abandon(build) { vkDestroyPipeline(context.handle, pipeline, nil) }
+        vkDestroyPipelineLayout(context.handle, pipelineLayout, nil)
+        vkDestroyDescriptorSetLayout(context.handle, setLayout, nil)
+    }
+}
+
+/// What vkCreateComputePipelines needs for one kernel, so that a compile thread can run it,
+/// with the kernel's own VkPipelineCache loaded from and saved to `PipelineCache`. The
+/// layout stays valid until the kernel's deinit, which waits for the compile first.
+struct PipelineRecipe: @unchecked Sendable {
+    let device: VkDevice
+    let source: KernelSource
+    let layout: VkPipelineLayout
+    /// Specialisation constants (id, bits) in the order of their names.
+    let constants: [(id: UInt32, bits: UInt32)]
+    let cache: PipelineCache
+    /// Fail as the driver would have (`PipelineCompiler.injectFailure`).
+    let refused: Bool
+
+    func compile() throws -> VkPipeline {
+        let arena = Arena()
         var moduleInfo = VkShaderModuleCreateInfo()
         moduleInfo.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
         moduleInfo.codeSize = source.spirv.count * 4
         moduleInfo.pCode = UnsafePointer(arena.array(source.spirv))
         var module: VkShaderModule? = nil
-        do {
-            try vkCheck(vkCreateShaderModule(device, &moduleInfo, nil, &module), "vkCreateShaderModule(\(source.name))")
-        } catch {
-            vkDestroyPipelineLayout(device, pipelineLayout, nil)
-            vkDestroyDescriptorSetLayout(device, setLayout, nil)
-            throw error
-        }
+        try vkCheck(vkCreateShaderModule(device, &moduleInfo, nil, &module), "vkCreateShaderModule(\(source.name))")
         defer { vkDestroyShaderModule(device, module, nil) }
 
         var stage = VkPipelineShaderStageCreateInfo()
@@ -88,14 +133,11 @@ public final class ComputeKernel: @unchecked Sendable {
         stage.stage = VK_SHADER_STAGE_COMPUTE_BIT
         stage.module = module
         stage.pName = arena.cString("main")
-        if !specialization.isEmpty {
-            let entries = try specialization.sorted { $0.key < $1.key }.enumerated().map { index, item -> VkSpecializationMapEntry in
-                guard let id = source.specializationConstants[item.key] else {
-                    throw GPUError.invalidArgument("\(source.name) has no specialisation constant '\(item.key)'")
-                }
-                return VkSpecializationMapEntry(constantID: id, offset: UInt32(index * 4), size: 4)
+        if !constants.isEmpty {
+            let entries = constants.enumerated().map { index, constant in
+                VkSpecializationMapEntry(constantID: constant.id, offset: UInt32(index * 4), size: 4)
             }
-            let data = specialization.sorted { $0.key < $1.key }.map(\.value.bits)
+            let data = constants.map(\.bits)
             var info = VkSpecializationInfo()
             info.mapEntryCount = UInt32(entries.count)
             info.pMapEntries = UnsafePointer(arena.array(entries))
@@ -106,38 +148,22 @@ public final class ComputeKernel: @unchecked Sendable {
         var pipelineInfo = VkComputePipelineCreateInfo()
         pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
         pipelineInfo.stage = stage
-        pipelineInfo.layout = pipelineLayout
-        let cacheEntry = context.pipelineCache.entry(name: source.name, spirv: source.spirv,
-                                                     specialization: specialization.sorted { $0.key < $1.key }.map(\.value.bits))
+        pipelineInfo.layout = layout
+        let cacheEntry = cache.entry(name: source.name, spirv: source.spirv, specialization: constants.map(\.bits))
         var cacheInfo = VkPipelineCacheCreateInfo()
         cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO
         if let initial = cacheEntry.initialData {
             cacheInfo.initialDataSize = initial.count
             cacheInfo.pInitialData = UnsafeRawPointer(arena.array([UInt8](initial)))
         }
-        var cache: VkPipelineCache? = nil
-        if cacheEntry.path != nil, vkCreatePipelineCache(device, &cacheInfo, nil, &cache) != VK_SUCCESS { cache = nil }
-        defer { if let cache { vkDestroyPipelineCache(device, cache, nil) } }
+        var pipelineCache: VkPipelineCache? = nil
+        if cacheEntry.path != nil, vkCreatePipelineCache(device, &cacheInfo, nil, &pipelineCache) != VK_SUCCESS { pipelineCache = nil }
+        defer { if let pipelineCache { vkDestroyPipelineCache(device, pipelineCache, nil) } }
         var pipeline: VkPipeline? = nil
-        do {
-            try vkCheck(vkCreateComputePipelines(device, cache, 1, &pipelineInfo, nil, &pipeline),
-                        "vkCreateComputePipelines(\(source.name))")
-            if let cache { context.pipelineCache.finish(cacheEntry, cache: cache, device: device) }
-        } catch {
-            vkDestroyPipelineLayout(device, pipelineLayout, nil)
-            vkDestroyDescriptorSetLayout(device, setLayout, nil)
-            throw error
-        }
-        self.pipeline = pipeline!
-        self.pipelineLayout = pipelineLayout!
-        self.setLayout = setLayout!
-        context.createdObjects.add()
-    }
-
-    deinit {
-        vkDestroyPipeline(context.handle, pipeline, nil)
-        vkDestroyPipelineLayout(context.handle, pipelineLayout, nil)
-        vkDestroyDescriptorSetLayout(context.handle, setLayout, nil)
+        let result = refused ? VK_ERROR_INITIALIZATION_FAILED : vkCreateComputePipelines(device, pipelineCache, 1, &pipelineInfo, nil, &pipeline)
+        try vkCheck(result, "vkCreateComputePipelines(\(source.name))")
+        if let pipelineCache { cache.finish(cacheEntry, cache: pipelineCache, device: device) }
+        return pipeline!
     }
 }
 

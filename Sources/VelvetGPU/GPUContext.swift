@@ -31,6 +31,8 @@ public final class GPUContext: @unchecked Sendable {
     let createdObjects: ObjectTally
     /// Compiled pipelines on disk (`PipelineCache`).
     public let pipelineCache: PipelineCache
+    /// The threads kernels' pipelines compile on.
+    let pipelineCompiler: PipelineCompiler
 
     /// Opens the device named by `request` (index or name substring), else by
     /// `VELVET_DEVICE`, else the best one. Validation follows `VELVET_VALIDATION`.
@@ -39,9 +41,12 @@ public final class GPUContext: @unchecked Sendable {
         try self.init(request: request ?? environment["VELVET_DEVICE"], validation: environment["VELVET_VALIDATION"] == "1")
     }
 
-    /// - Parameter pipelineCacheRoot: the folder of `PipelineCache`'s files (nil: off); by
-    ///   default the one the environment names.
-    public init(request: String?, validation: Bool, pipelineCacheRoot: String?? = .none) throws {
+    /// - Parameters:
+    ///   - pipelineCacheRoot: the folder of `PipelineCache`'s files (nil: off); by default the
+    ///     one the environment names.
+    ///   - compileThreads: `PipelineCompiler`'s workers (0: each kernel compiles in its init);
+    ///     by default `VELVET_COMPILE_THREADS`, else the processor count up to 8.
+    public init(request: String?, validation: Bool, pipelineCacheRoot: String?? = .none, compileThreads: Int? = nil) throws {
         let log = validation ? ValidationLog() : nil
         let tally = ObjectTally()
         let instance = try Self.createInstance(validationLog: log)
@@ -88,6 +93,7 @@ public final class GPUContext: @unchecked Sendable {
             self.cmdPushDescriptorSet = pushDescriptor
             self.createdObjects = tally
             self.pipelineCache = PipelineCache(root: pipelineCacheRoot ?? PipelineCache.root(), properties: properties)
+            self.pipelineCompiler = PipelineCompiler(threadLimit: compileThreads ?? PipelineCompiler.threadLimit())
             self.allocator = MemoryAllocator(device: deviceHandle!, properties: memory, tally: tally)
             self.samplers = try SamplerCache(device: deviceHandle!)
             self.commandSlots = CommandSlotPool(device: deviceHandle!, queueFamilyIndex: family.index,
@@ -111,6 +117,13 @@ public final class GPUContext: @unchecked Sendable {
         vkDestroyDevice(handle, nil)
         if let messenger { Self.destroyMessenger(instance: instance, messenger) }
         vkDestroyInstance(instance, nil)
+    }
+
+    /// Waits until every kernel created so far has its pipeline; throws the first pipeline
+    /// that failed to compile since the context opened. Optional: a kernel's pipeline is
+    /// awaited when it is recorded, and a failure thrown by that recorder's `submit()`.
+    public func finishCompiling() throws {
+        try pipelineCompiler.finishCompiling()
     }
 
     /// The most invocations one workgroup of a 1D compute launch may have on this device.

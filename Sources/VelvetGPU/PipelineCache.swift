@@ -9,7 +9,9 @@ import VelvetFiles
 /// SPIR-V and specialisation. A file is a magic, the FNV-1a of the rest, and the driver's
 /// cache data; one that is corrupt, truncated or made by another device is ignored with a
 /// warning and written anew. Files are written through `OutputFile` (temp then rename), so
-/// processes sharing the folder never see half a file.
+/// processes sharing the folder never see half a file. Kernels compile on several threads
+/// (`PipelineCompiler`): one file is written by one thread at a time (the temporary name is
+/// per process), so two kernels alike compiling at once write it once.
 ///
 /// The folder is `$VELVET_PIPELINE_CACHE`, else `$XDG_CACHE_HOME/velvet/pipelines`, else
 /// `~/.cache/velvet/pipelines`; `VELVET_PIPELINE_CACHE=off` turns the cache off.
@@ -22,6 +24,7 @@ public final class PipelineCache: @unchecked Sendable {
     private let lock = NSLock()
     private var counts = (hits: 0, misses: 0)
     private var warningsSeen: [String] = []
+    private var writing: Set<String> = []
 
     static let magic = Array("VLVTPC01".utf8)
     /// Magic, then the payload's FNV-1a.
@@ -117,8 +120,11 @@ public final class PipelineCache: @unchecked Sendable {
         var hash = FNV1a()
         hash.update(payload)
         let file = Self.magic + withUnsafeBytes(of: hash.value.littleEndian) { Array($0) } + payload
+        guard lock.withLock({ writing.insert(path).inserted }) else { return }
+        defer { lock.withLock { _ = writing.remove(path) } }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // Under the lock: two threads making the folder at once could see each other's mkdir fail.
+            try lock.withLock { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
             try OutputFile.write(Data(file), to: path)
         } catch {
             // A cache that cannot be written costs only the next start's compile time.

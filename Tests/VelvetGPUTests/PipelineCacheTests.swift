@@ -19,13 +19,15 @@ final class PipelineCacheTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    /// A fresh context (as a new process would open) building one kernel; checks the
-    /// validation layer stayed silent.
+    /// A fresh context (as a new process would open) building one kernel and waiting for its
+    /// pipeline (compiled on the context's threads); checks the validation layer stayed silent.
     private func build(_ source: KernelSource = KernelLibrary.gaussianBlur, specialization: [String: SpecializationValue] = [:],
                        root: String?? = nil) throws -> PipelineCache {
         let context = try GPUContext(request: ProcessInfo.processInfo.environment["VELVET_DEVICE"], validation: true,
                                      pipelineCacheRoot: root ?? self.root)
-        _ = try ComputeKernel(context: context, source: source, specialization: specialization)
+        let kernel = try ComputeKernel(context: context, source: source, specialization: specialization)
+        try context.finishCompiling()
+        withExtendedLifetime(kernel) {}
         XCTAssertEqual(context.validationLog?.drain() ?? [], [])
         return context.pipelineCache
     }
