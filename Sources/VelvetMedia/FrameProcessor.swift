@@ -41,7 +41,19 @@ final class FrameProcessor: @unchecked Sendable {
     private let processed: GPUImage
     private let outputPlanes: [GPUImage]
     private let outputFrames: OutputFramePool
+    /// The look-ahead's own input planes and working image, so that showing frame N+K+1 to
+    /// the effect does not touch what frame N's submission, still in flight, reads.
+    private var lookAheadImages: (planes: [GPUImage], working: GPUImage)?
     private(set) var lastTimings = GPUTimings(sections: [])
+
+    /// A frame submitted to the GPU and not yet waited for (`begin`, then `finish`).
+    struct Pending {
+        fileprivate let frame: MediaFrame
+        fileprivate let upload: GPUSubmission?
+        fileprivate let submission: GPUSubmission
+        /// nil: nothing changed, the decoded frame goes to the encoder as it is.
+        fileprivate let readbacks: [GPUReadback]?
+    }
 
     init(context: GPUContext, converter: ColorConverter, plan: Plan, forcesRoundTrip: Bool = false) throws {
         precondition(plan.outputOrientation == plan.inputOrientation || plan.outputOrientation == .identity)
@@ -61,21 +73,36 @@ final class FrameProcessor: @unchecked Sendable {
     /// Shows one frame to the effect's look-ahead: upload and conversion to the working
     /// image, then `look(ahead:)`. The frame is uploaded again when it is processed.
     func lookAhead(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect) throws {
+        let images = try lookAheadImages ?? {
+            let upright = plan.uprightSize
+            let made = (try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight),
+                        try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f))
+            lookAheadImages = made
+            return made
+        }()
         let recorder = try CommandRecorder(context: context)
         recorder.beginSection("lookahead.upload")
-        try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
+        try converter.recordUpload(of: frame, to: images.planes, on: recorder)
         recorder.beginSection("lookahead.color_in")
-        converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
-                                  orientation: plan.inputOrientation, working: working, on: recorder)
+        converter.recordToWorking(planes: images.planes, layout: plan.inputLayout, color: plan.inputColor,
+                                  orientation: plan.inputOrientation, working: images.working, on: recorder)
         recorder.endSection()
-        // Submitted, not waited for: the effect's own submissions run behind it.
+        // Submitted, not waited for: the effect's own submissions run behind it. The effect
+        // only reads the frame here (`look(ahead:)` writes no output).
         let upload = try recorder.submit()
-        try effect.look(ahead: EffectFrame(index: index, time: time, isStillImage: false, input: working, output: processed))
+        try effect.look(ahead: EffectFrame(index: index, time: time, isStillImage: false, input: images.working,
+                                           output: images.working))
         lastTimings = GPUTimings(sections: try upload.wait().sections)
     }
 
     /// Runs one frame through the GPU; returns the output frame (pts copied).
     func process(_ frame: MediaFrame, index: Int, time: Double, isStillImage: Bool, effect: FrameEffect?) throws -> MediaFrame {
+        try finish(begin(frame, index: index, time: time, isStillImage: isStillImage, effect: effect))
+    }
+
+    /// Records and submits one frame; `finish` waits for it. Until then the processor's images
+    /// are in use: the next `begin` must come after `finish` (look-ahead may run between).
+    func begin(_ frame: MediaFrame, index: Int, time: Double, isStillImage: Bool, effect: FrameEffect?) throws -> Pending {
         var recorder = try CommandRecorder(context: context)
         recorder.beginSection("upload")
         try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
@@ -98,10 +125,7 @@ final class FrameProcessor: @unchecked Sendable {
         if plan.usesDelta, change == .none, !forcesRoundTrip {
             // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.
             recorder.endSection()
-            let sections = (try recorder.submit().wait()).sections
-            lastTimings = GPUTimings(sections: (try upload?.wait().sections ?? []) + sections)
-            frame.pointer.pointee.pts = frame.timestamp
-            return frame
+            return Pending(frame: frame, upload: upload, submission: try recorder.submit(), readbacks: nil)
         }
         recorder.beginSection("color_out")
         // An unchanged frame (a forced round trip, or a plan without delta) converts back whole
@@ -126,12 +150,20 @@ final class FrameProcessor: @unchecked Sendable {
         recorder.beginSection("download")
         let readbacks = try outputPlanes.map { try recorder.download($0) }
         recorder.endSection()
-        let sections = (try recorder.submit().wait()).sections
-        lastTimings = GPUTimings(sections: (try upload?.wait().sections ?? []) + sections)
+        return Pending(frame: frame, upload: upload, submission: try recorder.submit(), readbacks: readbacks)
+    }
 
+    /// Waits for a frame `begin` submitted; returns the output frame (pts copied).
+    func finish(_ pending: Pending) throws -> MediaFrame {
+        let sections = try pending.submission.wait().sections
+        lastTimings = GPUTimings(sections: (try pending.upload?.wait().sections ?? []) + sections)
+        guard let readbacks = pending.readbacks else {
+            pending.frame.pointer.pointee.pts = pending.frame.timestamp
+            return pending.frame
+        }
         let output = try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat,
                                     pool: outputFrames)
-        output.copyTiming(from: frame)
+        output.copyTiming(from: pending.frame)
         return output
     }
 }

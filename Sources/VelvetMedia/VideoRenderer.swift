@@ -101,6 +101,9 @@ public final class VideoRenderer: @unchecked Sendable {
             defer { processed.close() }
             var processor: FrameProcessor?
             var index = 0, lookedAt = 0
+            /// With look-ahead: the frame submitted last, waited for only after the next frame has
+            /// been shown to the look-ahead, so that the two overlap on the GPU.
+            var inFlight: FrameProcessor.Pending?
             func time(_ frame: MediaFrame) -> Double { Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base) }
             /// Processes a frame and queues it for the encoder; false once the queue is closed.
             func render(_ frame: MediaFrame) throws -> Bool {
@@ -112,18 +115,36 @@ public final class VideoRenderer: @unchecked Sendable {
                 index += 1
                 return processed.push(.frame(result))
             }
-            /// Hands on the held stages up to and including the first frame (all at the end).
+            /// Waits for the frame in flight and queues it; false once the queue is closed.
+            func finishInFlight() throws -> Bool {
+                guard let pending = inFlight else { return true }
+                inFlight = nil
+                let result = try gpuClock.measure { try processor!.finish(pending) }
+                writerBox.add(processor!.lastTimings)
+                return processed.push(.frame(result))
+            }
+            /// Queues a stage behind the frame in flight, keeping the input's order.
+            func push(_ stage: Stage) throws -> Bool {
+                guard try finishInFlight() else { return false }
+                return processed.push(stage)
+            }
+            /// Hands on the held stages up to and including the first frame (all at the end);
+            /// that frame is submitted and left in flight.
             func release(all: Bool) throws -> Bool {
                 while let stage = held.popFirst() {
                     if cancellation.isCancelled { return false }
                     if case .frame(let frame) = stage {
-                        guard try render(frame) else { return false }
+                        guard try finishInFlight() else { return false }
+                        inFlight = try gpuClock.measure {
+                            try processor!.begin(frame, index: index, time: time(frame), isStillImage: false, effect: effect)
+                        }
+                        index += 1
                         if !all { return true }
-                    } else if !processed.push(stage) {
+                    } else if !(try push(stage)) {
                         return false
                     }
                 }
-                return true
+                return try finishInFlight()
             }
             while let stage = decoded.pop() {
                 if cancellation.isCancelled { return }
@@ -161,6 +182,7 @@ public final class VideoRenderer: @unchecked Sendable {
                             guard try render(frame) else { return }
                             continue
                         }
+                        // The frame in flight (submitted last) runs on the GPU meanwhile.
                         try gpuClock.measure { try processor!.lookAhead(frame, index: lookedAt, time: time(frame), effect: effect) }
                         writerBox.add(processor!.lastTimings)
                         lookedAt += 1
@@ -173,7 +195,7 @@ public final class VideoRenderer: @unchecked Sendable {
                         processed.push(stage)
                         return
                     default:
-                        guard processed.push(stage) else { return }
+                        guard try push(stage) else { return }
                         if case .failure = stage { return }
                     }
                 } catch {
