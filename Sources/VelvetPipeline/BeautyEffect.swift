@@ -58,6 +58,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             stages.append(GradeStage(grading: try ColorGrading(context: context, lut: grade.lut), strength: grade.strength,
                                      throughSkinMask: grade.throughSkinMask))
         }
+        stages.append(try TeethStage(context: context, settings: options.teeth))
         // Makeup, then reshape last (it moves what the earlier stages painted), as in the seed pipeline.
         stages.append(try MakeupStage(context: context, settings: options.makeup))
         stages.append(try ReshapeStage(context: context, settings: options.reshape))

@@ -33,6 +33,7 @@ public struct BeautyOptions: Sendable {
     public var grade: Grade?
     public var makeup: MakeupSettings = .off
     public var reshape: ReshapeSettings = .off
+    public var teeth = TeethSettings()
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
     public var debugView: DebugView?
@@ -46,6 +47,7 @@ public struct BeautyOptions: Sendable {
         skin = preset.skinSettings()
         makeup = preset.makeup
         reshape = preset.reshape
+        teeth = preset.teeth
         let table: ColorLUT?
         switch preset.lut.source {
         case .none: table = nil
