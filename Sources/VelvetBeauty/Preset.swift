@@ -73,6 +73,7 @@ public struct BeautyPreset: KnobSettings, Equatable {
     public var makeup = MakeupSettings.off
     public var lut = LUT()
     public var teeth = TeethSettings()
+    public var eyeBrighten = EyeBrightenSettings()
 
     public init() {}
 
@@ -101,6 +102,7 @@ public struct BeautyPreset: KnobSettings, Equatable {
             + MakeupSettings.Blush.knobs.map { $0.lifted(into: \.makeup.blush, section: "blush") }
             + LUT.knobs.map { $0.lifted(into: \.lut, section: "lut") }
             + TeethSettings.knobs.map { $0.lifted(into: \.teeth, section: "teeth") }
+            + EyeBrightenSettings.knobs.map { $0.lifted(into: \.eyeBrighten, section: "eyeBrighten") }
     }
 
     /// Throws `PresetError` naming `file` and the first field out of range.

@@ -139,7 +139,7 @@ extension KnobSettings {
 
 extension BeautyPreset: Codable {
     public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth"])
+        let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth", "eyeBrighten"])
         self.init()
         skin = try section.value("skin", skin)
         reshape = try section.value("reshape", reshape)
@@ -147,6 +147,7 @@ extension BeautyPreset: Codable {
         makeup.blush = try section.value("blush", makeup.blush)
         lut = try section.value("lut", lut)
         teeth = try section.value("teeth", teeth)
+        eyeBrighten = try section.value("eyeBrighten", eyeBrighten)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -157,6 +158,7 @@ extension BeautyPreset: Codable {
         try container.encode(makeup.blush, forKey: PresetKey("blush"))
         try container.encode(lut, forKey: PresetKey("lut"))
         try container.encode(teeth, forKey: PresetKey("teeth"))
+        try container.encode(eyeBrighten, forKey: PresetKey("eyeBrighten"))
     }
 }
 
@@ -196,6 +198,11 @@ extension MakeupSettings.Blush: Codable {
 }
 
 extension TeethSettings: Codable {
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
+}
+
+extension EyeBrightenSettings: Codable {
     public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
     public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }

@@ -68,6 +68,67 @@ extension QualityMetrics {
         return counted == 0 ? nil : worst
     }
 
+    /// What eye brightening did to one face's open eyes.
+    public struct EyeFigures: Sendable {
+        /// Mean CIELAB L* and a* change over the sclera pixels (lighter: > 0, less red: < 0).
+        public let scleraLightness: Double
+        public let scleraRedness: Double
+        public let scleraPixels: Int
+        /// The iris's fine contrast out / in: RMS of L* minus its 5x5 mean over the darker half
+        /// of the opening past the lid band (iris and pupil).
+        public let irisContrast: Double
+        /// Mean SSIM of Y' in the eyelid band (within `lidBandShare` IOD of the contour, both sides).
+        public let lidSSIM: Double
+    }
+
+    /// Half-width of the eyelid band, a fraction of the IOD.
+    public static let lidBandShare: Float = 0.02
+
+    /// Eye brightening on one face. The sclera, as this metric tells it: pixels inside an
+    /// open eye's contour, past the eyelid band, whose input L* is at or above that eye's
+    /// 75th percentile. nil with no open eye.
+    public static func eyeBrightening(input: RGBImage, output: RGBImage, face: BeautyFace) -> EyeFigures? {
+        let eyes = TeethGeometry.openEyes(of: face)
+        guard !eyes.isEmpty else { return nil }
+        let iod = face.interOcularDistance
+        let band = lidBandShare * iod
+        var total = SIMD3<Double>.zero, count = 0
+        var ssimTotal = 0.0, ssimCount = 0
+        var irisEnergy = (before: 0.0, after: 0.0)
+        for eye in eyes {
+            let crop = cropRegion(around: eye, margin: band + 8, width: input.width, height: input.height)
+            var signed = [Float](repeating: 0, count: crop.width * crop.height)
+            for row in 0..<crop.height {
+                for column in 0..<crop.width {
+                    let p = SIMD2(Float(crop.x + column) + 0.5, Float(crop.y + row) + 0.5)
+                    signed[row * crop.width + column] = RegionMask.signedDistance(p, eye)
+                }
+            }
+            let before = input.cropped(to: crop), after = output.cropped(to: crop)
+            let beforeLab = before.pixels.map(lab), afterLab = after.pixels.map(lab)
+            let opening = signed.indices.filter { signed[$0] < 0 }.map { Float(beforeLab[$0].x) }
+            guard !opening.isEmpty else { continue }
+            let bright = Double(percentile(opening, 0.75)), median = Double(percentile(opening, 0.5))
+            let detailBefore = fineDetail(beforeLab.map(\.x), width: crop.width), detailAfter = fineDetail(afterLab.map(\.x), width: crop.width)
+            for i in signed.indices where signed[i] < -band && beforeLab[i].x <= median {
+                irisEnergy.before += detailBefore[i] * detailBefore[i]
+                irisEnergy.after += detailAfter[i] * detailAfter[i]
+            }
+            for i in signed.indices where signed[i] < -band && beforeLab[i].x >= bright {
+                total += afterLab[i] - beforeLab[i]
+                count += 1
+            }
+            let map = ssimMap(before.luma, after.luma)
+            for i in signed.indices where abs(signed[i]) <= band {
+                ssimTotal += Double(map.values[i])
+                ssimCount += 1
+            }
+        }
+        guard count > 0, ssimCount > 0, irisEnergy.before > 0 else { return nil }
+        return EyeFigures(scleraLightness: total.x / Double(count), scleraRedness: total.y / Double(count), scleraPixels: count,
+                          irisContrast: (irisEnergy.after / irisEnergy.before).squareRoot(), lidSSIM: ssimTotal / Double(ssimCount))
+    }
+
     /// The 98th percentile of L* inside the face's open eyes (the lit white of the eye: the
     /// iris, pupil and lash shadow are the dark rest) (`TeethGeometry.openEyeRatio`),
     /// nil when no eye is open.
@@ -78,6 +139,19 @@ extension QualityMetrics {
         let inside = RegionMask.polygons(eyes, grownBy: 0, in: crop)
         let values = zip(image.cropped(to: crop).pixels, inside).filter(\.1).map { Float(lab($0.0).x) }
         return values.isEmpty ? nil : Double(percentile(values, 0.98))
+    }
+
+    /// Each value minus the mean of its 5x5 neighbourhood (clamped at the plane's edges).
+    static func fineDetail(_ values: [Double], width: Int) -> [Double] {
+        let height = values.count / width
+        return values.indices.map { i in
+            let x = i % width, y = i / width
+            var sum = 0.0
+            for dy in -2...2 { for dx in -2...2 {
+                sum += values[min(max(y + dy, 0), height - 1) * width + min(max(x + dx, 0), width - 1)]
+            } }
+            return values[i] - sum / 25
+        }
     }
 
     static func lab(_ pixel: SIMD3<Float>) -> SIMD3<Double> {

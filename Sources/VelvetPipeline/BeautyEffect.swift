@@ -59,6 +59,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
                                      throughSkinMask: grade.throughSkinMask))
         }
         stages.append(try TeethStage(context: context, settings: options.teeth))
+        stages.append(try EyeBrightenStage(context: context, settings: options.eyeBrighten))
         // Makeup, then reshape last (it moves what the earlier stages painted), as in the seed pipeline.
         stages.append(try MakeupStage(context: context, settings: options.makeup))
         stages.append(try ReshapeStage(context: context, settings: options.reshape))

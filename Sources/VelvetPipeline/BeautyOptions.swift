@@ -34,6 +34,7 @@ public struct BeautyOptions: Sendable {
     public var makeup: MakeupSettings = .off
     public var reshape: ReshapeSettings = .off
     public var teeth = TeethSettings()
+    public var eyeBrighten = EyeBrightenSettings()
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
     public var debugView: DebugView?
@@ -48,6 +49,7 @@ public struct BeautyOptions: Sendable {
         makeup = preset.makeup
         reshape = preset.reshape
         teeth = preset.teeth
+        eyeBrighten = preset.eyeBrighten
         let table: ColorLUT?
         switch preset.lut.source {
         case .none: table = nil
