@@ -16,7 +16,9 @@
 // half its L*, so the iris's contrast rises without its darks clipping; outside it, a sclera membership (smoothstep of L* between the
 // median and the 90th percentile) lightens L* towards SCLERA_TARGET by SCLERA_LIFT and
 // takes SCLERA_DEREDDEN of a* (red) and SCLERA_DEYELLOW of b* out. A pixel of weight 0 is
-// copied texel for texel; the host copied the frame to the destination before.
+// copied texel for texel; the host copied the frame to the destination before. With `view`
+// set (`--debug-view eyes`) it draws the iris weight in yellow and the sclera's in magenta
+// (before the strength) over the eyes instead.
 //
 // Geometry (EyeBrightenGeometry.packed, read through face_table.glsl): per eye a block of
 // box x0 y0 x1 y1; inset; face weight; iris radius; contour first float, count; one spare;
@@ -46,6 +48,7 @@ layout(push_constant) uniform Parameters {
     ivec2 regionSize;
     int faceCount;
     float strength;
+    int view;
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
@@ -180,7 +183,7 @@ void apply() {
     if (!inRegion) {
         return;
     }
-    float weight = coverage * parameters.strength;
+    float weight = coverage * (parameters.view == 1 ? 1.0 : parameters.strength);
     if (weight <= 0.0) {
         imageStore(destination, pixel, original);
         return;
@@ -204,6 +207,11 @@ void apply() {
         lab.x = clamp(lab.x + IRIS_DETAIL * iris * detail, 0.5 * lab.x, 100.0);
     }
     float sclera = weight * (1.0 - inIris) * smoothstep(median, light, lab.x);
+    if (parameters.view == 1) {
+        vec3 shown = mix(mix(original.rgb, vec3(1.0, 1.0, 0.0), iris), vec3(1.0, 0.0, 1.0), sclera);
+        imageStore(destination, pixel, vec4(shown, original.a));
+        return;
+    }
     if (iris > 0.0 || sclera > 0.0) {
         lab.x += sclera * SCLERA_LIFT * max(SCLERA_TARGET - lab.x, 0.0);
         lab.y -= sclera * SCLERA_DEREDDEN * max(lab.y, 0.0);

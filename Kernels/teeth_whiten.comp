@@ -16,7 +16,9 @@
 // x face weight x strength; L* rises by m x LIFT x (cap - L*) where below the cap (never
 // past it; teeth already lighter than the sclera keep their L*), b* (yellow) falls by
 // m x 0.7 x b*. A pixel with m = 0 is copied texel for
-// texel; the host copied the frame to the destination before.
+// texel; the host copied the frame to the destination before. With `view` set
+// (`--debug-view teeth`) it draws the weight (before the strength) in cyan over the
+// mouth instead.
 //
 // Geometry (TeethGeometry.packed, read through face_table.glsl): per face a block of mouth
 // box x0 y0 x1 y1; feather; face weight; inner loop first float, count; right eye loop
@@ -47,6 +49,7 @@ layout(push_constant) uniform Parameters {
     ivec2 regionSize;
     int faceCount;
     float strength;
+    int view;
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
@@ -259,6 +262,10 @@ void apply() {
         barrier();
     }
     if (!inRegion) {
+        return;
+    }
+    if (parameters.view == 1) {
+        imageStore(destination, pixel, vec4(mix(original.rgb, vec3(0.0, 1.0, 1.0), weight), original.a));
         return;
     }
     float m = weight * parameters.strength;

@@ -74,19 +74,22 @@ public final class EyeBrightenStage: BeautyStage {
     static let statsPerEye = 8
 
     public let settings: EyeBrightenSettings
+    /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
+    public let showsMask: Bool
     private let context: GPUContext
     private let measure: ComputeKernel
     private let apply: ComputeKernel
 
-    public init(context: GPUContext, settings: EyeBrightenSettings) throws {
+    public init(context: GPUContext, settings: EyeBrightenSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
+        self.showsMask = showsMask
         self.context = context
         measure = try ComputeKernel(context: context, source: KernelLibrary.eyeBrighten, specialization: ["MEASURE": .int(1)])
         apply = try ComputeKernel(context: context, source: KernelLibrary.eyeBrighten)
     }
 
     public var section: String? { Self.sectionName }
-    public var isIdle: Bool { settings.isIdentity }
+    public var isIdle: Bool { settings.isIdentity && !showsMask }
     public var appliesUserMatte: Bool { false }
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
@@ -104,6 +107,7 @@ public final class EyeBrightenStage: BeautyStage {
         push.ivec2(Int32(region.width), Int32(region.height))
         push.int(Int32(geometry.eyes.count))
         push.float(settings.strength)
+        push.int(showsMask ? 1 : 0)
         let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .buffer(table), .buffer(stats), .storageImage(destination)]
         recorder.dispatch(measure, bindings, push: push, groups: (geometry.eyes.count, 1, 1))
         recorder.dispatch(apply, bindings, push: push, covering: region.width, region.height)

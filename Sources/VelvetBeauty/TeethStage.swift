@@ -122,19 +122,22 @@ public final class TeethStage: BeautyStage {
     static let statsPerFace = 8
 
     public let settings: TeethSettings
+    /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
+    public let showsMask: Bool
     private let context: GPUContext
     private let measure: ComputeKernel
     private let apply: ComputeKernel
 
-    public init(context: GPUContext, settings: TeethSettings) throws {
+    public init(context: GPUContext, settings: TeethSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
+        self.showsMask = showsMask
         self.context = context
         measure = try ComputeKernel(context: context, source: KernelLibrary.teethWhiten, specialization: ["MEASURE": .int(1)])
         apply = try ComputeKernel(context: context, source: KernelLibrary.teethWhiten)
     }
 
     public var section: String? { Self.sectionName }
-    public var isIdle: Bool { settings.isIdentity }
+    public var isIdle: Bool { settings.isIdentity && !showsMask }
     public var appliesUserMatte: Bool { false }
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
@@ -152,6 +155,7 @@ public final class TeethStage: BeautyStage {
         push.ivec2(Int32(region.width), Int32(region.height))
         push.int(Int32(geometry.faces.count))
         push.float(settings.strength)
+        push.int(showsMask ? 1 : 0)
         let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .buffer(table), .buffer(stats), .storageImage(destination)]
         recorder.dispatch(measure, bindings, push: push, groups: (geometry.faces.count, 1, 1))
         recorder.dispatch(apply, bindings, push: push, covering: region.width, region.height)

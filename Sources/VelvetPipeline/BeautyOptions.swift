@@ -15,6 +15,10 @@ public struct BeautyOptions: Sendable {
         case zones
         /// The spot fills in magenta over the frame.
         case spots
+        /// Teeth whitening's weight in cyan over the open mouths.
+        case teeth
+        /// Eye brightening's iris weight in yellow, its sclera weight in magenta, over the open eyes.
+        case eyes
     }
 
     /// A colour LUT and how it is applied.

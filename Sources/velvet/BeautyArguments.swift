@@ -17,7 +17,8 @@ enum BeautyArguments {
                "      --detector short|full|auto   face detector (default auto)",
                "      --max-faces N       faces tracked, \(FaceTrackerOptions.maxFacesRange.lowerBound)-\(FaceTrackerOptions.maxFacesRange.upperBound) (default \(BeautyOptions().maxFaces); the largest are kept)",
                "      --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones",
-               "                          (zone map over the skin), spots (spot fills), landmarks (mesh)",
+               "                          (zone map over the skin), spots (spot fills), landmarks (mesh),",
+               "                          teeth, eyes (the --teeth / --eye-brighten weights)",
                "      --no-effects        decode -> encode through the GPU with nothing applied",
                "                          (every preset field and flag: velvet presets knobs)"]
         return lines.joined(separator: "\n")
@@ -110,7 +111,7 @@ enum BeautyArguments {
         }
         request.maxFaces = try arguments.int("--max-faces", default: request.maxFaces, range: FaceTrackerOptions.maxFacesRange)
         if let view = arguments.value("--debug-view") {
-            guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots or landmarks") }
+            guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots, landmarks, teeth or eyes") }
             request.debugView = debug
         }
         return request
