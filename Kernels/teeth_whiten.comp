@@ -6,7 +6,7 @@
 // loop) every pixel gets a score s = L* - a* (teeth are light and hardly red; tongue, gums
 // and lips are red, the mouth's inside dark). Otsu's threshold on the histogram of s splits
 // this mouth's own pixels in two classes; the upper one is the teeth when its mean a* is
-// below its mean b* (yellow-white, not pink). Then the cap: the sclera's lightness, the
+// below the other class's (less red than the tongue, gums and lips around them). Then the cap: the sclera's lightness, the
 // 98th percentile of L* inside the open eyes' contours (the lit white; the iris, pupil and
 // lash shadow are the dark rest; without an open eye, the teeth's own 95th percentile).
 // Writes STATS floats per face.
@@ -170,7 +170,7 @@ void measure() {
 
     // The upper class: its count, mean L* a* b* and its lightness histogram.
     vec4 sums = vec4(0.0);
-    float opening = 0.0;
+    float opening = 0.0, restRedness = 0.0;
     for (int i = int(local); i < pixels; i += 256) {
         ivec2 pixel = low + ivec2(i % size.x, i / size.x);
         if (facePolygonDistance(vec2(pixel) + 0.5, 0, innerFirst, innerCount) < 0.0) {
@@ -179,12 +179,15 @@ void measure() {
             if (score(lab) >= split) {
                 sums += vec4(1.0, lab);
                 atomicAdd(histogram[lightnessBin(lab.x)], 1u);
+            } else {
+                restRedness += lab.y;
             }
         }
     }
     float count = reduceSum(sums.x);
     vec3 mean = vec3(reduceSum(sums.y), reduceSum(sums.z), reduceSum(sums.w)) / max(count, 1.0);
     float openingPixels = reduceSum(opening);
+    float restMeanRedness = reduceSum(restRedness) / max(openingPixels - count, 1.0);
     barrier();
     float teethCap = lightnessOfBin(quantileBin(TEETH_CAP_QUANTILE));
     barrier();
@@ -211,8 +214,10 @@ void measure() {
     barrier();
     if (local == 0u) {
         float cap = eyeTotal >= 16.0 ? lightnessOfBin(quantileBin(SCLERA_QUANTILE)) : teethCap;
-        // Teeth: a class of its own (not the whole opening, not a few pixels), yellow-white.
-        bool valid = split > -1e19 && count >= max(8.0, 0.02 * openingPixels) && count < openingPixels && mean.y < mean.z;
+        // Teeth: a class of its own (not the whole opening, not a few pixels), less red than
+        // the rest of the mouth (a light tongue above a dark inside is redder than it).
+        bool valid = split > -1e19 && count >= max(8.0, 0.02 * openingPixels) && count < openingPixels
+            && mean.y < restMeanRedness;
         int base = face * STATS;
         stats.data[base + 0] = valid ? 1.0 : 0.0;
         stats.data[base + 1] = split;
