@@ -221,8 +221,9 @@ void measure() {
         int base = face * STATS;
         stats.data[base + 0] = valid ? 1.0 : 0.0;
         stats.data[base + 1] = split;
-        // The soft edge of the class: a quarter of the way from the threshold to its mean score.
-        stats.data[base + 2] = max(SCORE_STEP, 0.25 * (mean.x - mean.y - split));
+        // The soft edge of the class: half the way from the threshold to its mean score (a wide
+        // edge: a frame's noise moves the threshold less than it).
+        stats.data[base + 2] = max(3.0 * SCORE_STEP, 0.5 * (mean.x - mean.y - split));
         stats.data[base + 3] = mean.x;
         stats.data[base + 4] = cap;
         stats.data[base + 5] = mean.y;
