@@ -222,7 +222,7 @@ void measure() {
         stats.data[base + 0] = valid ? 1.0 : 0.0;
         stats.data[base + 1] = split;
         // The soft edge of the class: half the way from the threshold to its mean score (a wide
-        // edge: a frame's noise moves the threshold less than it).
+        // edge, so a threshold that moves with a frame's noise moves the weight less).
         stats.data[base + 2] = max(3.0 * SCORE_STEP, 0.5 * (mean.x - mean.y - split));
         stats.data[base + 3] = mean.x;
         stats.data[base + 4] = cap;
