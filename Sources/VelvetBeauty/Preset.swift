@@ -72,6 +72,8 @@ public struct BeautyPreset: KnobSettings, Equatable {
     public var reshape = ReshapeSettings.off
     public var makeup = MakeupSettings.off
     public var lut = LUT()
+    public var teeth = TeethSettings()
+    public var eyeBrighten = EyeBrightenSettings()
 
     public init() {}
 
@@ -99,6 +101,8 @@ public struct BeautyPreset: KnobSettings, Equatable {
             + MakeupSettings.Lipstick.knobs.map { $0.lifted(into: \.makeup.lipstick, section: "lipstick") }
             + MakeupSettings.Blush.knobs.map { $0.lifted(into: \.makeup.blush, section: "blush") }
             + LUT.knobs.map { $0.lifted(into: \.lut, section: "lut") }
+            + TeethSettings.knobs.map { $0.lifted(into: \.teeth, section: "teeth") }
+            + EyeBrightenSettings.knobs.map { $0.lifted(into: \.eyeBrighten, section: "eyeBrighten") }
     }
 
     /// Throws `PresetError` naming `file` and the first field out of range.

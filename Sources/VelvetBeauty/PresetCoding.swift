@@ -139,13 +139,15 @@ extension KnobSettings {
 
 extension BeautyPreset: Codable {
     public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut"])
+        let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth", "eyeBrighten"])
         self.init()
         skin = try section.value("skin", skin)
         reshape = try section.value("reshape", reshape)
         makeup.lipstick = try section.value("lipstick", makeup.lipstick)
         makeup.blush = try section.value("blush", makeup.blush)
         lut = try section.value("lut", lut)
+        teeth = try section.value("teeth", teeth)
+        eyeBrighten = try section.value("eyeBrighten", eyeBrighten)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -155,6 +157,8 @@ extension BeautyPreset: Codable {
         try container.encode(makeup.lipstick, forKey: PresetKey("lipstick"))
         try container.encode(makeup.blush, forKey: PresetKey("blush"))
         try container.encode(lut, forKey: PresetKey("lut"))
+        try container.encode(teeth, forKey: PresetKey("teeth"))
+        try container.encode(eyeBrighten, forKey: PresetKey("eyeBrighten"))
     }
 }
 
@@ -189,6 +193,16 @@ extension MakeupSettings.Lipstick: Codable {
 }
 
 extension MakeupSettings.Blush: Codable {
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
+}
+
+extension TeethSettings: Codable {
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
+}
+
+extension EyeBrightenSettings: Codable {
     public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
     public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }

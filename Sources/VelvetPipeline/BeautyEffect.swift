@@ -48,6 +48,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// line here.
     private static func stages(options: BeautyOptions, sidecars: RenderSidecars, context: GPUContext) throws -> [any BeautyStage] {
         if options.debugView == .landmarks { return [try DebugViewStage(context: context, view: .landmarks)] }
+        if options.debugView == .teeth { return [try TeethStage(context: context, settings: options.teeth, showsMask: true)] }
+        if options.debugView == .eyes { return [try EyeBrightenStage(context: context, settings: options.eyeBrighten, showsMask: true)] }
         let skin = try SkinPipeline(context: context)
         // The LUT through the skin mask, the mask debug view and the matte output need the blend weight.
         skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask || sidecars.matteOut != nil
@@ -59,6 +61,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             stages.append(GradeStage(grading: try ColorGrading(context: context, lut: grade.lut), strength: grade.strength,
                                      throughSkinMask: grade.throughSkinMask))
         }
+        stages.append(try TeethStage(context: context, settings: options.teeth))
+        stages.append(try EyeBrightenStage(context: context, settings: options.eyeBrighten))
         // Makeup, then reshape last (it moves what the earlier stages painted), as in the seed pipeline.
         stages.append(try MakeupStage(context: context, settings: options.makeup))
         stages.append(try ReshapeStage(context: context, settings: options.reshape))

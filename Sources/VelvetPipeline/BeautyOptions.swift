@@ -15,6 +15,10 @@ public struct BeautyOptions: Sendable {
         case zones
         /// The spot fills in magenta over the frame.
         case spots
+        /// Teeth whitening's weight in cyan over the open mouths.
+        case teeth
+        /// Eye brightening's iris weight in yellow, its sclera weight in magenta, over the open eyes.
+        case eyes
     }
 
     /// A colour LUT and how it is applied.
@@ -33,6 +37,8 @@ public struct BeautyOptions: Sendable {
     public var grade: Grade?
     public var makeup: MakeupSettings = .off
     public var reshape: ReshapeSettings = .off
+    public var teeth = TeethSettings()
+    public var eyeBrighten = EyeBrightenSettings()
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
     /// Video: frames the tracker runs ahead of the skin stages, for the zero-phase landmark
@@ -49,6 +55,8 @@ public struct BeautyOptions: Sendable {
         skin = preset.skinSettings()
         makeup = preset.makeup
         reshape = preset.reshape
+        teeth = preset.teeth
+        eyeBrighten = preset.eyeBrighten
         let table: ColorLUT?
         switch preset.lut.source {
         case .none: table = nil

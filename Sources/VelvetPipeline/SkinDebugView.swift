@@ -49,6 +49,8 @@ final class DebugViewStage: BeautyStage {
         case .mask:
             guard let weights = frame.skin?.weights else { return .skipped }
             overlay.recordMask(on: recorder, mask: weights, output: destination)
+        case .teeth, .eyes:
+            return .skipped // drawn by their own stages (BeautyEffect.stages)
         case .zones, .spots:
             // No face: the frame as it is (the skin stage wrote an exact copy).
             guard let map = view == .zones ? frame.skin?.mask : frame.skin?.spots else { return .skipped }

@@ -20,7 +20,8 @@ enum BeautyArguments {
                "                          on both sides, filling short gaps; 0-30, 0 off (default 6 for files,",
                "                          0 for standard input)",
                "      --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones",
-               "                          (zone map over the skin), spots (spot fills), landmarks (mesh)",
+               "                          (zone map over the skin), spots (spot fills), landmarks (mesh),",
+               "                          teeth, eyes (the --teeth / --eye-brighten weights)",
                "      --no-effects        decode -> encode through the GPU with nothing applied",
                "                          (every preset field and flag: velvet presets knobs)"]
         return lines.joined(separator: "\n")
@@ -117,7 +118,7 @@ enum BeautyArguments {
                                                   range: LookAheadTracker.framesRange)
         }
         if let view = arguments.value("--debug-view") {
-            guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots or landmarks") }
+            guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots, landmarks, teeth or eyes") }
             request.debugView = debug
         }
         return request

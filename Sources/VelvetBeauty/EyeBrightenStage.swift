@@ -1,0 +1,116 @@
+import VelvetFace
+import VelvetGPU
+import VelvetKernels
+
+/// The open eyes eye brightening works in, rebuilt from every frame's mesh and packed for
+/// `eye_brighten.comp` (layout documented there): one entry per open eye
+/// (`TeethGeometry.openEyes`), its contour, the inset its effect ramps in over and the iris
+/// radius derived from the contour (`irisShare` of the eye's width).
+public struct EyeBrightenGeometry: Sendable {
+    public struct Eye: Sendable {
+        public let contour: [SIMD2<Float>]
+        /// Pixels inside the contour over which the effect ramps from 0 to full.
+        public let inset: Float
+        public let irisRadius: Float
+        public let weight: Float
+    }
+
+    /// The ramp inside the contour, a fraction of the inter-ocular distance: the lid margin
+    /// and the lashes lie on and outside the contour.
+    public static let insetShare: Float = 0.035
+    /// Iris radius over the eye's width (corner to corner): an iris is about 11.7 mm across an
+    /// eye opening of about 28 mm.
+    public static let irisShare: Float = 0.21
+    static let blockHeader = 10
+
+    public let eyes: [Eye]
+
+    public init(faces: [BeautyFace]) {
+        eyes = faces.filter { $0.weight > 0 }.flatMap { face in
+            TeethGeometry.openEyes(of: face).map { contour in
+                let corners = (contour[0], contour[8]) // 33 / 133 and 263 / 362
+                return Eye(contour: contour, inset: max(1, Self.insetShare * face.interOcularDistance),
+                           irisRadius: Self.irisShare * TeethGeometry.distance(corners.0, corners.1), weight: face.weight)
+            }
+        }
+    }
+
+    /// The frame pixels brightening may change (inside the open eyes), clamped to the frame.
+    public func region(width: Int, height: Int) -> PixelRegion {
+        var result: PixelRegion? = nil
+        for eye in eyes {
+            let (low, high) = TeethGeometry.bounds(eye.contour, grownBy: 1)
+            let x0 = Int(low.x.rounded(.down)), y0 = Int(low.y.rounded(.down))
+            let box = PixelRegion(x: x0, y: y0, width: Int(high.x.rounded(.up)) - x0, height: Int(high.y.rounded(.up)) - y0)
+            guard let clamped = box.clamped(width: width, height: height) else { continue }
+            result = result.map { $0.union(clamped) } ?? clamped
+        }
+        return result ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
+    }
+
+    /// Floats for the kernel's geometry buffer: the `face_table.glsl` directory (one entry
+    /// per eye, its box: the contour's), then each eye's block (see `eye_brighten.comp`).
+    func packed(width: Int, height: Int) -> [Float] {
+        var directory: [Float] = [], blocks: [Float] = []
+        let blocksStart = eyes.count * 8
+        for eye in eyes {
+            let (low, high) = TeethGeometry.bounds(eye.contour, grownBy: 1)
+            let box = [max(low.x, 0), max(low.y, 0), min(high.x, Float(width)), min(high.y, Float(height))]
+            var block = box + [eye.inset, eye.weight, eye.irisRadius, Float(Self.blockHeader), Float(eye.contour.count), 0]
+            for point in eye.contour { block += [point.x, point.y] }
+            directory += [Float(blocksStart + blocks.count), Float(block.count), 0, 0] + box
+            blocks += block
+        }
+        return directory + blocks
+    }
+}
+
+/// Eye brightening as a stage of the chain: inside each open eye's contour only, the sclera
+/// lightened and de-reddened and the iris's contrast lifted, from the eye's own measured
+/// lightness and iris position (a GPU measurement, no readback; `eye_brighten.comp`). With
+/// no open eye the stage writes nothing.
+public final class EyeBrightenStage: BeautyStage {
+    public static let sectionName = "eyes"
+    static let statsPerEye = 8
+
+    public let settings: EyeBrightenSettings
+    /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
+    public let showsMask: Bool
+    private let context: GPUContext
+    private let measure: ComputeKernel
+    private let apply: ComputeKernel
+
+    public init(context: GPUContext, settings: EyeBrightenSettings, showsMask: Bool = false) throws {
+        self.settings = try settings.validated()
+        self.showsMask = showsMask
+        self.context = context
+        measure = try ComputeKernel(context: context, source: KernelLibrary.eyeBrighten, specialization: ["MEASURE": .int(1)])
+        apply = try ComputeKernel(context: context, source: KernelLibrary.eyeBrighten)
+    }
+
+    public var section: String? { Self.sectionName }
+    public var isIdle: Bool { settings.isIdentity && !showsMask }
+    public var appliesUserMatte: Bool { false }
+
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        try checkStageImages(source, destination)
+        let geometry = EyeBrightenGeometry(faces: frame.faces)
+        let region = geometry.region(width: source.width, height: source.height)
+        guard !geometry.eyes.isEmpty, !region.isEmpty else { return .skipped }
+        let floats = geometry.packed(width: source.width, height: source.height)
+        let table = try GPUBuffer.pooled(context: context, size: floats.count * 4)
+        try floats.withUnsafeBytes { try recorder.upload($0, to: table) }
+        let stats = try GPUBuffer.pooled(context: context, size: geometry.eyes.count * Self.statsPerEye * 4)
+        try recorder.copy(source, to: destination)
+        var push = PushConstants()
+        push.ivec2(Int32(region.x), Int32(region.y))
+        push.ivec2(Int32(region.width), Int32(region.height))
+        push.int(Int32(geometry.eyes.count))
+        push.float(settings.strength)
+        push.int(showsMask ? 1 : 0)
+        let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .buffer(table), .buffer(stats), .storageImage(destination)]
+        recorder.dispatch(measure, bindings, push: push, groups: (geometry.eyes.count, 1, 1))
+        recorder.dispatch(apply, bindings, push: push, covering: region.width, region.height)
+        return .wrote(region)
+    }
+}

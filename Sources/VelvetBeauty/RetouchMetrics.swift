@@ -1,0 +1,160 @@
+import VelvetFace
+
+/// The retouch stages' metrics (docs/QUALITY.md, issue 18), on the CPU from downloaded
+/// images, regions from the input's mesh. nil: the region is empty (cannot be computed).
+extension QualityMetrics {
+    /// What teeth whitening did to one face's teeth.
+    public struct TeethFigures: Sendable {
+        /// Mean CIELAB L* and b* change over the teeth pixels (lighter: > 0, less yellow: < 0).
+        public let lightness: Double
+        public let yellowness: Double
+        public let teethPixels: Int
+        /// The sclera's lightness (98th percentile of L* inside the open eyes), nil with no open eye.
+        public let sclera: Double?
+        /// Share of the teeth pixels darker than the sclera in the input (the ones there is room to lift).
+        public let belowSclera: Double
+        /// The most any pixel of the opening was lifted past max(its own L*, the sclera's).
+        public let pastSclera: Double
+    }
+
+    /// Teeth whitening on one face. The teeth, as this metric tells them: pixels inside the
+    /// mouth opening (the inner lip loop) by at least the feather whose input L* is at or
+    /// above the opening's median and whose a* is below their b* (yellow-white, not the
+    /// pink of tongue, gums and lips). nil when the mouth shows no such pixel.
+    public static func teethWhitening(input: RGBImage, output: RGBImage, face: BeautyFace) -> TeethFigures? {
+        let feather = max(0.5, TeethGeometry.featherShare * face.interOcularDistance)
+        let inner = face.polygon(.lipsInner)
+        let crop = cropRegion(around: inner, margin: 1, width: input.width, height: input.height)
+        let opening = RegionMask.map(crop) { RegionMask.signedDistance($0, inner) <= -feather }
+        let before = input.cropped(to: crop).pixels.map(lab), after = output.cropped(to: crop).pixels.map(lab)
+        let lightnesses = zip(before, opening).filter(\.1).map { Float($0.0.x) }
+        guard !lightnesses.isEmpty else { return nil }
+        let median = Double(percentile(lightnesses, 0.5))
+        let sclera = scleraLightness(input, face: face)
+        var total = SIMD3<Double>.zero, count = 0, below = 0, past = 0.0
+        for i in 0..<opening.count where opening[i] {
+            past = max(past, after[i].x - max(before[i].x, sclera ?? 100))
+            guard before[i].x >= median, before[i].y < before[i].z else { continue }
+            total += after[i] - before[i]
+            count += 1
+            if before[i].x < sclera ?? 100 { below += 1 }
+        }
+        guard count > 0 else { return nil }
+        return TeethFigures(lightness: total.x / Double(count), yellowness: total.z / Double(count), teethPixels: count,
+                            sclera: sclera, belowSclera: Double(below) / Double(count), pastSclera: past)
+    }
+
+    /// Largest change of any channel at the pixels farther than the whitening's feather
+    /// outside every face's mouth opening (0: bit-exact there); nil when no pixel is that far.
+    public static func changeOutsideMouths(input: RGBImage, output: RGBImage, faces: [BeautyFace]) -> Float? {
+        let mouths = faces.map { face in
+            (loop: face.polygon(.lipsInner), feather: max(0.5, TeethGeometry.featherShare * face.interOcularDistance))
+        }
+        let boxes = mouths.map { cropRegion(around: $0.loop, margin: $0.feather + 1, width: input.width, height: input.height) }
+        var worst: Float = 0, counted = 0
+        for y in 0..<input.height {
+            for x in 0..<input.width {
+                let p = SIMD2(Float(x) + 0.5, Float(y) + 0.5)
+                let near = zip(mouths, boxes).contains { mouth, box in
+                    box.contains(x: x, y: y) && RegionMask.signedDistance(p, mouth.loop) < mouth.feather
+                }
+                if near { continue }
+                counted += 1
+                let i = y * input.width + x
+                let difference = input.pixels[i] - output.pixels[i]
+                worst = max(worst, difference.max(), -difference.min())
+            }
+        }
+        return counted == 0 ? nil : worst
+    }
+
+    /// What eye brightening did to one face's open eyes.
+    public struct EyeFigures: Sendable {
+        /// Mean CIELAB L* and a* change over the sclera pixels (lighter: > 0, less red: < 0).
+        public let scleraLightness: Double
+        public let scleraRedness: Double
+        public let scleraPixels: Int
+        /// The iris's fine contrast out / in: RMS of L* minus its 5x5 mean over the darker half
+        /// of the opening past the lid band (iris and pupil).
+        public let irisContrast: Double
+        /// Mean SSIM of Y' in the eyelid band (within `lidBandShare` IOD of the contour, both sides).
+        public let lidSSIM: Double
+    }
+
+    /// Half-width of the eyelid band, a fraction of the IOD.
+    public static let lidBandShare: Float = 0.02
+
+    /// Eye brightening on one face. The sclera, as this metric tells it: pixels inside an
+    /// open eye's contour, past the eyelid band, whose input L* is at or above that eye's
+    /// 75th percentile. nil with no open eye.
+    public static func eyeBrightening(input: RGBImage, output: RGBImage, face: BeautyFace) -> EyeFigures? {
+        let eyes = TeethGeometry.openEyes(of: face)
+        guard !eyes.isEmpty else { return nil }
+        let iod = face.interOcularDistance
+        let band = lidBandShare * iod
+        var total = SIMD3<Double>.zero, count = 0
+        var ssimTotal = 0.0, ssimCount = 0
+        var irisEnergy = (before: 0.0, after: 0.0)
+        for eye in eyes {
+            let crop = cropRegion(around: eye, margin: band + 8, width: input.width, height: input.height)
+            var signed = [Float](repeating: 0, count: crop.width * crop.height)
+            for row in 0..<crop.height {
+                for column in 0..<crop.width {
+                    let p = SIMD2(Float(crop.x + column) + 0.5, Float(crop.y + row) + 0.5)
+                    signed[row * crop.width + column] = RegionMask.signedDistance(p, eye)
+                }
+            }
+            let before = input.cropped(to: crop), after = output.cropped(to: crop)
+            let beforeLab = before.pixels.map(lab), afterLab = after.pixels.map(lab)
+            let opening = signed.indices.filter { signed[$0] < 0 }.map { Float(beforeLab[$0].x) }
+            guard !opening.isEmpty else { continue }
+            let bright = Double(percentile(opening, 0.75)), median = Double(percentile(opening, 0.5))
+            let detailBefore = fineDetail(beforeLab.map(\.x), width: crop.width), detailAfter = fineDetail(afterLab.map(\.x), width: crop.width)
+            for i in signed.indices where signed[i] < -band && beforeLab[i].x <= median {
+                irisEnergy.before += detailBefore[i] * detailBefore[i]
+                irisEnergy.after += detailAfter[i] * detailAfter[i]
+            }
+            for i in signed.indices where signed[i] < -band && beforeLab[i].x >= bright {
+                total += afterLab[i] - beforeLab[i]
+                count += 1
+            }
+            let map = ssimMap(before.luma, after.luma)
+            for i in signed.indices where abs(signed[i]) <= band {
+                ssimTotal += Double(map.values[i])
+                ssimCount += 1
+            }
+        }
+        guard count > 0, ssimCount > 0, irisEnergy.before > 0 else { return nil }
+        return EyeFigures(scleraLightness: total.x / Double(count), scleraRedness: total.y / Double(count), scleraPixels: count,
+                          irisContrast: (irisEnergy.after / irisEnergy.before).squareRoot(), lidSSIM: ssimTotal / Double(ssimCount))
+    }
+
+    /// The 98th percentile of L* inside the face's open eyes (the lit white of the eye: the
+    /// iris, pupil and lash shadow are the dark rest) (`TeethGeometry.openEyeRatio`),
+    /// nil when no eye is open.
+    public static func scleraLightness(_ image: RGBImage, face: BeautyFace) -> Double? {
+        let eyes = TeethGeometry.openEyes(of: face)
+        guard !eyes.isEmpty else { return nil }
+        let crop = cropRegion(around: eyes.flatMap { $0 }, margin: 1, width: image.width, height: image.height)
+        let inside = RegionMask.polygons(eyes, grownBy: 0, in: crop)
+        let values = zip(image.cropped(to: crop).pixels, inside).filter(\.1).map { Float(lab($0.0).x) }
+        return values.isEmpty ? nil : Double(percentile(values, 0.98))
+    }
+
+    /// Each value minus the mean of its 5x5 neighbourhood (clamped at the plane's edges).
+    static func fineDetail(_ values: [Double], width: Int) -> [Double] {
+        let height = values.count / width
+        return values.indices.map { i in
+            let x = i % width, y = i / width
+            var sum = 0.0
+            for dy in -2...2 { for dx in -2...2 {
+                sum += values[min(max(y + dy, 0), height - 1) * width + min(max(x + dx, 0), width - 1)]
+            } }
+            return values[i] - sum / 25
+        }
+    }
+
+    static func lab(_ pixel: SIMD3<Float>) -> SIMD3<Double> {
+        ColourDifference.lab(fromSRGB: SIMD3(Double(pixel.x), Double(pixel.y), Double(pixel.z)))
+    }
+}

@@ -1,0 +1,169 @@
+import VelvetFace
+import VelvetGPU
+import VelvetKernels
+
+/// Where teeth whitening may act on each face, rebuilt from every frame's mesh and packed
+/// for `teeth_whiten.comp` (layout documented there): the mouth opening (the inner lip
+/// loop, feathered) of each face whose mouth is open, and the contours of its open eyes
+/// (where the sclera's lightness, the whitening's ceiling, is measured).
+public struct TeethGeometry: Sendable {
+    public struct FaceShapes: Sendable {
+        public let innerLips: [SIMD2<Float>]
+        /// The open eyes' contours (a closed eye is left out).
+        public let eyes: [[SIMD2<Float>]]
+        public let feather: Float
+        public let weight: Float
+    }
+
+    /// The opening's feather, a fraction of the inter-ocular distance (the lipstick's edge).
+    public static let featherShare: Float = 0.012
+    /// A mouth is open when the inner loop's mean height (area / width) is at least this share
+    /// of its width: a closed mouth's inner loop is a seam a pixel or two high.
+    public static let openMouthRatio: Float = 0.06
+    /// An eye is open when its contour's height is at least this share of its width.
+    public static let openEyeRatio: Float = 0.18
+
+    static let blockHeader = 18
+    static let eyeCorners = [(33, 133, 159, 145), (263, 362, 386, 374)]
+
+    public let faces: [FaceShapes]
+
+    public init(faces: [BeautyFace]) {
+        self.faces = faces.compactMap { face in
+            let inner = face.polygon(.lipsInner)
+            guard face.weight > 0, Self.isOpen(inner, corners: (face.landmarks[78], face.landmarks[308])) else { return nil }
+            return FaceShapes(innerLips: inner, eyes: Self.openEyes(of: face), feather: max(0.5, Self.featherShare * face.interOcularDistance),
+                              weight: face.weight)
+        }
+    }
+
+    /// The contours of the face's open eyes: height (159-145, 386-374) at least
+    /// `openEyeRatio` of the width (33-133, 263-362).
+    public static func openEyes(of face: BeautyFace) -> [[SIMD2<Float>]] {
+        zip([MeshRegion.rightEye, .leftEye], eyeCorners).compactMap { region, points in
+            let width = distance(face.landmarks[points.0], face.landmarks[points.1])
+            let height = distance(face.landmarks[points.2], face.landmarks[points.3])
+            return height >= openEyeRatio * width ? face.polygon(region) : nil
+        }
+    }
+
+    /// Whether the inner lip loop encloses an opening: its area over its width (the mean
+    /// height) against the width.
+    static func isOpen(_ inner: [SIMD2<Float>], corners: (SIMD2<Float>, SIMD2<Float>)) -> Bool {
+        let width = distance(corners.0, corners.1)
+        guard width > 0 else { return false }
+        var twiceArea: Float = 0
+        for (a, b) in zip(inner, inner.dropFirst() + [inner[0]]) { twiceArea += a.x * b.y - b.x * a.y }
+        return abs(twiceArea) / 2 / width >= openMouthRatio * width
+    }
+
+    static func distance(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float { ((a - b) * (a - b)).sum().squareRoot() }
+
+    static func bounds(_ points: [SIMD2<Float>], grownBy margin: Float) -> (SIMD2<Float>, SIMD2<Float>) {
+        let low = points.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
+        let high = points.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
+        return (low - margin, high + margin)
+    }
+
+    /// Whitening weight's opening coverage at p (CPU reference of the kernel's), largest over faces.
+    public func openingCoverage(at p: SIMD2<Float>) -> Float {
+        faces.map { 1 - smoothstep(-$0.feather, $0.feather, RegionMask.signedDistance(p, $0.innerLips)) }.max() ?? 0
+    }
+
+    /// The frame pixels whitening may change (the open mouths, feathered), clamped to the
+    /// frame; empty when there are none.
+    public func region(width: Int, height: Int) -> PixelRegion {
+        var result: PixelRegion? = nil
+        for face in faces {
+            let (low, high) = Self.bounds(face.innerLips, grownBy: face.feather + 1)
+            let x0 = Int(low.x.rounded(.down)), y0 = Int(low.y.rounded(.down))
+            let box = PixelRegion(x: x0, y: y0, width: Int(high.x.rounded(.up)) - x0, height: Int(high.y.rounded(.up)) - y0)
+            guard let clamped = box.clamped(width: width, height: height) else { continue }
+            result = result.map { $0.union(clamped) } ?? clamped
+        }
+        return result ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
+    }
+
+    /// Floats for the kernel's geometry buffer: the face directory of `face_table.glsl` (its
+    /// box: the feathered mouth opening), then each face's block (see `teeth_whiten.comp`).
+    func packed(width: Int, height: Int) -> [Float] {
+        var directory: [Float] = [], blocks: [Float] = []
+        let blocksStart = faces.count * 8
+        func clampedBox(_ box: (SIMD2<Float>, SIMD2<Float>)) -> [Float] {
+            let size = SIMD2(Float(width), Float(height))
+            return [max(box.0.x, 0), max(box.0.y, 0), min(box.1.x, size.x), min(box.1.y, size.y)]
+        }
+        for face in faces {
+            let mouth = clampedBox(Self.bounds(face.innerLips, grownBy: face.feather + 1))
+            let eyeBox = face.eyes.isEmpty ? [0, 0, 0, 0] : clampedBox(Self.bounds(face.eyes.flatMap { $0 }, grownBy: 1))
+            var block = mouth + [face.feather, face.weight, Float(Self.blockHeader), Float(face.innerLips.count)]
+            var next = Self.blockHeader + 2 * face.innerLips.count
+            for eye in 0..<2 {
+                let count = eye < face.eyes.count ? face.eyes[eye].count : 0
+                block += [Float(next), Float(count)]
+                next += 2 * count
+            }
+            block += eyeBox + [0, 0]
+            for point in face.innerLips + face.eyes.flatMap({ $0 }) { block += [point.x, point.y] }
+            directory += [Float(blocksStart + blocks.count), Float(block.count), 0, 0] + mouth
+            blocks += block
+        }
+        return directory + blocks
+    }
+}
+
+/// Teeth whitening as a stage of the chain: per face, the teeth told from tongue, gums and
+/// lips by this mouth's own colours (a GPU measurement, no readback), lightened towards the
+/// sclera's lightness and never past it, and de-yellowed (`teeth_whiten.comp`). A closed
+/// mouth, or one with no teeth class, changes nothing; with no open mouth the stage writes
+/// nothing.
+public final class TeethStage: BeautyStage {
+    public static let sectionName = "teeth"
+    static let statsPerFace = 8
+
+    public let settings: TeethSettings
+    /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
+    public let showsMask: Bool
+    private let context: GPUContext
+    private let measure: ComputeKernel
+    private let apply: ComputeKernel
+
+    public init(context: GPUContext, settings: TeethSettings, showsMask: Bool = false) throws {
+        self.settings = try settings.validated()
+        self.showsMask = showsMask
+        self.context = context
+        measure = try ComputeKernel(context: context, source: KernelLibrary.teethWhiten, specialization: ["MEASURE": .int(1)])
+        apply = try ComputeKernel(context: context, source: KernelLibrary.teethWhiten)
+    }
+
+    public var section: String? { Self.sectionName }
+    public var isIdle: Bool { settings.isIdentity && !showsMask }
+    public var appliesUserMatte: Bool { false }
+
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        try checkStageImages(source, destination)
+        let geometry = TeethGeometry(faces: frame.faces)
+        let region = geometry.region(width: source.width, height: source.height)
+        guard !geometry.faces.isEmpty, !region.isEmpty else { return .skipped }
+        let floats = geometry.packed(width: source.width, height: source.height)
+        let table = try GPUBuffer.pooled(context: context, size: floats.count * 4)
+        try floats.withUnsafeBytes { try recorder.upload($0, to: table) }
+        let stats = try GPUBuffer.pooled(context: context, size: geometry.faces.count * Self.statsPerFace * 4)
+        try recorder.copy(source, to: destination)
+        var push = PushConstants()
+        push.ivec2(Int32(region.x), Int32(region.y))
+        push.ivec2(Int32(region.width), Int32(region.height))
+        push.int(Int32(geometry.faces.count))
+        push.float(settings.strength)
+        push.int(showsMask ? 1 : 0)
+        let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .buffer(table), .buffer(stats), .storageImage(destination)]
+        recorder.dispatch(measure, bindings, push: push, groups: (geometry.faces.count, 1, 1))
+        recorder.dispatch(apply, bindings, push: push, covering: region.width, region.height)
+        return .wrote(region)
+    }
+}
+
+private func smoothstep(_ edge0: Float, _ edge1: Float, _ x: Float) -> Float {
+    let t = min(max((x - edge0) / (edge1 - edge0), 0), 1)
+    return t * t * (3 - 2 * t)
+}

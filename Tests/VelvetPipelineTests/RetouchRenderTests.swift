@@ -1,0 +1,44 @@
+import Foundation
+import VelvetTestSupport
+import XCTest
+
+/// The retouch stages through `velvet render`: their flags and their debug views.
+final class RetouchRenderTests: XCTestCase {
+    private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    private func velvet(_ arguments: [String]) throws {
+        let result = try Tool.run(Tool.velvet, arguments, environment: ["VELVET_VALIDATION": "1",
+                                                                        "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(result.status, 0, "velvet \(arguments.joined(separator: " ")): \(result.stderr)")
+    }
+
+    /// `--debug-view teeth` marks the open mouth's teeth in cyan and `eyes` the irises in
+    /// yellow and the whites in magenta; both change nothing far from those features (the
+    /// default preset's own effects are not drawn in a view).
+    func testDebugViewsShowTheNewMasks() throws {
+        let scratch = try Scratch()
+        let photo = repository.appendingPathComponent("test-assets/photos/obama-podium.jpg").path
+        guard FileManager.default.fileExists(atPath: photo) else { return XCTFail("\(photo) is missing: run Tools/setup.sh --assets") }
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-i", photo, "-pix_fmt", "rgb24", input])
+        let before = [UInt8](try Tool.pixels(input, "rgb24"))
+        for (view, colours) in [("teeth", ["cyan"]), ("eyes", ["yellow", "magenta"])] {
+            let output = scratch.path("\(view).png")
+            try velvet(["render", input, "-o", output, "--debug-view", view])
+            let after = [UInt8](try Tool.pixels(output, "rgb24"))
+            XCTAssertEqual(after.count, before.count)
+            var found: [String: Int] = [:], changed = 0
+            for index in stride(from: 0, to: after.count, by: 3) where after[index..<(index + 3)] != before[index..<(index + 3)] {
+                changed += 1
+                let (r, g, b) = (Int(after[index]), Int(after[index + 1]), Int(after[index + 2]))
+                if g > r + 80 && b > r + 80 { found["cyan", default: 0] += 1 }
+                if r > b + 80 && g > b + 80 { found["yellow", default: 0] += 1 }
+                if r > g + 80 && b > g + 80 { found["magenta", default: 0] += 1 }
+            }
+            print("[view] \(view): \(changed) px changed, \(found)")
+            for colour in colours { XCTAssertGreaterThan(found[colour] ?? 0, 20, "\(view): \(colour) drawn") }
+            XCTAssertLessThan(changed, before.count / 3 / 50, "\(view): only the feature's region is drawn")
+        }
+    }
+}
