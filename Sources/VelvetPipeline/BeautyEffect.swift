@@ -24,6 +24,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     private var pendingQuality: (measurement: PendingSkinQuality, tracks: [Face])?
 
     private var tracker: FaceTracker?
+    private var faceSelector: FaceSelector
     private var lookAheadTracker: LookAheadTracker?
     private let chain: BeautyChain
     /// Track file, user's matte, matte output (docs/CLI.md, render).
@@ -37,6 +38,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         self.context = context
         self.options = options
         self.sidecars = sidecars
+        faceSelector = FaceSelector(options.faces)
         matteRecording = sidecars.matteOut.map { MatteRecording(open: $0) }
         zoneRecording = sidecars.zonesOut.map { MatteRecording(open: $0) }
         zoneMap = sidecars.zonesOut == nil ? nil : try ZoneMap(context: context)
@@ -100,7 +102,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         }
         facesPerFrame.append(tracked.faces.filter { $0.missedFrames == 0 }.count)
         lastTracking = tracked
-        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
+        let faces = try faceSelector.select(tracked.faces).map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
         let stageFrame = StageFrame(input: frame.input, faces: faces, trackedFaces: tracked.faces, personMask: tracked.personMask,
                                     userMatte: try userMatte?.image(for: frame, on: recorder))
         let changed = try chain.record(on: recorder, frame: stageFrame, output: frame.output)

@@ -41,6 +41,8 @@ public struct BeautyOptions: Sendable {
     public var eyeBrighten = EyeBrightenSettings()
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
+    /// Which tracked faces the stages treat (the rest keep their pixels).
+    public var faces = FaceSelection.all
     /// Video: frames the tracker runs ahead of the skin stages, for the zero-phase landmark
     /// smoothing and gap filling (`LookAheadTracker`); 0: the causal tracker, frame by frame.
     public var lookAhead = LookAheadTracker.standardFrames

@@ -16,6 +16,8 @@ enum BeautyArguments {
                "                          or a .cube / 512x512 .png LUT (sets --lut-strength to 1)",
                "      --detector short|full|auto   face detector (default auto)",
                "      --max-faces N       faces tracked, \(FaceTrackerOptions.maxFacesRange.lowerBound)-\(FaceTrackerOptions.maxFacesRange.upperBound) (default \(BeautyOptions().maxFaces); the largest are kept)",
+               "      --faces all|largest|N[,M...]  the faces treated: all (default), the largest, or track",
+               "                          IDs as velvet analyze reports them; the others keep their pixels",
                "      --look-ahead K      video: track K frames ahead and smooth the landmarks over the frames",
                "                          on both sides, filling short gaps; 0-30, 0 off (default 6 for files,",
                "                          0 for standard input)",
@@ -113,6 +115,12 @@ enum BeautyArguments {
             request.detector = choice
         }
         request.maxFaces = try arguments.int("--max-faces", default: request.maxFaces, range: FaceTrackerOptions.maxFacesRange)
+        if let text = arguments.value("--faces") {
+            guard let selection = FaceSelection(text) else {
+                throw UsageError("--faces takes all, largest or track IDs as velvet analyze reports them (1,3), got '\(text)'")
+            }
+            request.faces = selection
+        }
         if arguments.has(option: "--look-ahead") {
             request.lookAhead = try arguments.int("--look-ahead", default: LookAheadTracker.standardFrames,
                                                   range: LookAheadTracker.framesRange)
@@ -131,6 +139,7 @@ struct BeautyRequest {
     var preset: BeautyPreset
     var detector = DetectorChoice.auto
     var maxFaces = BeautyOptions().maxFaces
+    var faces = FaceSelection.all
     var debugView: BeautyOptions.DebugView?
     /// `--look-ahead`; nil: the default (`LookAheadTracker.standardFrames`, 0 from standard input).
     var lookAhead: Int?
@@ -144,6 +153,7 @@ struct BeautyRequest {
         var options = try BeautyOptions(preset: preset, loadLUT: loadLUT)
         options.detector = detector
         options.maxFaces = maxFaces
+        options.faces = faces
         options.debugView = debugView
         options.lookAhead = lookAhead ?? LookAheadTracker.standardFrames
         return options
@@ -154,6 +164,7 @@ struct BeautyRequest {
         var text = String(decoding: try preset.encoded(), as: UTF8.self)
         text += "\ndetector=\(detector.rawValue) max-faces=\(maxFaces) debug-view=\(debugView?.rawValue ?? "-")"
             + " look-ahead=\(lookAhead.map(String.init) ?? "default")"
+            + (faces == .all ? "" : " faces=\(faces)") // absent for all: records made before --faces stay valid
         if case .file(let path) = preset.lut.source {
             var hash = FNV1a()
             hash.update(FileManager.default.contents(atPath: path) ?? Data())

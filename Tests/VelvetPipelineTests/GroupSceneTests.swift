@@ -206,6 +206,59 @@ final class GroupSceneTests: XCTestCase {
         }
     }
 
+    /// `--faces`: only the chosen faces change (their ovals do; nothing beyond 1 IOD of their
+    /// ovals does, so every other face keeps its pixels), by track ID and `largest`.
+    func testOnlyTheChosenFacesAreTreated() throws {
+        let scratch = try Scratch()
+        let scene = scratch.path("group.png")
+        _ = try makeScene(try groupPlacements(), width: 1280, height: 720, path: scene)
+        let environment = ["VELVET_VALIDATION": "1", "VELVET_MODELS_DIR": Self.repository.appendingPathComponent("models").path]
+        let analyzed = try Tool.run(Tool.velvet, ["analyze", scene, "--json", "--quiet"], environment: environment)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: analyzed.output) as? [String: Any])
+        let tracks = try XCTUnwrap((json["frames"] as? [[String: Any]])?.first?["faces"] as? [[String: Any]]).map { face in
+            (id: try XCTUnwrap(face["track"] as? Int),
+             face: try BeautyFace(landmarks: try XCTUnwrap(face["landmarks"] as? [[Double]]).map { SIMD2(Float($0[0]), Float($0[1])) }))
+        }
+        XCTAssertEqual(tracks.count, 12)
+        let before = try rgba(scene, width: 1280, height: 720)
+        let largest = try XCTUnwrap(tracks.max { $0.face.interOcularDistance < $1.face.interOcularDistance })
+        let picked = [tracks[0], tracks[tracks.count / 2]]
+        for (selection, chosen) in [(picked.map { String($0.id) }.joined(separator: ","), picked), ("largest", [largest])] {
+            let output = scratch.path("out-\(selection).png")
+            let result = try Tool.run(Tool.velvet, ["render", scene, "-o", output, "--quiet", "--faces", selection], environment: environment)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let after = try rgba(output, width: 1280, height: 720)
+            XCTAssertEqual(QualityMetrics.backgroundDifference(input: before, output: after, width: 1280, height: 720,
+                                                               faces: chosen.map(\.face)), 0,
+                           "--faces \(selection): nothing changes beyond the chosen faces")
+            for track in tracks {
+                let changed = changedPixels(in: track.face, before: before, after: after)
+                if chosen.contains(where: { $0.id == track.id }) {
+                    XCTAssertGreaterThan(changed, 0, "--faces \(selection): track \(track.id) treated")
+                } else if chosen.allSatisfy({ length($0.face.landmarks[1] - track.face.landmarks[1])
+                                                > 2 * ($0.face.interOcularDistance + track.face.interOcularDistance) }) {
+                    XCTAssertEqual(changed, 0, "--faces \(selection): track \(track.id) untouched")
+                }
+            }
+        }
+        let refused = try Tool.run(Tool.velvet, ["render", scene, "-o", scratch.path("x.png"), "--faces", "0,2"], environment: environment)
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+    }
+
+    private func changedPixels(in face: BeautyFace, before: [UInt8], after: [UInt8]) -> Int {
+        let oval = face.polygon(.faceOval)
+        let box = FaceBox(bounding: oval)
+        var changed = 0
+        for y in Int(box.y)..<Int(box.y + box.height) where y >= 0 && y < 720 {
+            for x in Int(box.x)..<Int(box.x + box.width) where x >= 0 && x < 1280 {
+                guard RegionMask.signedDistance(SIMD2(Float(x) + 0.5, Float(y) + 0.5), oval) < 0 else { continue }
+                let i = 4 * (y * 1280 + x)
+                if (0..<3).contains(where: { before[i + $0] != after[i + $0] }) { changed += 1 }
+            }
+        }
+        return changed
+    }
+
     func rgba(_ path: String, width: Int, height: Int) throws -> [UInt8] {
         let raw = path + ".rgba"
         try Tool.ffmpeg(["-i", path, "-f", "rawvideo", "-pix_fmt", "rgba", raw])

@@ -1,0 +1,56 @@
+import VelvetFace
+
+/// Which tracked faces the beauty stages treat (`--faces all|largest|N[,M...]`): all, the
+/// largest, or the tracks `velvet analyze` reports by these IDs. The others keep their pixels.
+public enum FaceSelection: Sendable, Equatable, CustomStringConvertible {
+    case all
+    /// The largest face (inter-ocular distance) when it is first seen; it stays chosen while
+    /// it is tracked, so a video does not hop between two faces of about the same size.
+    case largest
+    case tracks(Set<Int>)
+
+    /// Parses `all`, `largest` or a comma-separated list of positive track IDs.
+    public init?(_ text: String) {
+        switch text {
+        case "all": self = .all
+        case "largest": self = .largest
+        default:
+            let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard !ids.isEmpty, ids.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+            self = .tracks(Set(ids.compactMap { $0 }))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .all: return "all"
+        case .largest: return "largest"
+        case .tracks(let ids): return ids.sorted().map(String.init).joined(separator: ",")
+        }
+    }
+}
+
+/// Applies a `FaceSelection` frame after frame (remembering the largest face's track).
+struct FaceSelector {
+    let selection: FaceSelection
+    private var largestTrack: Int?
+
+    init(_ selection: FaceSelection) { self.selection = selection }
+
+    mutating func select(_ faces: [Face]) -> [Face] {
+        switch selection {
+        case .all:
+            return faces
+        case .tracks(let ids):
+            return faces.filter { ids.contains($0.trackID) }
+        case .largest:
+            if let largestTrack, let face = faces.first(where: { $0.trackID == largestTrack }) { return [face] }
+            guard let face = faces.max(by: { $0.interOcularDistance < $1.interOcularDistance }) else {
+                largestTrack = nil
+                return []
+            }
+            largestTrack = face.trackID
+            return [face]
+        }
+    }
+}
