@@ -139,9 +139,12 @@ public final class TeethStage: BeautyStage {
     public var section: String? { Self.sectionName }
     public var isIdle: Bool { settings.isIdentity && !showsMask }
     public var appliesUserMatte: Bool { false }
+    /// The measurement reads the whole mouth, but before the pass that writes: that pass reads
+    /// only the pixel it writes, so the stage can whiten its source in place.
+    public var isPointwise: Bool { true }
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
-        try checkStageImages(source, destination)
+        if source !== destination { try checkStageImages(source, destination) }
         let geometry = TeethGeometry(faces: frame.faces)
         let region = geometry.region(width: source.width, height: source.height)
         guard !geometry.faces.isEmpty, !region.isEmpty else { return .skipped }
@@ -149,7 +152,7 @@ public final class TeethStage: BeautyStage {
         let table = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: table) }
         let stats = try GPUBuffer.pooled(context: context, size: geometry.faces.count * Self.statsPerFace * 4)
-        try recorder.copy(source, to: destination)
+        if source !== destination { try recorder.copy(source, to: destination) }
         var push = PushConstants()
         push.ivec2(Int32(region.x), Int32(region.y))
         push.ivec2(Int32(region.width), Int32(region.height))
