@@ -192,17 +192,8 @@ final class GroupSceneTests: XCTestCase {
         XCTAssertEqual(QualityMetrics.backgroundDifference(input: before, output: after, width: 1280, height: 720, faces: geometry), 0,
                        "M3: the background is bit-exact")
         for (index, face) in geometry.enumerated() {
-            let oval = face.polygon(.faceOval)
-            let box = FaceBox(bounding: oval)
-            var changed = 0
-            for y in Int(box.y)..<Int(box.y + box.height) where y >= 0 && y < 720 {
-                for x in Int(box.x)..<Int(box.x + box.width) where x >= 0 && x < 1280 {
-                    guard RegionMask.signedDistance(SIMD2(Float(x) + 0.5, Float(y) + 0.5), oval) < 0 else { continue }
-                    let i = 4 * (y * 1280 + x)
-                    if (0..<3).contains(where: { before[i + $0] != after[i + $0] }) { changed += 1 }
-                }
-            }
-            XCTAssertGreaterThan(changed, 0, "face \(index) (IOD \(face.interOcularDistance)) was treated")
+            XCTAssertGreaterThan(changedPixels(in: face, before: before, after: after), 0,
+                                 "face \(index) (IOD \(face.interOcularDistance)) was treated")
         }
     }
 
@@ -245,6 +236,7 @@ final class GroupSceneTests: XCTestCase {
         XCTAssertEqual(refused.status, 2, refused.stderr)
     }
 
+    /// Pixels inside the face's oval that differ (1280x720 RGBA frames).
     private func changedPixels(in face: BeautyFace, before: [UInt8], after: [UInt8]) -> Int {
         let oval = face.polygon(.faceOval)
         let box = FaceBox(bounding: oval)
