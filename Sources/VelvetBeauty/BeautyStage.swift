@@ -63,7 +63,4 @@ public final class StageFrame {
 
     /// The whole frame as a region.
     public var whole: PixelRegion { PixelRegion(x: 0, y: 0, width: input.width, height: input.height) }
-
-    /// For stages outside this module that leave results for later ones.
-    public func record(skin: SkinFrame) { self.skin = skin }
 }
