@@ -37,15 +37,7 @@ public struct EyeBrightenGeometry: Sendable {
 
     /// The frame pixels brightening may change (inside the open eyes), clamped to the frame.
     public func region(width: Int, height: Int) -> PixelRegion {
-        var result: PixelRegion? = nil
-        for eye in eyes {
-            let (low, high) = TeethGeometry.bounds(eye.contour, grownBy: 1)
-            let x0 = Int(low.x.rounded(.down)), y0 = Int(low.y.rounded(.down))
-            let box = PixelRegion(x: x0, y: y0, width: Int(high.x.rounded(.up)) - x0, height: Int(high.y.rounded(.up)) - y0)
-            guard let clamped = box.clamped(width: width, height: height) else { continue }
-            result = result.map { $0.union(clamped) } ?? clamped
-        }
-        return result ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
+        .covering(eyes.map { TeethGeometry.bounds($0.contour, grownBy: 1) }, width: width, height: height)
     }
 
     /// Floats for the kernel's geometry buffer: the `face_table.glsl` directory (one entry
@@ -71,21 +63,16 @@ public struct EyeBrightenGeometry: Sendable {
 /// no open eye the stage writes nothing.
 public final class EyeBrightenStage: BeautyStage {
     public static let sectionName = "eyes"
-    static let statsPerEye = 8
 
     public let settings: EyeBrightenSettings
     /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
     public let showsMask: Bool
-    private let context: GPUContext
-    private let measure: ComputeKernel
-    private let apply: ComputeKernel
+    private let pass: FeaturePass
 
     public init(context: GPUContext, settings: EyeBrightenSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        self.context = context
-        measure = try ComputeKernel(context: context, source: KernelLibrary.eyeBrighten, specialization: ["MEASURE": .int(1)])
-        apply = try ComputeKernel(context: context, source: KernelLibrary.eyeBrighten)
+        pass = try FeaturePass(context: context, kernel: KernelLibrary.eyeBrighten, statsPerEntry: 8)
     }
 
     public var section: String? { Self.sectionName }
@@ -97,20 +84,8 @@ public final class EyeBrightenStage: BeautyStage {
         let geometry = EyeBrightenGeometry(faces: frame.faces)
         let region = geometry.region(width: source.width, height: source.height)
         guard !geometry.eyes.isEmpty, !region.isEmpty else { return .skipped }
-        let floats = geometry.packed(width: source.width, height: source.height)
-        let table = try GPUBuffer.pooled(context: context, size: floats.count * 4)
-        try floats.withUnsafeBytes { try recorder.upload($0, to: table) }
-        let stats = try GPUBuffer.pooled(context: context, size: geometry.eyes.count * Self.statsPerEye * 4)
-        try recorder.copy(source, to: destination)
-        var push = PushConstants()
-        push.ivec2(Int32(region.x), Int32(region.y))
-        push.ivec2(Int32(region.width), Int32(region.height))
-        push.int(Int32(geometry.eyes.count))
-        push.float(settings.strength)
-        push.int(showsMask ? 1 : 0)
-        let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .buffer(table), .buffer(stats), .storageImage(destination)]
-        recorder.dispatch(measure, bindings, push: push, groups: (geometry.eyes.count, 1, 1))
-        recorder.dispatch(apply, bindings, push: push, covering: region.width, region.height)
+        try pass.record(on: recorder, source: source, destination: destination, table: geometry.packed(width: source.width, height: source.height),
+                        entries: geometry.eyes.count, region: region, strength: settings.strength, showsMask: showsMask)
         return .wrote(region)
     }
 }

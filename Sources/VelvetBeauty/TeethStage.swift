@@ -73,15 +73,7 @@ public struct TeethGeometry: Sendable {
     /// The frame pixels whitening may change (the open mouths, feathered), clamped to the
     /// frame; empty when there are none.
     public func region(width: Int, height: Int) -> PixelRegion {
-        var result: PixelRegion? = nil
-        for face in faces {
-            let (low, high) = Self.bounds(face.innerLips, grownBy: face.feather + 1)
-            let x0 = Int(low.x.rounded(.down)), y0 = Int(low.y.rounded(.down))
-            let box = PixelRegion(x: x0, y: y0, width: Int(high.x.rounded(.up)) - x0, height: Int(high.y.rounded(.up)) - y0)
-            guard let clamped = box.clamped(width: width, height: height) else { continue }
-            result = result.map { $0.union(clamped) } ?? clamped
-        }
-        return result ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
+        .covering(faces.map { Self.bounds($0.innerLips, grownBy: $0.feather + 1) }, width: width, height: height)
     }
 
     /// Floats for the kernel's geometry buffer: the face directory of `face_table.glsl` (its
@@ -119,21 +111,16 @@ public struct TeethGeometry: Sendable {
 /// nothing.
 public final class TeethStage: BeautyStage {
     public static let sectionName = "teeth"
-    static let statsPerFace = 8
 
     public let settings: TeethSettings
     /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
     public let showsMask: Bool
-    private let context: GPUContext
-    private let measure: ComputeKernel
-    private let apply: ComputeKernel
+    private let pass: FeaturePass
 
     public init(context: GPUContext, settings: TeethSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        self.context = context
-        measure = try ComputeKernel(context: context, source: KernelLibrary.teethWhiten, specialization: ["MEASURE": .int(1)])
-        apply = try ComputeKernel(context: context, source: KernelLibrary.teethWhiten)
+        pass = try FeaturePass(context: context, kernel: KernelLibrary.teethWhiten, statsPerEntry: 8)
     }
 
     public var section: String? { Self.sectionName }
@@ -148,20 +135,8 @@ public final class TeethStage: BeautyStage {
         let geometry = TeethGeometry(faces: frame.faces)
         let region = geometry.region(width: source.width, height: source.height)
         guard !geometry.faces.isEmpty, !region.isEmpty else { return .skipped }
-        let floats = geometry.packed(width: source.width, height: source.height)
-        let table = try GPUBuffer.pooled(context: context, size: floats.count * 4)
-        try floats.withUnsafeBytes { try recorder.upload($0, to: table) }
-        let stats = try GPUBuffer.pooled(context: context, size: geometry.faces.count * Self.statsPerFace * 4)
-        if source !== destination { try recorder.copy(source, to: destination) }
-        var push = PushConstants()
-        push.ivec2(Int32(region.x), Int32(region.y))
-        push.ivec2(Int32(region.width), Int32(region.height))
-        push.int(Int32(geometry.faces.count))
-        push.float(settings.strength)
-        push.int(showsMask ? 1 : 0)
-        let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .buffer(table), .buffer(stats), .storageImage(destination)]
-        recorder.dispatch(measure, bindings, push: push, groups: (geometry.faces.count, 1, 1))
-        recorder.dispatch(apply, bindings, push: push, covering: region.width, region.height)
+        try pass.record(on: recorder, source: source, destination: destination, table: geometry.packed(width: source.width, height: source.height),
+                        entries: geometry.faces.count, region: region, strength: settings.strength, showsMask: showsMask)
         return .wrote(region)
     }
 }
