@@ -4,15 +4,18 @@
 //
 // Measure (MEASURE = 1, one workgroup per face): inside the mouth opening (the inner lip
 // loop) every pixel gets a score s = L* - a* (teeth are light and hardly red; tongue, gums
-// and lips are red, the mouth's inside dark). Otsu's threshold on the histogram of s splits
-// this mouth's own pixels in two classes; the upper one is the teeth when its mean a* is
-// below the other class's (less red than the tongue, gums and lips around them). Then the cap: the sclera's lightness, the
-// 98th percentile of L* inside the open eyes' contours (the lit white; the iris, pupil and
-// lash shadow are the dark rest; without an open eye, the teeth's own 95th percentile).
+// and lips are red, the mouth's inside dark). Otsu's threshold on the histogram of s (the
+// centre of its plateau of near-best splits) splits this mouth's own pixels in two
+// classes; the upper one is the teeth when its mean a* is below the other class's (less red
+// than the tongue, gums and lips around them). Then the cap:
+// the sclera's lightness, the 98th percentile of L* inside the open eyes' contours (the lit
+// white; the iris, pupil and lash shadow are the dark rest; without an open eye, the teeth's
+// own 95th percentile).
 // Writes STATS floats per face.
 //
 // Apply (MEASURE = 0, over the mouth region): weight m = opening coverage (inner loop,
-// feathered over +-feather px) x teeth membership (smoothstep of s around the threshold)
+// feathered over +-feather px) x teeth membership (smoothstep of s around the threshold,
+// at least 3 sigma of the score's measured noise each side)
 // x face weight x strength; L* rises by m x LIFT x (cap - L*) where below the cap (never
 // past it; teeth already lighter than the sclera keep their L*), b* (yellow) falls by
 // m x 0.7 x b*. A pixel with m = 0 is copied texel for
@@ -38,6 +41,7 @@ const float YELLOW_REMOVED = 0.7;
 const float SCLERA_QUANTILE = 0.98;
 const float LIFT = 0.5;
 const float TEETH_CAP_QUANTILE = 0.95;
+const float OTSU_PLATEAU = 0.9;
 
 layout(binding = 0) uniform sampler2D source;   // nearest
 layout(binding = 1) buffer Geometry { float data[]; } geometry;
@@ -114,22 +118,33 @@ float otsuThreshold() {
         total += float(histogram[bin]);
         sum += float(bin) * float(histogram[bin]);
     }
-    float best = -1.0, split = -1.0, lowCount = 0.0, lowSum = 0.0;
-    for (int bin = 0; bin < SCORE_BINS - 1; ++bin) {
-        lowCount += float(histogram[bin]);
-        lowSum += float(bin) * float(histogram[bin]);
-        float highCount = total - lowCount;
-        if (lowCount == 0.0 || highCount == 0.0) {
-            continue;
+    // Two sweeps: the best between-class variance, then the centre of the splits within
+    // OTSU_PLATEAU of it. A mouth's score histogram is often flat between its classes, and the
+    // single best split there jumps with each frame's noise; the plateau's centre does not.
+    float best = -1.0;
+    for (int sweep = 0; sweep < 2; ++sweep) {
+        float lowCount = 0.0, lowSum = 0.0, splitSum = 0.0, splitWeight = 0.0;
+        for (int bin = 0; bin < SCORE_BINS - 1; ++bin) {
+            lowCount += float(histogram[bin]);
+            lowSum += float(bin) * float(histogram[bin]);
+            float highCount = total - lowCount;
+            if (lowCount == 0.0 || highCount == 0.0) {
+                continue;
+            }
+            float difference = lowSum / lowCount - (sum - lowSum) / highCount;
+            float between = lowCount * highCount * difference * difference;
+            if (sweep == 0) {
+                best = max(best, between);
+            } else if (between >= OTSU_PLATEAU * best) {
+                splitSum += float(bin) * between;
+                splitWeight += between;
+            }
         }
-        float difference = lowSum / lowCount - (sum - lowSum) / highCount;
-        float between = lowCount * highCount * difference * difference;
-        if (between > best) {
-            best = between;
-            split = float(bin);
+        if (sweep == 1) {
+            return splitWeight <= 0.0 ? -1e20 : SCORE_LOW + (splitSum / splitWeight + 1.0) * SCORE_STEP;
         }
     }
-    return split < 0.0 ? -1e20 : SCORE_LOW + (split + 1.0) * SCORE_STEP;
+    return -1e20;
 }
 
 void measure() {
@@ -170,7 +185,7 @@ void measure() {
 
     // The upper class: its count, mean L* a* b* and its lightness histogram.
     vec4 sums = vec4(0.0);
-    float opening = 0.0, restRedness = 0.0;
+    float opening = 0.0, restRedness = 0.0, stepSum = 0.0;
     for (int i = int(local); i < pixels; i += 256) {
         ivec2 pixel = low + ivec2(i % size.x, i / size.x);
         if (facePolygonDistance(vec2(pixel) + 0.5, 0, innerFirst, innerCount) < 0.0) {
@@ -178,6 +193,7 @@ void measure() {
             vec3 lab = labFromRGB(texelFetch(source, pixel, 0).rgb);
             if (score(lab) >= split) {
                 sums += vec4(1.0, lab);
+                stepSum += abs(score(lab) - score(labFromRGB(texelFetch(source, min(pixel + ivec2(1, 0), textureSize(source, 0) - 1), 0).rgb)));
                 atomicAdd(histogram[lightnessBin(lab.x)], 1u);
             } else {
                 restRedness += lab.y;
@@ -188,6 +204,10 @@ void measure() {
     vec3 mean = vec3(reduceSum(sums.y), reduceSum(sums.z), reduceSum(sums.w)) / max(count, 1.0);
     float openingPixels = reduceSum(opening);
     float restMeanRedness = reduceSum(restRedness) / max(openingPixels - count, 1.0);
+    // The score's own noise (sigma from the mean step between neighbours, E|d| = 2 sigma / sqrt(pi)
+    // for d ~ N(0, 2 sigma^2)); the membership ramp spans 3 of it each side so that a frame's
+    // noise moves a pixel's weight little.
+    float scoreNoise = reduceSum(stepSum) / max(count, 1.0) * 0.886;
     barrier();
     float teethCap = lightnessOfBin(quantileBin(TEETH_CAP_QUANTILE));
     barrier();
@@ -223,7 +243,7 @@ void measure() {
         stats.data[base + 1] = split;
         // The soft edge of the class: half the way from the threshold to its mean score (a wide
         // edge, so a threshold that moves with a frame's noise moves the weight less).
-        stats.data[base + 2] = max(3.0 * SCORE_STEP, 0.5 * (mean.x - mean.y - split));
+        stats.data[base + 2] = max(max(3.0 * SCORE_STEP, 3.0 * scoreNoise), 0.5 * (mean.x - mean.y - split));
         stats.data[base + 3] = mean.x;
         stats.data[base + 4] = cap;
         stats.data[base + 5] = mean.y;
