@@ -47,14 +47,16 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     }
 
     /// The chain's stages in order; the chain leaves out the idle ones. A new stage is one
-    /// line here.
-    private static func stages(options: BeautyOptions, sidecars: RenderSidecars, context: GPUContext) throws -> [any BeautyStage] {
+    /// line here. `capturesWeights`: the skin stage keeps its blend weight whatever needs it.
+    static func stages(options: BeautyOptions, sidecars: RenderSidecars, context: GPUContext,
+                       capturesWeights: Bool = false) throws -> [any BeautyStage] {
         if options.debugView == .landmarks { return [try DebugViewStage(context: context, view: .landmarks)] }
         if options.debugView == .teeth { return [try TeethStage(context: context, settings: options.teeth, showsMask: true)] }
         if options.debugView == .eyes { return [try EyeBrightenStage(context: context, settings: options.eyeBrighten, showsMask: true)] }
         let skin = try SkinPipeline(context: context)
         // The LUT through the skin mask, the mask debug view and the matte output need the blend weight.
-        skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask || sidecars.matteOut != nil
+        skin.capturesWeights = capturesWeights || options.grade?.throughSkinMask == true || options.debugView == .mask
+            || sidecars.matteOut != nil
         let skinStage = try SkinStage(pipeline: skin, settings: options.skin)
         if let view = options.debugView { return [skinStage, try DebugViewStage(context: context, view: view)] }
         var stages: [any BeautyStage] = [skinStage, try SharpenStage(context: context, amount: options.skin.sharpen)]

@@ -4,8 +4,8 @@ import VelvetGPU
 import VelvetKernels
 import VelvetMedia
 
-/// The A/B render: each frame is tracked once, then the skin stages run twice (A's
-/// settings, B's settings, each on a submission of its own so their GPU time is known)
+/// The A/B render: each frame is tracked once, then each side's stages run on it (A's, then
+/// B's, each on a submission of its own so their GPU time is known)
 /// and the output shows A on the left half and B on the right, labelled. The first frame
 /// with a face is kept (input, A, B, blend weights, person mask) for the report, and every
 /// frame's input and both results feed each side's temporal stability (M15).
@@ -22,9 +22,15 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         public let faces: [BeautyFace]
     }
 
+    /// What one side renders.
+    public enum Side {
+        /// The skin stage and the sharpen after it (a smoothing method's comparison).
+        case skin(BeautySettings)
+        /// Every stage a render of these options runs (a preset's comparison).
+        case preset(BeautyOptions)
+    }
+
     public let context: GPUContext
-    public let a: BeautySettings
-    public let b: BeautySettings
     /// GPU milliseconds per stage for each side, summed over frames (tracker under "tracker").
     public private(set) var timingsA: [String: Double] = [:]
     public private(set) var timingsB: [String: Double] = [:]
@@ -50,22 +56,27 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     /// copy of the last frame.
     public var workingBytesPerPixel: Int { 56 + 8 }
 
-    public init(context: GPUContext, a: BeautySettings, b: BeautySettings, lookAhead: Int = LookAheadTracker.standardFrames) throws {
+    public init(context: GPUContext, a: Side, b: Side, lookAhead: Int = LookAheadTracker.standardFrames) throws {
         self.context = context
         self.lookAhead = lookAhead
-        self.a = try a.validated()
-        self.b = try b.validated()
         chainA = try Self.chain(a, context: context)
         chainB = try Self.chain(b, context: context)
         split = try ComputeKernel(context: context, source: KernelLibrary.compareSplit)
     }
 
-    /// One side: the skin stage and the sharpen after it (the preset's skin knobs).
-    private static func chain(_ settings: BeautySettings, context: GPUContext) throws -> BeautyChain {
-        let skin = try SkinPipeline(context: context)
-        skin.capturesWeights = true
-        return BeautyChain(context: context, stages: [try SkinStage(pipeline: skin, settings: settings),
-                                                      try SharpenStage(context: context, amount: settings.sharpen)])
+    /// One side's stages, the skin stage keeping its blend weights for the report.
+    private static func chain(_ side: Side, context: GPUContext) throws -> BeautyChain {
+        switch side {
+        case .skin(let settings):
+            let settings = try settings.validated()
+            let skin = try SkinPipeline(context: context)
+            skin.capturesWeights = true
+            return BeautyChain(context: context, stages: [try SkinStage(pipeline: skin, settings: settings),
+                                                          try SharpenStage(context: context, amount: settings.sharpen)])
+        case .preset(let options):
+            return BeautyChain(context: context, stages: try BeautyEffect.stages(options: options, sidecars: RenderSidecars(),
+                                                                                 context: context, capturesWeights: true))
+        }
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {

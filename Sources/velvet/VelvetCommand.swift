@@ -38,6 +38,8 @@ enum VelvetCommand {
     \(BeautyArguments.help)
       compare INPUT [--a bilateral] [--b freqsep] -o AB.mp4 [--report AB.html] [--metrics AB.json]
                               A/B video (A left, B right), metrics M4-M8 and an HTML report
+          --a-preset P, --b-preset P  compare two presets (name or .json file), every stage,
+                              instead of two smoothing methods (not with --a / --b on that side)
       batch FILES... | --list FILE  --output-dir DIR [--shard I/N] [--devices 0,1] [render options]
                               render many files; finished outputs (proved by .NAME.velvet-done)
                               are skipped, so a rerun resumes; other settings or inputs re-render;
