@@ -22,14 +22,6 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         public let faces: [BeautyFace]
     }
 
-    /// What one side renders.
-    public enum Side {
-        /// The skin stage and the sharpen after it (a smoothing method's comparison).
-        case skin(BeautySettings)
-        /// Every stage a render of these options runs (a preset's comparison).
-        case preset(BeautyOptions)
-    }
-
     public let context: GPUContext
     /// GPU milliseconds per stage for each side, summed over frames (tracker under "tracker").
     public private(set) var timingsA: [String: Double] = [:]
@@ -43,8 +35,8 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     /// Video: the tracker runs this far ahead, as a render's does (`BeautyOptions.lookAhead`).
     public let lookAhead: Int
     private var lookAheadTracker: LookAheadTracker?
-    private let chainA: BeautyChain
-    private let chainB: BeautyChain
+    private let passesA: FacePasses
+    private let passesB: FacePasses
     private let split: ComputeKernel
     private var sides: (GPUImage, GPUImage)?
     private var pending: (index: Int, downloads: [GPUReadback], sizes: [(Int, Int)], faces: [BeautyFace])?
@@ -56,27 +48,15 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     /// copy of the last frame.
     public var workingBytesPerPixel: Int { 56 + 8 }
 
-    public init(context: GPUContext, a: Side, b: Side, lookAhead: Int = LookAheadTracker.standardFrames) throws {
+    /// `a`, `b`: each side's stages, as a render of them runs them (`BeautyOptions.skinOnly` for
+    /// a comparison of smoothing methods); the tracker's and debug options are not used.
+    public init(context: GPUContext, a: BeautyOptions, b: BeautyOptions, lookAhead: Int = LookAheadTracker.standardFrames) throws {
         self.context = context
         self.lookAhead = lookAhead
-        chainA = try Self.chain(a, context: context)
-        chainB = try Self.chain(b, context: context)
+        // The skin stages keep their blend weights for the report.
+        passesA = try FacePasses(context: context, options: a, sidecars: RenderSidecars(), capturesWeights: true)
+        passesB = try FacePasses(context: context, options: b, sidecars: RenderSidecars(), capturesWeights: true)
         split = try ComputeKernel(context: context, source: KernelLibrary.compareSplit)
-    }
-
-    /// One side's stages, the skin stage keeping its blend weights for the report.
-    private static func chain(_ side: Side, context: GPUContext) throws -> BeautyChain {
-        switch side {
-        case .skin(let settings):
-            let settings = try settings.validated()
-            let skin = try SkinPipeline(context: context)
-            skin.capturesWeights = true
-            return BeautyChain(context: context, stages: [try SkinStage(pipeline: skin, settings: settings),
-                                                          try SharpenStage(context: context, amount: settings.sharpen)])
-        case .preset(let options):
-            return BeautyChain(context: context, stages: try BeautyEffect.stages(options: options, sidecars: RenderSidecars(),
-                                                                                 context: context, capturesWeights: true))
-        }
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
@@ -94,11 +74,13 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         let (imageA, imageB) = try sideImages(like: frame.input)
 
         var results: [SkinFrame] = []
-        for (chain, image, isA) in [(chainA, imageA, true), (chainB, imageB, false)] {
+        for (passes, image, isA) in [(passesA, imageA, true), (passesB, imageB, false)] {
             let side = try CommandRecorder(context: context)
-            let stageFrame = StageFrame(input: frame.input, faces: faces, personMask: tracked.personMask)
-            if try chain.record(on: side, frame: stageFrame, output: image) == nil { try side.copy(frame.input, to: image) }
-            guard let skin = stageFrame.skin else { preconditionFailure("the skin stage is never idle") }
+            let (changed, stageFrames) = try passes.record(on: side, input: frame.input, faces: tracked.faces, trackedFaces: tracked.faces,
+                                                           personMask: tracked.personMask, userMatte: nil, output: image)
+            if changed == nil { try side.copy(frame.input, to: image) }
+            // With per-face settings, the largest face's pass's weights.
+            guard let skin = stageFrames.first?.skin else { preconditionFailure("the skin stage is never idle") }
             results.append(skin)
             for section in try side.submit().wait().sections {
                 if isA { timingsA[section.label, default: 0] += section.milliseconds } else { timingsB[section.label, default: 0] += section.milliseconds }

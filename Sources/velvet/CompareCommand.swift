@@ -53,9 +53,8 @@ enum CompareCommand {
             var sidePreset = choice.preset.map { sidePresets[$0]! } ?? preset
             if let method = choice.method { sidePreset.skin.smoothing = method }
             let label = choice.preset.map { "\($0) (\(sidePreset.skin.smoothing.rawValue))" } ?? sidePreset.skin.smoothing.rawValue
-            let side: CompareEffect.Side = wholeRenders
-                ? .preset(try BeautyOptions(preset: sidePreset) { try LUTLoader.load($0, context: context) })
-                : .skin(sidePreset.skinSettings())
+            let side = wholeRenders ? try BeautyOptions(preset: sidePreset) { try LUTLoader.load($0, context: context) }
+                : try BeautyOptions.skinOnly(sidePreset.skinSettings())
             return (label: label, method: sidePreset.skin.smoothing.rawValue, preset: choice.preset, side: side)
         }
         let effect = try CompareEffect(context: context, a: sides[0].side, b: sides[1].side,
