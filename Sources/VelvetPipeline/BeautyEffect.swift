@@ -108,7 +108,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         let (changed, stageFrames) = try passes.record(on: recorder, input: frame.input, faces: faceSelector.select(tracked.faces),
                                                        trackedFaces: tracked.faces, personMask: tracked.personMask,
                                                        userMatte: try userMatte?.image(for: frame, on: recorder), output: frame.output)
-        // The sidecars take one pass's weights: they are refused with per-face settings (RenderCommand).
+        // The sidecars take one pass's weights: they are refused with per-face settings (SidecarArguments).
         if let skin = stageFrames.first?.skin {
             if let matteRecording, let weights = skin.weights { try matteRecording.record(weights: weights, time: frame.time, on: recorder) }
             if let zoneRecording, let zoneMap {

@@ -49,7 +49,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     public var workingBytesPerPixel: Int { 56 + 8 }
 
     /// `a`, `b`: each side's stages, as a render of them runs them (`BeautyOptions.skinOnly` for
-    /// a comparison of smoothing methods); the tracker's and debug options are not used.
+    /// a comparison of smoothing methods); their tracker options are not used.
     public init(context: GPUContext, a: BeautyOptions, b: BeautyOptions, lookAhead: Int = LookAheadTracker.standardFrames) throws {
         self.context = context
         self.lookAhead = lookAhead
