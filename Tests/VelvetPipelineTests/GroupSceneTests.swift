@@ -268,6 +268,11 @@ final class GroupSceneTests: XCTestCase {
         }
         XCTAssertEqual(QualityMetrics.backgroundDifference(input: before, output: othersOnly, width: 1280, height: 720,
                                                            faces: others.map(\.face)), 0, "nothing changes beyond the other faces")
+        // A matte is of one skin mask; each pass has its own: refused before any work.
+        let matte = try Tool.run(Tool.velvet, ["render", scene, "-o", scratch.path("m.png"), "--preset", scratch.path("others-only.json"),
+                                               "--matte", scratch.path("matte.png")], environment: Self.environment)
+        XCTAssertEqual(matte.status, 2, matte.stderr)
+        XCTAssertTrue(matte.stderr.contains("others section"), matte.stderr)
     }
 
     private static var environment: [String: String] {
