@@ -27,17 +27,17 @@ enum CompareCommand {
         let quiet = arguments.flag("--quiet")
         let request = arguments.value("--device")
         let store = PresetStore.standard()
-        // The beauty flags are written over the base preset and over each side's preset.
-        var sidePresets: [String: BeautyPreset] = [:]
-        for name in [choiceA.preset, choiceB.preset].compactMap({ $0 }) where sidePresets[name] == nil {
-            var flags = arguments, preset = try store.resolve(name)
-            try BeautyArguments.apply(&flags, to: &preset)
-            sidePresets[name] = preset
-        }
         var preset = try BeautyArguments.basePreset(&arguments, store: store)
+        let flags = arguments // the beauty flags, written over the base preset and over each side's preset
         try BeautyArguments.apply(&arguments, to: &preset)
         try arguments.finish()
-        for (name, sidePreset) in sidePresets { try sidePreset.validate(file: name) }
+        var sidePresets: [String: BeautyPreset] = [:]
+        for name in [choiceA.preset, choiceB.preset].compactMap({ $0 }) where sidePresets[name] == nil {
+            var sideFlags = flags, sidePreset = try store.resolve(name)
+            try BeautyArguments.apply(&sideFlags, to: &sidePreset)
+            try sidePreset.validate(file: name)
+            sidePresets[name] = sidePreset
+        }
         try CommandFiles.checkEncoder(output, settings)
         var files = CommandFiles(policy: policy)
         files.input(input)
@@ -70,7 +70,6 @@ enum CompareCommand {
         let metrics = zip([("A", capture.a), ("B", capture.b)], stability).map { sideImage, m15 in
             let (side, image) = sideImage
             return (side, [
-
                 "M4_features_ssim": QualityMetrics.featureSSIM(input: capture.input, output: image, face: face),
                 "M5_mid_band_ratio": QualityMetrics.midBandRatio(input: capture.input, output: image, face: face),
                 "M6_fine_band_ratio": QualityMetrics.fineBandRatio(input: capture.input, output: image, face: face),
