@@ -44,9 +44,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     private var pendingStability: (downloads: [GPUReadback], width: Int, height: Int, faces: [BeautyFace])?
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
-    /// Both sides' skin stages (as `BeautyEffect`'s, twice), the split view and the tracker's
-    /// copy of the last frame.
-    public var workingBytesPerPixel: Int { 56 + 8 }
+    /// Both sides' skin stages (as `BeautyEffect`'s, twice; a side with per-face settings has
+    /// two passes and the image between them), the split view and the tracker's copy of the last frame.
+    public var workingBytesPerPixel: Int { [passesA, passesB].map { $0.isSplit ? 2 * 24 + 8 : 24 }.reduce(0, +) + 8 + 8 }
 
     /// `a`, `b`: each side's stages, as a render of them runs them (`BeautyOptions.skinOnly` for
     /// a comparison of smoothing methods); their tracker options are not used.
