@@ -50,7 +50,7 @@ enum VelvetCommand {
           --overlay OUT       write the input with the mesh and person mask drawn
           --mask OUT          write the person mask
           --detector short|full|auto, --max-faces N, --look-ahead K (as render's)
-      presets list | show NAME | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
+      presets list | show NAME|FILE | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
                               beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/);
                               presets knobs: every preset field and flag as a Markdown table
       luts list | export DIR  the built-in colour grades, as .cube files
