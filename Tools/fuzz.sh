@@ -36,6 +36,7 @@ build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.
 mkdir -p "$out/tflite/corpus" "$out/media/corpus" "$out/cube/corpus" "$out/preset/corpus"
 printf 'TITLE "seed"\nLUT_3D_SIZE 2\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX 1 1 1\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n' > "$out/cube/corpus/identity.cube"
 printf '{"skin": {"smoothing": "bilateral", "strength": 0.5, "zones": {"forehead": 1}}, "reshape": {"eyes": 0.2, "slim": 0.1},\n "lipstick": {"colour": "#B84A54", "strength": 0.4, "blend": "natural"}, "blush": {"strength": 0.3},\n "lut": {"builtIn": "warm", "strength": 0.5, "scope": "skin"}}\n' > "$out/preset/corpus/full.json"
+printf '{"skin": {"strength": 0.7}, "others": {"skin": {"strength": 0.2, "zones": {"nose": 0.3}}, "lipstick": {"strength": 0}}}\n' > "$out/preset/corpus/others.json"
 cp models/*.tflite "$out/tflite/corpus/" 2>/dev/null || { echo "fuzz: run Tools/fetch-models.sh first" >&2; exit 1; }
 seed() { ffmpeg -hide_banner -loglevel error -y "$@"; }
 seed -f lavfi -i testsrc2=size=64x48:rate=10 -t 0.5 -c:v libx264 "$out/media/corpus/a.mp4"

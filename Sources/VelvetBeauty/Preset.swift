@@ -74,6 +74,8 @@ public struct BeautyPreset: KnobSettings, Equatable {
     public var lut = LUT()
     public var teeth = TeethSettings()
     public var eyeBrighten = EyeBrightenSettings()
+    /// The fields that differ for every face but the largest (`othersPreset`); empty: none do.
+    public var others = PresetOverrides()
 
     public init() {}
 

@@ -2,9 +2,10 @@ import Foundation
 
 // The preset JSON format: one section per settings type, one field per knob of its table
 // (`KnobSettings.knobs`; docs/CLI.md's table is `velvet presets knobs`), plus `skin.zones`
-// and the LUT's source (`builtIn` or `file`). Every section and field is optional: a missing
-// section is that channel off, a missing field takes its type's `init()` value. Unknown
-// keys, wrong types and out-of-range values are errors naming the field.
+// and the LUT's source (`builtIn` or `file`), and `others` (`PresetOverrides.swift`). Every
+// section and field is optional: a missing section is that channel off, a missing field takes
+// its type's `init()` value. Unknown keys, wrong types and out-of-range values are errors
+// naming the field.
 
 extension BeautyPreset {
     /// Largest preset file accepted (a complete preset is well under 2 KB).
@@ -139,7 +140,8 @@ extension KnobSettings {
 
 extension BeautyPreset: Codable {
     public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth", "eyeBrighten"])
+        let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth", "eyeBrighten",
+                                                           "others"])
         self.init()
         skin = try section.value("skin", skin)
         reshape = try section.value("reshape", reshape)
@@ -148,6 +150,7 @@ extension BeautyPreset: Codable {
         lut = try section.value("lut", lut)
         teeth = try section.value("teeth", teeth)
         eyeBrighten = try section.value("eyeBrighten", eyeBrighten)
+        others = try section.value("others", others)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -159,6 +162,7 @@ extension BeautyPreset: Codable {
         try container.encode(lut, forKey: PresetKey("lut"))
         try container.encode(teeth, forKey: PresetKey("teeth"))
         try container.encode(eyeBrighten, forKey: PresetKey("eyeBrighten"))
+        if !others.isEmpty { try container.encode(others, forKey: PresetKey("others")) } // only the fields it sets
     }
 }
 

@@ -57,6 +57,17 @@ public struct PresetStore: Sendable {
         return try BeautyPreset.decode(data, file: url.path)
     }
 
+    /// What `--preset` names: a preset file when `text` holds a `/` or ends in `.json`, else a
+    /// built-in or saved preset by name (`load`).
+    public func resolve(_ text: String) throws -> BeautyPreset {
+        guard text.contains("/") || text.hasSuffix(".json") else { return try load(text) }
+        guard let handle = FileHandle(forReadingAtPath: text) else { throw PresetError(file: text, reason: "cannot read the file") }
+        defer { try? handle.close() }
+        // One byte past the limit is enough to refuse a larger file (or a device that never ends).
+        guard let data = try handle.read(upToCount: BeautyPreset.maxBytes + 1) else { throw PresetError(file: text, reason: "empty file") }
+        return try BeautyPreset.decode(data, file: text)
+    }
+
     /// Writes `presets/NAME.json` atomically; an older one of that name is replaced only when
     /// `replacing` (else `OutputFileError.exists`).
     public func save(_ preset: BeautyPreset, as name: String, replacing: Bool = true) throws {

@@ -21,12 +21,12 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public private(set) var skinQuality: [Int: [FaceSkinQuality]] = [:]
     /// The last frame's measurement, read once its submission has completed (the next
     /// frame's, or `finishMeasuring`), with the track ID of each face.
-    private var pendingQuality: (measurement: PendingSkinQuality, tracks: [Face])?
+    private var pendingQuality: [(measurement: PendingSkinQuality, tracks: [Face])] = []
 
     private var tracker: FaceTracker?
     private var faceSelector: FaceSelector
     private var lookAheadTracker: LookAheadTracker?
-    private let chain: BeautyChain
+    private let passes: FacePasses
     /// Track file, user's matte, matte output (docs/CLI.md, render).
     private let sidecars: RenderSidecars
     private let matteRecording: MatteRecording?
@@ -43,18 +43,20 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         zoneRecording = sidecars.zonesOut.map { MatteRecording(open: $0) }
         zoneMap = sidecars.zonesOut == nil ? nil : try ZoneMap(context: context)
         userMatte = sidecars.matteIn.map(UserMatte.init)
-        chain = BeautyChain(context: context, stages: try Self.stages(options: options, sidecars: sidecars, context: context))
+        passes = try FacePasses(context: context, options: options, sidecars: sidecars)
     }
 
     /// The chain's stages in order; the chain leaves out the idle ones. A new stage is one
-    /// line here.
-    private static func stages(options: BeautyOptions, sidecars: RenderSidecars, context: GPUContext) throws -> [any BeautyStage] {
+    /// line here. `capturesWeights`: the skin stage keeps its blend weight whatever needs it.
+    static func stages(options: BeautyOptions, sidecars: RenderSidecars, context: GPUContext,
+                       capturesWeights: Bool = false) throws -> [any BeautyStage] {
         if options.debugView == .landmarks { return [try DebugViewStage(context: context, view: .landmarks)] }
         if options.debugView == .teeth { return [try TeethStage(context: context, settings: options.teeth, showsMask: true)] }
         if options.debugView == .eyes { return [try EyeBrightenStage(context: context, settings: options.eyeBrighten, showsMask: true)] }
         let skin = try SkinPipeline(context: context)
         // The LUT through the skin mask, the mask debug view and the matte output need the blend weight.
-        skin.capturesWeights = options.grade?.throughSkinMask == true || options.debugView == .mask || sidecars.matteOut != nil
+        skin.capturesWeights = capturesWeights || options.grade?.throughSkinMask == true || options.debugView == .mask
+            || sidecars.matteOut != nil
         let skinStage = try SkinStage(pipeline: skin, settings: options.skin)
         if let view = options.debugView { return [skinStage, try DebugViewStage(context: context, view: view)] }
         var stages: [any BeautyStage] = [skinStage, try SharpenStage(context: context, amount: options.skin.sharpen)]
@@ -73,8 +75,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
     /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory),
-    /// and the tracker's copy of the last frame (rgba16f) that repeats are found against.
-    public var workingBytesPerPixel: Int { 24 + 8 }
+    /// and the tracker's copy of the last frame (rgba16f) that repeats are found against; with
+    /// per-face settings each pass has its own, and the image between the passes (rgba16f).
+    public var workingBytesPerPixel: Int { passes.isSplit ? 2 * 24 + 8 + 8 : 24 + 8 }
     /// A track file holds the faces already: no look-ahead then.
     public var lookAhead: Int { sidecars.tracks == nil ? options.lookAhead : 0 }
 
@@ -102,18 +105,18 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         }
         facesPerFrame.append(tracked.faces.filter { $0.missedFrames == 0 }.count)
         lastTracking = tracked
-        let faces = try faceSelector.select(tracked.faces).map { try BeautyFace(landmarks: $0.points, weight: $0.weight) }
-        let stageFrame = StageFrame(input: frame.input, faces: faces, trackedFaces: tracked.faces, personMask: tracked.personMask,
-                                    userMatte: try userMatte?.image(for: frame, on: recorder))
-        let changed = try chain.record(on: recorder, frame: stageFrame, output: frame.output)
-        if let skin = stageFrame.skin {
+        let (changed, stageFrames) = try passes.record(on: recorder, input: frame.input, faces: faceSelector.select(tracked.faces),
+                                                       trackedFaces: tracked.faces, personMask: tracked.personMask,
+                                                       userMatte: try userMatte?.image(for: frame, on: recorder), output: frame.output)
+        // The sidecars take one pass's weights: they are refused with per-face settings (SidecarArguments).
+        if let skin = stageFrames.first?.skin {
             if let matteRecording, let weights = skin.weights { try matteRecording.record(weights: weights, time: frame.time, on: recorder) }
             if let zoneRecording, let zoneMap {
                 try zoneRecording.record(weights: try zoneMap.record(on: recorder, mask: skin.mask, frame: frame.input), time: frame.time,
                                          on: recorder)
             }
         }
-        if let quality = stageFrame.quality { pendingQuality = (quality, tracked.faces) }
+        pendingQuality = stageFrames.compactMap(\.quality).map { ($0, tracked.faces) }
         guard let changed else { return .none }
         // A view replaces the picture: every pixel is converted back as it is, not as a change.
         return options.debugView != nil ? .whole : .region(changed)
@@ -122,11 +125,13 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// Files the last frame's measurement under its faces' track IDs; call once the GPU work
     /// recorded for it has completed.
     public func finishMeasuring() {
-        guard let (measurement, tracks) = pendingQuality else { return }
-        pendingQuality = nil
-        for figures in measurement.resolve() {
-            guard let track = tracks.first(where: { $0.points == figures.face.landmarks }) else { continue }
-            skinQuality[track.trackID, default: []].append(figures)
+        let pending = pendingQuality
+        pendingQuality = []
+        for (measurement, tracks) in pending {
+            for figures in measurement.resolve() {
+                guard let track = tracks.first(where: { $0.points == figures.face.landmarks }) else { continue }
+                skinQuality[track.trackID, default: []].append(figures)
+            }
         }
     }
 

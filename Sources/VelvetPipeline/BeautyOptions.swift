@@ -49,8 +49,22 @@ public struct BeautyOptions: Sendable {
     public var debugView: DebugView?
     /// Measure each face's achieved M5, M6 and M8 on the output, every frame (`BeautyEffect.skinQuality`).
     public var measuresQuality = false
+    /// The settings of every face but the largest, from the preset's `others` section (`FacePasses`);
+    /// nil: every face gets these. Only their per-face settings are used.
+    public var others: BeautyOptions? {
+        get { othersBox.first }
+        set { othersBox = newValue.map { [$0] } ?? [] }
+    }
+    private var othersBox: [BeautyOptions] = [] // an array: a struct cannot hold itself directly
 
     public init() {}
+
+    /// The skin stage and the sharpen after it with `skin`, every other stage off.
+    public static func skinOnly(_ skin: BeautySettings) throws -> BeautyOptions {
+        var options = BeautyOptions()
+        options.skin = try skin.validated()
+        return options
+    }
 
     /// The options a preset describes. `loadLUT` reads a LUT file the preset names.
     public init(preset: BeautyPreset, loadLUT: (String) throws -> ColorLUT) throws {
@@ -68,5 +82,6 @@ public struct BeautyOptions: Sendable {
         if let table, preset.lut.strength > 0 {
             grade = Grade(lut: table, strength: preset.lut.strength, throughSkinMask: preset.lut.scope == .skin)
         }
+        if let theirs = preset.othersPreset { others = try BeautyOptions(preset: theirs, loadLUT: loadLUT) }
     }
 }

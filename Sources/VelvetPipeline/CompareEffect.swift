@@ -4,8 +4,8 @@ import VelvetGPU
 import VelvetKernels
 import VelvetMedia
 
-/// The A/B render: each frame is tracked once, then the skin stages run twice (A's
-/// settings, B's settings, each on a submission of its own so their GPU time is known)
+/// The A/B render: each frame is tracked once, then each side's stages run on it (A's, then
+/// B's, each on a submission of its own so their GPU time is known)
 /// and the output shows A on the left half and B on the right, labelled. The first frame
 /// with a face is kept (input, A, B, blend weights, person mask) for the report, and every
 /// frame's input and both results feed each side's temporal stability (M15).
@@ -23,8 +23,6 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     }
 
     public let context: GPUContext
-    public let a: BeautySettings
-    public let b: BeautySettings
     /// GPU milliseconds per stage for each side, summed over frames (tracker under "tracker").
     public private(set) var timingsA: [String: Double] = [:]
     public private(set) var timingsB: [String: Double] = [:]
@@ -37,8 +35,8 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     /// Video: the tracker runs this far ahead, as a render's does (`BeautyOptions.lookAhead`).
     public let lookAhead: Int
     private var lookAheadTracker: LookAheadTracker?
-    private let chainA: BeautyChain
-    private let chainB: BeautyChain
+    private let passesA: FacePasses
+    private let passesB: FacePasses
     private let split: ComputeKernel
     private var sides: (GPUImage, GPUImage)?
     private var pending: (index: Int, downloads: [GPUReadback], sizes: [(Int, Int)], faces: [BeautyFace])?
@@ -46,26 +44,19 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     private var pendingStability: (downloads: [GPUReadback], width: Int, height: Int, faces: [BeautyFace])?
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
-    /// Both sides' skin stages (as `BeautyEffect`'s, twice), the split view and the tracker's
-    /// copy of the last frame.
-    public var workingBytesPerPixel: Int { 56 + 8 }
+    /// Both sides' skin stages (as `BeautyEffect`'s, twice; a side with per-face settings has
+    /// two passes and the image between them), the split view and the tracker's copy of the last frame.
+    public var workingBytesPerPixel: Int { [passesA, passesB].map { $0.isSplit ? 2 * 24 + 8 : 24 }.reduce(0, +) + 8 + 8 }
 
-    public init(context: GPUContext, a: BeautySettings, b: BeautySettings, lookAhead: Int = LookAheadTracker.standardFrames) throws {
+    /// `a`, `b`: each side's stages, as a render of them runs them (`BeautyOptions.skinOnly` for
+    /// a comparison of smoothing methods); their tracker options are not used.
+    public init(context: GPUContext, a: BeautyOptions, b: BeautyOptions, lookAhead: Int = LookAheadTracker.standardFrames) throws {
         self.context = context
         self.lookAhead = lookAhead
-        self.a = try a.validated()
-        self.b = try b.validated()
-        chainA = try Self.chain(a, context: context)
-        chainB = try Self.chain(b, context: context)
+        // The skin stages keep their blend weights for the report.
+        passesA = try FacePasses(context: context, options: a, sidecars: RenderSidecars(), capturesWeights: true)
+        passesB = try FacePasses(context: context, options: b, sidecars: RenderSidecars(), capturesWeights: true)
         split = try ComputeKernel(context: context, source: KernelLibrary.compareSplit)
-    }
-
-    /// One side: the skin stage and the sharpen after it (the preset's skin knobs).
-    private static func chain(_ settings: BeautySettings, context: GPUContext) throws -> BeautyChain {
-        let skin = try SkinPipeline(context: context)
-        skin.capturesWeights = true
-        return BeautyChain(context: context, stages: [try SkinStage(pipeline: skin, settings: settings),
-                                                      try SharpenStage(context: context, amount: settings.sharpen)])
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
@@ -83,11 +74,13 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         let (imageA, imageB) = try sideImages(like: frame.input)
 
         var results: [SkinFrame] = []
-        for (chain, image, isA) in [(chainA, imageA, true), (chainB, imageB, false)] {
+        for (passes, image, isA) in [(passesA, imageA, true), (passesB, imageB, false)] {
             let side = try CommandRecorder(context: context)
-            let stageFrame = StageFrame(input: frame.input, faces: faces, personMask: tracked.personMask)
-            if try chain.record(on: side, frame: stageFrame, output: image) == nil { try side.copy(frame.input, to: image) }
-            guard let skin = stageFrame.skin else { preconditionFailure("the skin stage is never idle") }
+            let (changed, stageFrames) = try passes.record(on: side, input: frame.input, faces: tracked.faces, trackedFaces: tracked.faces,
+                                                           personMask: tracked.personMask, userMatte: nil, output: image)
+            if changed == nil { try side.copy(frame.input, to: image) }
+            // With per-face settings, the largest face's pass's weights.
+            guard let skin = stageFrames.first?.skin else { preconditionFailure("the skin stage is never idle") }
             results.append(skin)
             for section in try side.submit().wait().sections {
                 if isA { timingsA[section.label, default: 0] += section.milliseconds } else { timingsB[section.label, default: 0] += section.milliseconds }

@@ -9,7 +9,8 @@ import VelvetPipeline
 /// (`--preset NAME`, else the default preset, else `natural`), so a flag always wins.
 enum BeautyArguments {
     static var help: String {
-        let lines = ["      --preset NAME       beauty preset: none, natural, soft, studio, glam or a saved one",
+        let lines = ["      --preset NAME|FILE  beauty preset: none, natural, soft, studio, glam, a saved one, or a preset",
+                     "                          .json file (a FILE holds a / or ends in .json)",
                      "                          (default: the one set with `velvet presets default`, else natural)"]
             + BeautyPreset.knobs.compactMap(flagLine)
             + ["      --lut NAME|FILE     colour grade: \(BuiltInLUT.allCases.map(\.rawValue).joined(separator: ", ")),",
@@ -56,12 +57,10 @@ enum BeautyArguments {
         return lines.joined(separator: "\n")
     }
 
-    /// The preset named by `--preset`, else the user's default, else `natural`.
+    /// The preset named by `--preset` (a name or a preset file, `PresetStore.resolve`), else the
+    /// user's default, else `natural`.
     static func basePreset(_ arguments: inout ArgumentParser, store: PresetStore) throws -> BeautyPreset {
-        if let name = arguments.value("--preset") {
-            if let builtIn = BeautyPreset.builtIn(name) { return builtIn }
-            return try store.load(name)
-        }
+        if let name = arguments.value("--preset") { return try store.resolve(name) }
         return try store.defaultPreset()?.preset ?? .shippedDefault
     }
 

@@ -6,10 +6,11 @@ import VelvetGPU
 import VelvetMedia
 import VelvetPipeline
 
-/// `velvet compare INPUT [--a bilateral] [--b freqsep] -o ab.mp4 [--report ab.html]
-/// [--metrics ab.json]`: the A/B tool. A split video (A left, B right, labelled), the
+/// `velvet compare INPUT [--a bilateral | --a-preset P] [--b freqsep | --b-preset P] -o ab.mp4
+/// [--report ab.html] [--metrics ab.json]`: the A/B tool, of two smoothing methods (the skin
+/// stages) or of two presets (every stage). A split video (A left, B right, labelled), the
 /// quality metrics M4-M8 on the first frame with a face, M15 over every frame, and
-/// per-stage GPU time of each method, and a self-contained HTML
+/// per-stage GPU time of each side, and a self-contained HTML
 /// report (both results with synchronized zoomed crops, difference heat maps, masks, the
 /// metrics table and timing bars) built from the first frame with a face.
 enum CompareCommand {
@@ -17,17 +18,26 @@ enum CompareCommand {
         var arguments = arguments
         guard let input = arguments.takePositional() else { throw UsageError("compare needs an INPUT file") }
         guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("compare needs -o OUTPUT") }
-        let methodA = try method(arguments.value("--a") ?? "bilateral", "--a")
-        let methodB = try method(arguments.value("--b") ?? "freqsep", "--b")
+        let choiceA = try SideChoice.parse(&arguments, side: "a", method: "bilateral")
+        let choiceB = try SideChoice.parse(&arguments, side: "b", method: "freqsep")
         let report = arguments.value("--report") ?? (URL(fileURLWithPath: output).deletingPathExtension().path + ".html")
         let metricsPath = arguments.value("--metrics") ?? (URL(fileURLWithPath: report).deletingPathExtension().path + ".json")
         let settings = try RenderCommand.encoderSettings(&arguments)
         let policy = try OverwritePolicy.parse(&arguments)
         let quiet = arguments.flag("--quiet")
         let request = arguments.value("--device")
-        var preset = try BeautyArguments.basePreset(&arguments, store: .standard())
+        let store = PresetStore.standard()
+        var preset = try BeautyArguments.basePreset(&arguments, store: store)
+        let flags = arguments // the beauty flags, written over the base preset and over each side's preset
         try BeautyArguments.apply(&arguments, to: &preset)
         try arguments.finish()
+        var sidePresets: [String: BeautyPreset] = [:]
+        for name in [choiceA.preset, choiceB.preset].compactMap({ $0 }) where sidePresets[name] == nil {
+            var sideFlags = flags, sidePreset = try store.resolve(name)
+            try BeautyArguments.apply(&sideFlags, to: &sidePreset)
+            try sidePreset.validate(file: name)
+            sidePresets[name] = sidePreset
+        }
         try CommandFiles.checkEncoder(output, settings)
         var files = CommandFiles(policy: policy)
         files.input(input)
@@ -36,11 +46,18 @@ enum CompareCommand {
         files.output(metricsPath, "--metrics")
         try files.check()
 
-        var a = preset.skinSettings(), b = preset.skinSettings()
-        a.smoothing = methodA
-        b.smoothing = methodB
         let context = try GPUContext(request: request)
-        let effect = try CompareEffect(context: context, a: a, b: b,
+        // Two methods compare the skin stages; a preset on either side makes both sides whole renders.
+        let wholeRenders = choiceA.preset != nil || choiceB.preset != nil
+        let sides = try [choiceA, choiceB].map { choice in
+            var sidePreset = choice.preset.map { sidePresets[$0]! } ?? preset
+            if let method = choice.method { sidePreset.skin.smoothing = method }
+            let label = choice.preset.map { "\($0) (\(sidePreset.skin.smoothing.rawValue))" } ?? sidePreset.skin.smoothing.rawValue
+            let side = wholeRenders ? try BeautyOptions(preset: sidePreset) { try LUTLoader.load($0, context: context) }
+                : try BeautyOptions.skinOnly(sidePreset.skinSettings())
+            return (label: label, method: sidePreset.skin.smoothing.rawValue, preset: choice.preset, side: side)
+        }
+        let effect = try CompareEffect(context: context, a: sides[0].side, b: sides[1].side,
                                        lookAhead: input == CommandFiles.standardStream ? 0 : LookAheadTracker.standardFrames)
         let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings, effect: effect,
                                                                  progress: ProgressReporter(quiet: quiet), commit: policy.commit)
@@ -48,11 +65,11 @@ enum CompareCommand {
             throw MediaError.decode(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
         }
         effect.finishMeasuring()
-        let names = (methodA.rawValue, methodB.rawValue)
+        let names = (sides[0].label, sides[1].label)
         let stability = [effect.stabilityA.result, effect.stabilityB.result]
-        let metrics = zip([("A", names.0, capture.a), ("B", names.1, capture.b)], stability).map { sideImage, m15 in
-            let (side, name, image) = sideImage
-            return (side, name, [
+        let metrics = zip([("A", capture.a), ("B", capture.b)], stability).map { sideImage, m15 in
+            let (side, image) = sideImage
+            return (side, [
                 "M4_features_ssim": QualityMetrics.featureSSIM(input: capture.input, output: image, face: face),
                 "M5_mid_band_ratio": QualityMetrics.midBandRatio(input: capture.input, output: image, face: face),
                 "M6_fine_band_ratio": QualityMetrics.fineBandRatio(input: capture.input, output: image, face: face),
@@ -68,15 +85,18 @@ enum CompareCommand {
 
         var json: [String: Any] = ["input": input, "output": output, "frames": summary.frames, "captured_frame": capture.frameIndex,
                                    "device": context.device.name]
-        for (index, (side, name, values)) in metrics.enumerated() {
-            json[side] = ["method": name, "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() },
-                          "gpu_ms_per_frame": timings[index],
-                          "M15_frames": ["still": stability[index].stillFrames, "with_face": stability[index].framesWithFace,
-                                         "all": stability[index].frames]]
+        for (index, (side, values)) in metrics.enumerated() {
+            var entry: [String: Any] = ["method": sides[index].method,
+                                        "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() },
+                                        "gpu_ms_per_frame": timings[index],
+                                        "M15_frames": ["still": stability[index].stillFrames, "with_face": stability[index].framesWithFace,
+                                                       "all": stability[index].frames]]
+            if let name = sides[index].preset { entry["preset"] = name }
+            json[side] = entry
         }
         try OutputFile.write(try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]), to: metricsPath,
                              policy: policy.commit)
-        let html = try CompareReport(context: context, capture: capture, face: face, names: names, metrics: metrics.map(\.2),
+        let html = try CompareReport(context: context, capture: capture, face: face, names: names, metrics: metrics.map(\.1),
                                      timings: timings, input: input, frames: summary.frames).html()
         try OutputFile.write(Data(html.utf8), to: report, policy: policy.commit)
         try ValidationReport.check(context)
@@ -89,5 +109,21 @@ enum CompareCommand {
         case "freqsep", "frequency-separation": return .frequencySeparation
         default: throw UsageError("\(flag) takes bilateral or freqsep")
         }
+    }
+}
+
+/// What the command line asks for one side: a smoothing method (`--a`), a preset (`--a-preset`),
+/// or neither (the side's default method).
+private struct SideChoice {
+    var method: BeautySettings.Smoothing?
+    var preset: String?
+
+    static func parse(_ arguments: inout ArgumentParser, side: String, method fallback: String) throws -> SideChoice {
+        let method = arguments.value("--\(side)"), preset = arguments.value("--\(side)-preset")
+        if method != nil, preset != nil {
+            throw UsageError("--\(side) and --\(side)-preset both set side \(side.uppercased()): give one")
+        }
+        if let preset { return SideChoice(method: nil, preset: preset) }
+        return SideChoice(method: try CompareCommand.method(method ?? fallback, "--\(side)"), preset: nil)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import VelvetBeauty
 
-/// `velvet presets list | show NAME | save NAME [--preset BASE] [beauty flags] | delete NAME
+/// `velvet presets list | show NAME|FILE | save NAME [--preset BASE] [beauty flags] | delete NAME
 ///  | default [NAME | --clear] | knobs`: the built-in and saved presets (JSON files in
 /// $XDG_CONFIG_HOME/velvet/presets/). The default preset applies to every render that
 /// does not name one.
@@ -18,7 +18,7 @@ enum PresetsCommand {
         case "show":
             guard let name = arguments.takePositional() else { throw UsageError("presets show needs a NAME") }
             try arguments.finish()
-            let preset = try BeautyPreset.builtIn(name) ?? store.load(name)
+            let preset = try store.resolve(name)
             print(String(decoding: try preset.encoded(), as: UTF8.self))
         case "save":
             guard let name = arguments.takePositional() else { throw UsageError("presets save needs a NAME") }

@@ -39,6 +39,10 @@ struct SidecarArguments {
         if let view = beauty.debugView, matte != nil || matteIn != nil || zones != nil {
             throw UsageError("--matte, --matte-zones and --matte-in go with a render, not with --debug-view \(view.rawValue)")
         }
+        if beauty.preset.othersPreset != nil, matte != nil || zones != nil {
+            // Each face's pass has a skin mask of its own; the mattes are of one.
+            throw UsageError("--matte and --matte-zones do not go with a preset's others section (per-face settings)")
+        }
         if let matte, let problem = MatteWriter.problem(matte: matte, output: output) { throw UsageError(problem) }
         if let zones, let problem = MatteWriter.problem(matte: zones, output: output, option: "--matte-zones") { throw UsageError(problem) }
     }

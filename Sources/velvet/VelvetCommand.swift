@@ -38,6 +38,8 @@ enum VelvetCommand {
     \(BeautyArguments.help)
       compare INPUT [--a bilateral] [--b freqsep] -o AB.mp4 [--report AB.html] [--metrics AB.json]
                               A/B video (A left, B right), metrics M4-M8 and an HTML report
+          --a-preset P, --b-preset P  compare two presets (name or .json file), every stage,
+                              instead of two smoothing methods (not with --a / --b on that side)
       batch FILES... | --list FILE  --output-dir DIR [--shard I/N] [--devices 0,1] [render options]
                               render many files; finished outputs (proved by .NAME.velvet-done)
                               are skipped, so a rerun resumes; other settings or inputs re-render;
@@ -48,7 +50,7 @@ enum VelvetCommand {
           --overlay OUT       write the input with the mesh and person mask drawn
           --mask OUT          write the person mask
           --detector short|full|auto, --max-faces N, --look-ahead K (as render's)
-      presets list | show NAME | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
+      presets list | show NAME|FILE | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
                               beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/);
                               presets knobs: every preset field and flag as a Markdown table
       luts list | export DIR  the built-in colour grades, as .cube files

@@ -9,11 +9,7 @@ final class CompareTests: XCTestCase {
 
     func testCompareWritesVideoMetricsAndAReportThatRenders() throws {
         let scratch = try Scratch()
-        let environment = ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path, "VELVET_VALIDATION": "1"]
-        // A short clip with a face: the demo's, shortened.
-        let demo = try Tool.run(Tool.velvet, ["demo", "--output-dir", scratch.path("demo"), "--frames", "4", "--size", "320x180",
-                                              "--assets", repository.appendingPathComponent("test-assets").path, "--quiet"], environment: environment)
-        XCTAssertEqual(demo.status, 0, demo.stderr)
+        try makeClip(scratch)
         let result = try Tool.run(Tool.velvet, ["compare", scratch.path("demo/before.mp4"), "--a", "bilateral", "--b", "freqsep",
                                                 "-o", scratch.path("ab.mp4"), "--report", scratch.path("ab.html"), "--quiet"],
                                   environment: environment)
@@ -36,6 +32,7 @@ final class CompareTests: XCTestCase {
             XCTAssertNotNil((entry["gpu_ms_per_frame"] as? [String: Double])?["skin.smoothing"])
         }
         XCTAssertEqual((json["A"] as? [String: Any])?["method"] as? String, "bilateral")
+        XCTAssertNil((json["A"] as? [String: Any])?["preset"], "two methods compare no presets")
 
         let html = try String(contentsOfFile: scratch.path("ab.html"), encoding: .utf8)
         XCTAssertFalse(html.contains("http://") || html.contains("https://") || html.contains("<script"), "self-contained, no scripts")
@@ -56,5 +53,62 @@ final class CompareTests: XCTestCase {
             colours.insert(UInt32(pixels[index]) << 16 | UInt32(pixels[index + 1]) << 8 | UInt32(pixels[index + 2]))
         }
         XCTAssertGreaterThan(colours.count, 1000, "the report's images must render")
+    }
+
+    /// `--a-preset` / `--b-preset` (a built-in name, a preset file): each side runs its whole
+    /// preset, the JSON names it, and the sides differ where the presets do.
+    func testCompareTwoPresets() throws {
+        let scratch = try Scratch()
+        try makeClip(scratch)
+        let glam = try Tool.run(Tool.velvet, ["presets", "show", "glam"], environment: environment)
+        XCTAssertEqual(glam.status, 0, glam.stderr)
+        try glam.output.write(to: URL(fileURLWithPath: scratch.path("glam.json")))
+        let result = try Tool.run(Tool.velvet, ["compare", scratch.path("demo/before.mp4"), "--a-preset", "natural",
+                                                "--b-preset", scratch.path("glam.json"), "-o", scratch.path("ab.mp4"), "--quiet"],
+                                  environment: environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("ab.json")))) as? [String: Any])
+        let a = try XCTUnwrap(json["A"] as? [String: Any]), b = try XCTUnwrap(json["B"] as? [String: Any])
+        XCTAssertEqual(a["preset"] as? String, "natural")
+        XCTAssertEqual(b["preset"] as? String, scratch.path("glam.json"))
+        XCTAssertEqual(a["method"] as? String, "freqsep")
+        XCTAssertEqual(b["method"] as? String, "freqsep")
+        // Every stage of each preset ran, not only the skin: both have makeup, grade and reshape;
+        // only glam sharpens.
+        let timingsA = try XCTUnwrap(a["gpu_ms_per_frame"] as? [String: Double]), timingsB = try XCTUnwrap(b["gpu_ms_per_frame"] as? [String: Double])
+        for section in ["skin.smoothing", "grade", "makeup", "reshape"] {
+            XCTAssertNotNil(timingsA[section], "natural: \(section)")
+            XCTAssertNotNil(timingsB[section], "glam: \(section)")
+        }
+        XCTAssertNil(timingsA["skin.sharpen"], "natural does not sharpen")
+        XCTAssertNotNil(timingsB["skin.sharpen"], "glam sharpens")
+        // Glam smooths harder (strength 1 against 0.5): less of the mid band is left.
+        let metricsA = try XCTUnwrap(a["metrics"] as? [String: Any]), metricsB = try XCTUnwrap(b["metrics"] as? [String: Any])
+        let m5 = (try XCTUnwrap(metricsA["M5_mid_band_ratio"] as? Double), try XCTUnwrap(metricsB["M5_mid_band_ratio"] as? Double))
+        XCTAssertLessThan(m5.1, m5.0, "M5: glam smooths more than natural")
+        let html = try String(contentsOfFile: scratch.path("ab.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("A natural (freqsep)"), "the report names side A's preset")
+    }
+
+    /// `--a` with `--a-preset`: a usage error before any work.
+    func testMethodAndPresetOnOneSideIsAUsageError() throws {
+        let scratch = try Scratch()
+        let result = try Tool.run(Tool.velvet, ["compare", scratch.path("missing.mp4"), "--a", "bilateral", "--a-preset", "glam",
+                                                "-o", scratch.path("ab.mp4")], environment: environment)
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("--a and --a-preset"), result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("ab.mp4")))
+    }
+
+    private var environment: [String: String] {
+        ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path, "VELVET_VALIDATION": "1"]
+    }
+
+    /// A short clip with a face, `demo/before.mp4`: the demo's, shortened.
+    private func makeClip(_ scratch: Scratch) throws {
+        let demo = try Tool.run(Tool.velvet, ["demo", "--output-dir", scratch.path("demo"), "--frames", "4", "--size", "320x180",
+                                              "--assets", repository.appendingPathComponent("test-assets").path, "--quiet"], environment: environment)
+        XCTAssertEqual(demo.status, 0, demo.stderr)
     }
 }

@@ -203,14 +203,8 @@ final class GroupSceneTests: XCTestCase {
         let scratch = try Scratch()
         let scene = scratch.path("group.png")
         _ = try makeScene(try groupPlacements(), width: 1280, height: 720, path: scene)
-        let environment = ["VELVET_VALIDATION": "1", "VELVET_MODELS_DIR": Self.repository.appendingPathComponent("models").path]
-        let analyzed = try Tool.run(Tool.velvet, ["analyze", scene, "--json", "--quiet"], environment: environment)
-        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: analyzed.output) as? [String: Any])
-        let tracks = try XCTUnwrap((json["frames"] as? [[String: Any]])?.first?["faces"] as? [[String: Any]]).map { face in
-            (id: try XCTUnwrap(face["track"] as? Int),
-             face: try BeautyFace(landmarks: try XCTUnwrap(face["landmarks"] as? [[Double]]).map { SIMD2(Float($0[0]), Float($0[1])) }))
-        }
-        XCTAssertEqual(tracks.count, 12)
+        let environment = Self.environment
+        let tracks = try analyzedTracks(scene)
         let before = try rgba(scene, width: 1280, height: 720)
         let largest = try XCTUnwrap(tracks.max { $0.face.interOcularDistance < $1.face.interOcularDistance })
         let picked = [tracks[0], tracks[tracks.count / 2]]
@@ -234,6 +228,68 @@ final class GroupSceneTests: XCTestCase {
         }
         let refused = try Tool.run(Tool.velvet, ["render", scene, "-o", scratch.path("x.png"), "--faces", "0,2"], environment: environment)
         XCTAssertEqual(refused.status, 2, refused.stderr)
+    }
+
+    /// A preset's `others` section: the largest face gets the preset's own settings, every
+    /// other face `others`' (docs/CLI.md, Per-face settings).
+    func testOthersSettingsTreatEveryFaceButTheLargest() throws {
+        let scratch = try Scratch()
+        let scene = scratch.path("group.png")
+        _ = try makeScene(try groupPlacements(), width: 1280, height: 720, path: scene)
+        let tracks = try analyzedTracks(scene)
+        let largest = try XCTUnwrap(tracks.max { $0.face.interOcularDistance < $1.face.interOcularDistance })
+        let others = tracks.filter { $0.id != largest.id }
+        let before = try rgba(scene, width: 1280, height: 720)
+        let on = #""skin": {"strength": 0.8, "spotRemoval": 0.5}, "lipstick": {"strength": 0.5}"#
+        let off = #""skin": {"strength": 0, "spotRemoval": 0}, "lipstick": {"strength": 0}"#
+        func render(_ preset: String, _ name: String) throws -> [UInt8] {
+            let file = scratch.path("\(name).json"), output = scratch.path("\(name).png")
+            try Data(preset.utf8).write(to: URL(fileURLWithPath: file))
+            let result = try Tool.run(Tool.velvet, ["render", scene, "-o", output, "--quiet", "--preset", file], environment: Self.environment)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return try rgba(output, width: 1280, height: 720)
+        }
+
+        // The preset's own settings on, `others` turning them off: only the largest face changes.
+        let largestOnly = try render("{\(on), \"others\": {\(off)}}", "largest-only")
+        XCTAssertGreaterThan(changedPixels(in: largest.face, before: before, after: largestOnly), 0, "the largest face is treated")
+        XCTAssertEqual(QualityMetrics.backgroundDifference(input: before, output: largestOnly, width: 1280, height: 720,
+                                                           faces: [largest.face]), 0, "nothing changes beyond the largest face")
+        for track in others where length(largest.face.landmarks[1] - track.face.landmarks[1])
+            > 2 * (largest.face.interOcularDistance + track.face.interOcularDistance) {
+            XCTAssertEqual(changedPixels(in: track.face, before: before, after: largestOnly), 0, "track \(track.id) untouched")
+        }
+
+        // The preset's own settings off, `others` on: the largest face is bit-exact, every other one treated.
+        let othersOnly = try render("{\"others\": {\(on)}}", "others-only")
+        XCTAssertEqual(changedPixels(in: largest.face, before: before, after: othersOnly), 0, "the largest face is untouched")
+        for track in others {
+            XCTAssertGreaterThan(changedPixels(in: track.face, before: before, after: othersOnly), 0, "track \(track.id) treated")
+        }
+        XCTAssertEqual(QualityMetrics.backgroundDifference(input: before, output: othersOnly, width: 1280, height: 720,
+                                                           faces: others.map(\.face)), 0, "nothing changes beyond the other faces")
+        // A matte is of one skin mask; each pass has its own: refused before any work.
+        let matte = try Tool.run(Tool.velvet, ["render", scene, "-o", scratch.path("m.png"), "--preset", scratch.path("others-only.json"),
+                                               "--matte", scratch.path("matte.png")], environment: Self.environment)
+        XCTAssertEqual(matte.status, 2, matte.stderr)
+        XCTAssertTrue(matte.stderr.contains("others section"), matte.stderr)
+    }
+
+    private static var environment: [String: String] {
+        ["VELVET_VALIDATION": "1", "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path]
+    }
+
+    /// `velvet analyze`'s faces of a still, with their track IDs.
+    private func analyzedTracks(_ scene: String) throws -> [(id: Int, face: BeautyFace)] {
+        let analyzed = try Tool.run(Tool.velvet, ["analyze", scene, "--json", "--quiet"], environment: Self.environment)
+        XCTAssertEqual(analyzed.status, 0, analyzed.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: analyzed.output) as? [String: Any])
+        let tracks = try XCTUnwrap((json["frames"] as? [[String: Any]])?.first?["faces"] as? [[String: Any]]).map { face in
+            (id: try XCTUnwrap(face["track"] as? Int),
+             face: try BeautyFace(landmarks: try XCTUnwrap(face["landmarks"] as? [[Double]]).map { SIMD2(Float($0[0]), Float($0[1])) }))
+        }
+        XCTAssertEqual(tracks.count, 12)
+        return tracks
     }
 
     /// Pixels inside the face's oval that differ (1280x720 RGBA frames).
