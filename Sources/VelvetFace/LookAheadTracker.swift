@@ -5,7 +5,9 @@ import VelvetNN
 /// `analyze` tracks each frame as it is decoded (raw landmarks: the window smooths them,
 /// not the causal filter), and `result` gives a frame's faces once the K frames after it
 /// have been analysed (`TrackWindow`), with its person mask segmented then, on the frame
-/// itself (so no mask is kept per pending frame).
+/// itself (so no mask is kept per pending frame). A lost face is held K frames (at least the
+/// tracker's own hold): a gap of up to K frames is interpolated, and a face that leaves fades
+/// out over K + 1.
 public final class LookAheadTracker: @unchecked Sendable {
     /// Frames looked ahead when `--look-ahead` is not given (video files), chosen by
     /// measurement (docs/QUALITY.md, Look-ahead).
@@ -29,6 +31,10 @@ public final class LookAheadTracker: @unchecked Sendable {
         var trackerOptions = options
         trackerOptions.smoothing = nil
         trackerOptions.segmentationInterval = 0
+        // A lost face is held for as long as the window looks ahead, so that one seen again
+        // within K frames stays its track and the window bridges the whole gap (a causal
+        // tracker must give up sooner: it cannot know the face comes back).
+        trackerOptions.holdFrames = max(options.holdFrames, lookAhead)
         let kernels = NNKernels(context: context)
         tracker = try FaceTracker(context: context, options: trackerOptions, files: files, kernels: kernels)
         self.lookAhead = lookAhead

@@ -11,8 +11,8 @@
 ///   frame of another shot is read, so nothing blends across it);
 /// - a run of identical landmarks (a repeated picture) once, at its first frame, and every
 ///   later frame of the run gets the first's result: a repeat renders as the frame it repeats.
-/// A frame in which the tracker held a lost face (`Face.missedFrames` > 0) that it sees
-/// again within K frames is a gap: the fit there interpolates between the sightings, at full
+/// A frame in which the tracker held a lost face (`Face.missedFrames` > 0; `LookAheadTracker`
+/// holds one K frames) that it sees again within K frames is a gap: the fit there interpolates between the sightings, at full
 /// weight, so no frame loses the effect. A held face not seen again within K frames is
 /// leaving: it stays at its last smoothed landmarks, fading as the tracker fades it.
 public struct TrackWindow: Sendable {
@@ -127,7 +127,12 @@ public struct TrackWindow: Sendable {
         let wide = fit(halfWidth: lookAhead)
         var points = wide
         if lookAhead > Self.narrowFrames {
-            let narrow = fit(halfWidth: Self.narrowFrames)
+            // In a gap the narrow fit reaches the nearest sighting on each side, so that it too
+            // interpolates instead of holding the last one.
+            let nearestBefore = samples.last { $0.offset < 0 }.map { Int(-$0.offset) } ?? 0
+            let nearestAfter = samples.first { $0.offset > 0 }.map { Int($0.offset) } ?? 0
+            let reach = face.missedFrames == 0 ? Self.narrowFrames : max(Self.narrowFrames, nearestBefore, nearestAfter)
+            let narrow = fit(halfWidth: min(reach, lookAhead))
             let iod = max(planarDistance(narrow[33], narrow[263]), 1)
             let apart = zip(wide, narrow).map { planarDistance($0, $1) }.reduce(0, +) / Float(max(wide.count, 1)) / iod
             let share = min(max((apart - Self.agreement.lowerBound) / (Self.agreement.upperBound - Self.agreement.lowerBound), 0), 1)
