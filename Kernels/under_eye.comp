@@ -69,6 +69,25 @@ const int CHEEK = 2;
 
 // ---- Measure --------------------------------------------------------------------------
 
+// L* alone (labFromRGB's first component, without its a* and b*).
+float lightness(vec3 rgb) {
+    vec3 c = clamp(rgb, 0.0, 1.0);
+    return 116.0 * labF(dot(vec3(0.2126729, 0.7151522, 0.0721750), vec3(labLinear(c.r), labLinear(c.g), labLinear(c.b)))) - 16.0;
+}
+
+// The box of polygon `which` of the entry in slot 0 (its vertices' bounds), grown by `margin`.
+vec4 polygonBox(int which, float margin) {
+    int first = int(faceValue(0, 12 + 2 * which)), count = int(faceValue(0, 13 + 2 * which));
+    vec4 box = vec4(1e20, 1e20, -1e20, -1e20);
+    for (int i = 0; i < count; ++i) {
+        vec2 point = facePoint(0, first + 2 * i);
+        box = vec4(min(box.xy, point), max(box.zw, point));
+    }
+    return box + vec4(-margin, -margin, margin, margin);
+}
+
+bool inBox(vec2 p, vec4 box) { return all(greaterThanEqual(p, box.xy)) && all(lessThanEqual(p, box.zw)); }
+
 shared float cellSum[CELLS];
 shared float cellCount[CELLS];
 shared float blurSum[CELLS];
@@ -137,6 +156,9 @@ void measure() {
     float feather = faceValue(0, 4), protect = faceValue(0, 6), sigma = faceValue(0, 7);
     vec2 gridOrigin = facePoint(0, 8), cellSize = facePoint(0, 10);
     ivec2 frame = textureSize(source, 0);
+    // Polygon distances only near their polygons: past these boxes a pixel is far off the
+    // eye, outside the trough, outside the cheek band.
+    vec4 eyeBox = polygonBox(EYE, protect + feather + 1.0), troughBox = polygonBox(TROUGH, 1.0), cheekBox = polygonBox(CHEEK, 1.0);
 
     float troughSum = 0.0, troughCount = 0.0, cheekSum = 0.0, cheekCount = 0.0;
     for (int c = int(local); c < CELLS; c += 256) {
@@ -148,20 +170,20 @@ void measure() {
         for (int y = low.y; y < high.y; ++y) {
             for (int x = low.x; x < high.x; ++x) {
                 vec2 p = vec2(x, y) + 0.5;
-                float offEye = polygonDistance(p, 0, EYE);
+                float offEye = inBox(p, eyeBox) ? polygonDistance(p, 0, EYE) : 1e20;
                 if (offEye <= protect) {
                     continue;
                 }
-                float lightness = labFromRGB(texelFetch(source, ivec2(x, y), 0).rgb).x;
-                sum += lightness;
+                float l = lightness(texelFetch(source, ivec2(x, y), 0).rgb);
+                sum += l;
                 count += 1.0;
-                float inTrough = polygonDistance(p, 0, TROUGH);
+                float inTrough = inBox(p, troughBox) ? polygonDistance(p, 0, TROUGH) : 1e20;
                 if (inTrough <= -feather && offEye >= protect + feather) {
-                    troughSum += lightness;
+                    troughSum += l;
                     troughCount += 1.0;
                     core += 1.0;
-                } else if (inTrough > 0.0 && polygonDistance(p, 0, CHEEK) < 0.0) {
-                    cheekSum += lightness;
+                } else if (inTrough > 0.0 && inBox(p, cheekBox) && polygonDistance(p, 0, CHEEK) < 0.0) {
+                    cheekSum += l;
                     cheekCount += 1.0;
                 }
             }
