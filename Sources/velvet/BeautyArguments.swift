@@ -23,7 +23,7 @@ enum BeautyArguments {
                "                          0 for standard input)",
                "      --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones",
                "                          (zone map over the skin), spots (spot fills), landmarks (mesh),",
-               "                          teeth, eyes, under-eye (the --teeth / --eye-brighten / --under-eye weights)",
+               "                          teeth, eyes, under-eye (the --teeth, --eye-brighten, --under-eye weights)",
                "      --no-effects        decode -> encode through the GPU with nothing applied",
                "                          (every preset field and flag: velvet presets knobs)"]
         return lines.joined(separator: "\n")
