@@ -19,15 +19,8 @@ public struct UnderEyeGeometry: Sendable {
         public let sigma: Float
         public let weight: Float
 
-        /// The stage's weight at p before the strength (CPU reference of the kernel's): 0 on
-        /// and outside the trough's loop and within `protect` of the eye, 1 past both feathers.
-        public func coverage(at p: SIMD2<Float>) -> Float {
-            let inside = smoothstep(0, feather, -RegionMask.signedDistance(p, trough))
-            guard inside > 0 else { return 0 }
-            return inside * smoothstep(protect, protect + feather, RegionMask.signedDistance(p, contour)) * weight
-        }
-
-        /// Where the coverage is full: the trough's core, where the metric and the stage measure its level.
+        /// Where the stage's coverage is full (inside the trough's loop by `feather`, at least
+        /// `protect + feather` off the eye): the trough's core, whose level the stage and the metric measure.
         public func isCore(_ p: SIMD2<Float>) -> Bool {
             RegionMask.signedDistance(p, trough) <= -feather && RegionMask.signedDistance(p, contour) >= protect + feather
         }
@@ -109,8 +102,8 @@ public struct UnderEyeGeometry: Sendable {
 /// The under-eye retouch as a stage of the chain: below each open eye, the tear trough's
 /// low band of L* (a Gaussian of `UnderEyeGeometry.sigmaShare` IOD over its skin, measured on
 /// the GPU with the trough's and the cheek band's mean lightness, no readback) is lifted
-/// towards the cheek's level (dark circles) and its relief around its own mean reduced (the
-/// eye bag's shadow line); the fine band, L* minus that low band, is kept
+/// towards the cheek's level (dark circles) and its relief around the core's own low level
+/// reduced (the eye bag's shadow line); the fine band, L* minus that low band, is kept
 /// (`under_eye.comp`). With no open eye the stage writes nothing.
 public final class UnderEyeStage: BeautyStage {
     public static let sectionName = "under-eye"
@@ -142,9 +135,4 @@ public final class UnderEyeStage: BeautyStage {
                         entries: geometry.eyes.count, region: region, strength: settings.strength, showsMask: showsMask)
         return .wrote(region)
     }
-}
-
-private func smoothstep(_ edge0: Float, _ edge1: Float, _ x: Float) -> Float {
-    let t = min(max((x - edge0) / (edge1 - edge0), 0), 1)
-    return t * t * (3 - 2 * t)
 }
