@@ -74,6 +74,7 @@ public struct BeautyPreset: KnobSettings, Equatable {
     public var lut = LUT()
     public var teeth = TeethSettings()
     public var eyeBrighten = EyeBrightenSettings()
+    public var underEye = UnderEyeSettings()
     /// The fields that differ for every face but the largest (`othersPreset`); empty: none do.
     public var others = PresetOverrides()
 
@@ -105,6 +106,7 @@ public struct BeautyPreset: KnobSettings, Equatable {
             + LUT.knobs.map { $0.lifted(into: \.lut, section: "lut") }
             + TeethSettings.knobs.map { $0.lifted(into: \.teeth, section: "teeth") }
             + EyeBrightenSettings.knobs.map { $0.lifted(into: \.eyeBrighten, section: "eyeBrighten") }
+            + UnderEyeSettings.knobs.map { $0.lifted(into: \.underEye, section: "underEye") }
     }
 
     /// Throws `PresetError` naming `file` and the first field out of range.

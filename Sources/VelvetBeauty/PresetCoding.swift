@@ -141,7 +141,7 @@ extension KnobSettings {
 extension BeautyPreset: Codable {
     public init(from decoder: Decoder) throws {
         let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth", "eyeBrighten",
-                                                           "others"])
+                                                           "underEye", "others"])
         self.init()
         skin = try section.value("skin", skin)
         reshape = try section.value("reshape", reshape)
@@ -150,6 +150,7 @@ extension BeautyPreset: Codable {
         lut = try section.value("lut", lut)
         teeth = try section.value("teeth", teeth)
         eyeBrighten = try section.value("eyeBrighten", eyeBrighten)
+        underEye = try section.value("underEye", underEye)
         others = try section.value("others", others)
     }
 
@@ -162,6 +163,7 @@ extension BeautyPreset: Codable {
         try container.encode(lut, forKey: PresetKey("lut"))
         try container.encode(teeth, forKey: PresetKey("teeth"))
         try container.encode(eyeBrighten, forKey: PresetKey("eyeBrighten"))
+        try container.encode(underEye, forKey: PresetKey("underEye"))
         if !others.isEmpty { try container.encode(others, forKey: PresetKey("others")) } // only the fields it sets
     }
 }
@@ -207,6 +209,11 @@ extension TeethSettings: Codable {
 }
 
 extension EyeBrightenSettings: Codable {
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
+}
+
+extension UnderEyeSettings: Codable {
     public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
     public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }

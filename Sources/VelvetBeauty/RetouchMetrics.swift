@@ -129,6 +129,79 @@ extension QualityMetrics {
                           irisContrast: (irisEnergy.after / irisEnergy.before).squareRoot(), lidSSIM: ssimTotal / Double(ssimCount))
     }
 
+    /// What the under-eye retouch did below one open eye.
+    public struct UnderEyeFigures: Sendable {
+        /// Mean CIELAB L* of the cheek reference band minus that of the trough core (> 0:
+        /// a dark circle), in the input and in the output.
+        public let gapBefore: Double
+        public let gapAfter: Double
+        /// M6-style fine-band energy ratio out/in over the trough core: band Y' - G_f(Y'),
+        /// sigma_f = max(0.5, 0.01 IOD) px.
+        public let fineBand: Double
+        public let troughPixels: Int
+        public let cheekPixels: Int
+    }
+
+    /// The under-eye retouch below each of the face's open eyes (one entry per eye, each lit
+    /// its own way), its regions from the input's mesh (`UnderEyeGeometry`): the trough core
+    /// (full coverage: inside the under-eye loop by the feather and past the lid margin's
+    /// guard) against the cheek band just below it; an eye whose regions hold no pixel is left
+    /// out. nil when no eye is left.
+    public static func underEye(input: RGBImage, output: RGBImage, face: BeautyFace) -> [UnderEyeFigures]? {
+        let eyes = UnderEyeGeometry(faces: [face]).eyes
+        let fine = max(0.5, 0.01 * face.interOcularDistance)
+        var figures: [UnderEyeFigures] = []
+        for eye in eyes {
+            var trough = (before: 0.0, after: 0.0, count: 0), cheek = (before: 0.0, after: 0.0, count: 0)
+            var energy = (before: 0.0, after: 0.0)
+            let crop = cropRegion(around: eye.trough + eye.cheek, margin: 3 * fine + 2, width: input.width, height: input.height)
+            let before = input.cropped(to: crop), after = output.cropped(to: crop)
+            let bandBefore = PlaneImage.combine(before.luma, before.luma.blurred(sigma: fine), -)
+            let bandAfter = PlaneImage.combine(after.luma, after.luma.blurred(sigma: fine), -)
+            for row in 0..<crop.height {
+                for column in 0..<crop.width {
+                    let p = SIMD2(Float(crop.x + column) + 0.5, Float(crop.y + row) + 0.5)
+                    let i = row * crop.width + column
+                    if eye.isCore(p) {
+                        trough.before += lab(before.pixels[i]).x
+                        trough.after += lab(after.pixels[i]).x
+                        trough.count += 1
+                        energy.before += Double(bandBefore.values[i] * bandBefore.values[i])
+                        energy.after += Double(bandAfter.values[i] * bandAfter.values[i])
+                    } else if RegionMask.signedDistance(p, eye.trough) > 0, RegionMask.signedDistance(p, eye.cheek) < 0 {
+                        cheek.before += lab(before.pixels[i]).x
+                        cheek.after += lab(after.pixels[i]).x
+                        cheek.count += 1
+                    }
+                }
+            }
+            guard trough.count > 0, cheek.count > 0, energy.before > 0 else { continue }
+            let (t, c) = (Double(trough.count), Double(cheek.count))
+            figures.append(UnderEyeFigures(gapBefore: cheek.before / c - trough.before / t, gapAfter: cheek.after / c - trough.after / t,
+                                           fineBand: energy.after / energy.before, troughPixels: trough.count, cheekPixels: cheek.count))
+        }
+        return figures.isEmpty ? nil : figures
+    }
+
+    /// Largest change of any channel at the pixels on or outside every open eye's trough loop
+    /// (where the under-eye weight is 0: bit-exact there); nil when there is no such pixel.
+    public static func changeOutsideUnderEyes(input: RGBImage, output: RGBImage, faces: [BeautyFace]) -> Float? {
+        let troughs = UnderEyeGeometry(faces: faces).eyes.map(\.trough)
+        let boxes = troughs.map { cropRegion(around: $0, margin: 1, width: input.width, height: input.height) }
+        var worst: Float = 0, counted = 0
+        for y in 0..<input.height {
+            for x in 0..<input.width {
+                let p = SIMD2(Float(x) + 0.5, Float(y) + 0.5)
+                if zip(troughs, boxes).contains(where: { $1.contains(x: x, y: y) && RegionMask.signedDistance(p, $0) < 0 }) { continue }
+                counted += 1
+                let i = y * input.width + x
+                let difference = input.pixels[i] - output.pixels[i]
+                worst = max(worst, difference.max(), -difference.min())
+            }
+        }
+        return counted == 0 ? nil : worst
+    }
+
     /// The 98th percentile of L* inside the face's open eyes (the lit white of the eye: the
     /// iris, pupil and lash shadow are the dark rest) (`TeethGeometry.openEyeRatio`),
     /// nil when no eye is open.

@@ -53,6 +53,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         if options.debugView == .landmarks { return [try DebugViewStage(context: context, view: .landmarks)] }
         if options.debugView == .teeth { return [try TeethStage(context: context, settings: options.teeth, showsMask: true)] }
         if options.debugView == .eyes { return [try EyeBrightenStage(context: context, settings: options.eyeBrighten, showsMask: true)] }
+        if options.debugView == .underEye { return [try UnderEyeStage(context: context, settings: options.underEye, showsMask: true)] }
         let skin = try SkinPipeline(context: context)
         // The LUT through the skin mask, the mask debug view and the matte output need the blend weight.
         skin.capturesWeights = capturesWeights || options.grade?.throughSkinMask == true || options.debugView == .mask
@@ -67,6 +68,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         }
         stages.append(try TeethStage(context: context, settings: options.teeth))
         stages.append(try EyeBrightenStage(context: context, settings: options.eyeBrighten))
+        // Under-eye after the skin stages and the grade (it lifts towards the cheek level as smoothed and graded), before makeup (blush would paint the cheek band it measures).
+        stages.append(try UnderEyeStage(context: context, settings: options.underEye))
         // Makeup, then reshape last (it moves what the earlier stages painted), as in the seed pipeline.
         stages.append(try MakeupStage(context: context, settings: options.makeup))
         stages.append(try ReshapeStage(context: context, settings: options.reshape))

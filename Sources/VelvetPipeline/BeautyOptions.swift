@@ -19,6 +19,8 @@ public struct BeautyOptions: Sendable {
         case teeth
         /// Eye brightening's iris weight in yellow, its sclera weight in magenta, over the open eyes.
         case eyes
+        /// The under-eye retouch's weight in green over the tear troughs, its cheek reference in blue.
+        case underEye = "under-eye"
     }
 
     /// A colour LUT and how it is applied.
@@ -39,6 +41,7 @@ public struct BeautyOptions: Sendable {
     public var reshape: ReshapeSettings = .off
     public var teeth = TeethSettings()
     public var eyeBrighten = EyeBrightenSettings()
+    public var underEye = UnderEyeSettings()
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
     /// Which tracked faces the stages treat (the rest keep their pixels).
@@ -73,6 +76,7 @@ public struct BeautyOptions: Sendable {
         reshape = preset.reshape
         teeth = preset.teeth
         eyeBrighten = preset.eyeBrighten
+        underEye = preset.underEye
         let table: ColorLUT?
         switch preset.lut.source {
         case .none: table = nil

@@ -31,4 +31,41 @@ final class RetouchMetricsTests: XCTestCase {
         let striped = try XCTUnwrap(QualityMetrics.eyeBrightening(input: input, output: flat, face: face))
         XCTAssertLessThan(striped.lidSSIM, 0.98, "a striped eyelid band is not kept")
     }
+
+    /// Under-eye: an unchanged output keeps the gap and the fine band; the trough cores lit by
+    /// hand close the gap, replaced by their 5x5 mean lose the fine band; a change outside the
+    /// troughs is seen.
+    func testTheUnderEyeMetricSeesAChangeAndNoChange() throws {
+        let fixture = try FaceFixture.load("astronaut")
+        let face = try XCTUnwrap(fixture.faces.first)
+        let input = fixture.rgb
+        let same = try XCTUnwrap(QualityMetrics.underEye(input: input, output: input, face: face))
+        XCTAssertEqual(same.count, 2, "both eyes open")
+        for eye in same {
+            XCTAssertEqual(eye.gapAfter, eye.gapBefore)
+            XCTAssertEqual(eye.fineBand, 1, accuracy: 1e-12)
+        }
+        XCTAssertEqual(QualityMetrics.changeOutsideUnderEyes(input: input, output: input, faces: fixture.faces), 0)
+
+        let eyes = UnderEyeGeometry(faces: [face]).eyes
+        var lit = input, flat = input
+        for y in 0..<input.height {
+            for x in 0..<input.width where eyes.contains(where: { $0.isCore(SIMD2(Float(x) + 0.5, Float(y) + 0.5)) }) {
+                let i = y * input.width + x
+                lit.pixels[i] = pointwiseMin(input.pixels[i] + 0.08, SIMD3(repeating: 1))
+                var sum = SIMD3<Float>.zero
+                for dy in -2...2 { for dx in -2...2 { sum += input.pixels[(y + dy) * input.width + x + dx] } }
+                flat.pixels[i] = sum / 25
+            }
+        }
+        for (before, after) in zip(same, try XCTUnwrap(QualityMetrics.underEye(input: input, output: lit, face: face))) {
+            XCTAssertLessThan(after.gapAfter, before.gapBefore - 1, "a lighter trough narrows the gap")
+        }
+        for eye in try XCTUnwrap(QualityMetrics.underEye(input: input, output: flat, face: face)) {
+            XCTAssertLessThan(eye.fineBand, 0.6, "a blurred trough has lost its fine band")
+        }
+        var moved = input
+        moved.pixels[0] += SIMD3(repeating: 0.1)
+        XCTAssertGreaterThan(try XCTUnwrap(QualityMetrics.changeOutsideUnderEyes(input: input, output: moved, faces: fixture.faces)), 0)
+    }
 }

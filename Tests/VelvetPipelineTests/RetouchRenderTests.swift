@@ -41,4 +41,45 @@ final class RetouchRenderTests: XCTestCase {
             XCTAssertLessThan(changed, before.count / 3 / 50, "\(view): only the feature's region is drawn")
         }
     }
+
+    /// `--under-eye 1` over the default preset changes only a small part of the frame (the
+    /// troughs) and lifts it; `--debug-view under-eye` draws the troughs' weight in green and
+    /// the cheek reference in blue, and nothing far from them.
+    func testUnderEyeFlagAndDebugView() throws {
+        let scratch = try Scratch()
+        let photo = repository.appendingPathComponent("test-assets/photos/obama.jpg").path
+        guard FileManager.default.fileExists(atPath: photo) else { return XCTFail("\(photo) is missing: run Tools/setup.sh --assets") }
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-i", photo, "-pix_fmt", "rgb24", input])
+        let before = [UInt8](try Tool.pixels(input, "rgb24"))
+        func render(_ name: String, _ options: [String]) throws -> [UInt8] {
+            try velvet(["render", input, "-o", scratch.path(name)] + options)
+            let pixels = [UInt8](try Tool.pixels(scratch.path(name), "rgb24"))
+            XCTAssertEqual(pixels.count, before.count, name)
+            return pixels
+        }
+        let base = try render("base.png", []), lifted = try render("under-eye.png", ["--under-eye", "1"])
+        var changed = 0, rise = 0
+        for index in stride(from: 0, to: base.count, by: 3) where base[index..<(index + 3)] != lifted[index..<(index + 3)] {
+            changed += 1
+            rise += (0..<3).map { Int(lifted[index + $0]) - Int(base[index + $0]) }.reduce(0, +)
+        }
+        print("[under-eye] render: \(changed) px changed, mean rise \(Double(rise) / Double(max(changed, 1)) / 3)")
+        XCTAssertGreaterThan(changed, 100, "--under-eye 1 changes the troughs")
+        XCTAssertLessThan(changed, before.count / 3 / 50, "--under-eye 1 changes only the troughs")
+        XCTAssertGreaterThan(rise, 0, "--under-eye 1 lifts")
+
+        let view = try render("view.png", ["--debug-view", "under-eye"])
+        var green = 0, blue = 0, drawn = 0
+        for index in stride(from: 0, to: view.count, by: 3) where view[index..<(index + 3)] != before[index..<(index + 3)] {
+            drawn += 1
+            let (r, g, b) = (Int(view[index]), Int(view[index + 1]), Int(view[index + 2]))
+            if g > r + 80 && g > b + 80 { green += 1 }
+            if b > r + 60 && b > g + 60 { blue += 1 }
+        }
+        print("[view] under-eye: \(drawn) px changed, green \(green), blue \(blue)")
+        XCTAssertGreaterThan(green, 20, "under-eye: green drawn")
+        XCTAssertGreaterThan(blue, 20, "under-eye: blue drawn")
+        XCTAssertLessThan(drawn, before.count / 3 / 50, "under-eye: only the troughs and cheek bands are drawn")
+    }
 }
