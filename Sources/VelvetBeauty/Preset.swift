@@ -74,6 +74,7 @@ public struct BeautyPreset: KnobSettings, Equatable {
     public var lut = LUT()
     public var teeth = TeethSettings()
     public var eyeBrighten = EyeBrightenSettings()
+    public var shine = ShineSettings()
 
     public init() {}
 
@@ -103,6 +104,7 @@ public struct BeautyPreset: KnobSettings, Equatable {
             + LUT.knobs.map { $0.lifted(into: \.lut, section: "lut") }
             + TeethSettings.knobs.map { $0.lifted(into: \.teeth, section: "teeth") }
             + EyeBrightenSettings.knobs.map { $0.lifted(into: \.eyeBrighten, section: "eyeBrighten") }
+            + ShineSettings.knobs.map { $0.lifted(into: \.shine, section: "shine") }
     }
 
     /// Throws `PresetError` naming `file` and the first field out of range.

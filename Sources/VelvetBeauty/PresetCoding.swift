@@ -139,7 +139,7 @@ extension KnobSettings {
 
 extension BeautyPreset: Codable {
     public init(from decoder: Decoder) throws {
-        let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth", "eyeBrighten"])
+        let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth", "eyeBrighten", "shine"])
         self.init()
         skin = try section.value("skin", skin)
         reshape = try section.value("reshape", reshape)
@@ -148,6 +148,7 @@ extension BeautyPreset: Codable {
         lut = try section.value("lut", lut)
         teeth = try section.value("teeth", teeth)
         eyeBrighten = try section.value("eyeBrighten", eyeBrighten)
+        shine = try section.value("shine", shine)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -159,6 +160,7 @@ extension BeautyPreset: Codable {
         try container.encode(lut, forKey: PresetKey("lut"))
         try container.encode(teeth, forKey: PresetKey("teeth"))
         try container.encode(eyeBrighten, forKey: PresetKey("eyeBrighten"))
+        try container.encode(shine, forKey: PresetKey("shine"))
     }
 }
 
@@ -203,6 +205,11 @@ extension TeethSettings: Codable {
 }
 
 extension EyeBrightenSettings: Codable {
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
+}
+
+extension ShineSettings: Codable {
     public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
     public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }

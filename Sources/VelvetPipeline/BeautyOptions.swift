@@ -19,6 +19,8 @@ public struct BeautyOptions: Sendable {
         case teeth
         /// Eye brightening's iris weight in yellow, its sclera weight in magenta, over the open eyes.
         case eyes
+        /// Shine control's region weight in blue, the highlights it finds in red, over forehead, nose and cheeks.
+        case shine
     }
 
     /// A colour LUT and how it is applied.
@@ -39,6 +41,7 @@ public struct BeautyOptions: Sendable {
     public var reshape: ReshapeSettings = .off
     public var teeth = TeethSettings()
     public var eyeBrighten = EyeBrightenSettings()
+    public var shine = ShineSettings()
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
     /// Which tracked faces the stages treat (the rest keep their pixels).
@@ -59,6 +62,7 @@ public struct BeautyOptions: Sendable {
         reshape = preset.reshape
         teeth = preset.teeth
         eyeBrighten = preset.eyeBrighten
+        shine = preset.shine
         let table: ColorLUT?
         switch preset.lut.source {
         case .none: table = nil
