@@ -45,7 +45,10 @@ const int HOLE_STRIDE = 6;
 const int LIGHTNESS_BINS = 128;
 const int CHROMA_BINS = 64;           // C* 0...64, one per bin
 const float PULL = 0.8;
-const float TAU_SPREADS = 2.0;
+const float TAU_SPREADS = 0.5;
+const float SPECULAR_LOW = 0.0;
+const float SPECULAR_HIGH = 0.2;
+const float MAX_CHROMA_GAIN = 2.0;
 const float TAU_MIN = 2.0;
 const float TAU_KNEE = 0.5;
 const float CHROMA_RETURN = 1.0;
@@ -66,7 +69,7 @@ layout(push_constant) uniform Parameters {
 #define FACE_COUNT parameters.faceCount
 #include "face_table.glsl"
 
-int statsBase(int entry) { return entry * (STATS_HEADER + GRID_CELLS); }
+int statsBase(int entry) { return entry * (STATS_HEADER + 2 * GRID_CELLS); }
 
 // Distance past the nearest hole's grown outline (negative inside one), 1e20 with none near.
 // Holes farther than `reach` beyond their box are not measured.
@@ -155,9 +158,10 @@ void measure() {
     ivec2 last = textureSize(source, 0) - 1;
 
     // Each lane sums its cells (lane, lane + 256, ...): their means, -1 with no skin pixel.
-    float means[CELLS_PER_LANE];
+    float means[CELLS_PER_LANE], chromas[CELLS_PER_LANE];
     for (int k = 0; k < CELLS_PER_LANE; ++k) {
         means[k] = -1.0;
+        chromas[k] = 0.0;
         int index = int(local) + 256 * k;
         if (index >= columns * rows) {
             continue;
@@ -165,7 +169,7 @@ void measure() {
         vec2 cellLow = low + vec2(index % columns, index / columns) * cell;
         ivec2 p0 = max(ivec2(floor(cellLow)), ivec2(0));
         ivec2 p1 = min(ivec2(ceil(min(cellLow + cell, high))), last + 1);
-        float sum = 0.0, pixels = 0.0;
+        float sum = 0.0, chromaSum = 0.0, pixels = 0.0;
         for (int y = p0.y; y < p1.y; ++y) {
             for (int x = p0.x; x < p1.x; ++x) {
                 vec2 p = vec2(x, y) + 0.5;
@@ -179,6 +183,7 @@ void measure() {
                 }
                 vec3 lab = labFromRGB(texelFetch(source, ivec2(x, y), 0).rgb);
                 sum += lab.x;
+                chromaSum += chroma(lab);
                 pixels += 1.0;
                 if (d < 0.0) {
                     atomicAdd(lightnessHistogram[clamp(int(lab.x * float(LIGHTNESS_BINS) / 100.0), 0, LIGHTNESS_BINS - 1)], 1u);
@@ -187,6 +192,7 @@ void measure() {
             }
         }
         means[k] = pixels > 0.0 ? sum / pixels : -1.0;
+        chromas[k] = pixels > 0.0 ? chromaSum / pixels : -1.0;
     }
     barrier();
     if (local == 0u) {
@@ -206,6 +212,7 @@ void measure() {
         int index = int(local) + 256 * k;
         if (index < columns * rows) {
             stats.data[base + STATS_HEADER + index] = means[k] < 0.0 ? level : means[k];
+            stats.data[base + STATS_HEADER + GRID_CELLS + index] = means[k] < 0.0 ? skinChroma : chromas[k];
         }
     }
     if (local == 0u) {
@@ -222,15 +229,16 @@ void measure() {
 
 // ---- Apply ----------------------------------------------------------------------------
 
-// The region's low band at p: bilinear between the centres of its grid's cells.
-float lowBand(int region, int slot, vec2 p) {
+// The region's low band at p: bilinear between the centres of its grid's cells (`plane` 0:
+// L*, 1: C*).
+float lowBand(int region, int slot, vec2 p, int plane) {
     vec2 g = (p - facePoint(slot, 0)) / faceValue(slot, 7) - 0.5;
     ivec2 size = ivec2(faceValue(slot, 8), faceValue(slot, 9));
     vec2 clamped = clamp(g, vec2(0.0), vec2(size - 1));
     ivec2 c0 = ivec2(floor(clamped));
     ivec2 c1 = min(c0 + 1, size - 1);
     vec2 t = clamped - vec2(c0);
-    int base = statsBase(region) + STATS_HEADER;
+    int base = statsBase(region) + STATS_HEADER + plane * GRID_CELLS;
     float top = mix(stats.data[base + c0.y * size.x + c0.x], stats.data[base + c0.y * size.x + c1.x], t.x);
     float bottom = mix(stats.data[base + c1.y * size.x + c0.x], stats.data[base + c1.y * size.x + c1.x], t.x);
     return mix(top, bottom, t.y);
@@ -276,13 +284,18 @@ void apply() {
                 continue;
             }
             float level = stats.data[base + 1], tau = stats.data[base + 2];
-            float above = lowBand(region, slot, p) - level;
-            float pull = PULL * softExcess(above - tau, TAU_KNEE * tau);
+            float low = lowBand(region, slot, p, 0), lowChroma = lowBand(region, slot, p, 1);
+            float above = low - level;
+            // Lit skin keeps its chroma over L* + 16 (more light scales both alike); a specular
+            // highlight adds white, which lowers it: only that share of the excess is shine.
+            float skinRatio = stats.data[base + 3] / (level + 16.0);
+            float whiter = 1.0 - lowChroma / (low + 16.0) / max(skinRatio, 1e-3);
+            float pull = PULL * smoothstep(SPECULAR_LOW, SPECULAR_HIGH, whiter) * softExcess(above - tau, TAU_KNEE * tau);
             weight = max(weight, c);
             weights += c;
             correction += c * pull;
             share += c * (above > 0.0 ? pull / above : 0.0);
-            target += c * stats.data[base + 3];
+            target += c * min(skinRatio * (low - pull + 16.0) / max(lowChroma, 1e-3), MAX_CHROMA_GAIN);
             highlight += c * clamp(pull / (PULL * tau), 0.0, 1.0);
         }
         barrier();
@@ -306,11 +319,9 @@ void apply() {
     target /= weights;
     vec3 lab = labFromRGB(original.rgb);
     lab.x -= m * correction;
-    // The chroma a specular highlight washes out, returned by the share of the excess taken out.
-    float c = chroma(lab);
-    if (c > 1e-3 && c < target) {
-        lab.yz *= (c + m * CHROMA_RETURN * share * (target - c)) / c;
-    }
+    // The chroma a specular highlight washes out (the skin's chroma ratio at the new low band
+    // over the low band's own), returned by the share of the excess taken out.
+    lab.yz *= 1.0 + m * CHROMA_RETURN * share * max(target - 1.0, 0.0);
     imageStore(destination, pixel, vec4(rgbFromLab(lab), original.a));
 }
 

@@ -43,9 +43,11 @@ public struct ShineGeometry: Sendable {
         regions = faces.filter { $0.weight > 0 }.flatMap { face -> [Region] in
             let iod = face.interOcularDistance
             let feather = max(1, Self.featherShare * iod)
+            // The nostrils as they are: grown like the skin mask's hole, the band would cover the
+            // nose tip, where a nose's highlight sits.
             let holes = [face.polygon(.rightEye, grownBy: mask.eyeGrowth), face.polygon(.leftEye, grownBy: mask.eyeGrowth),
                          face.polygon(.rightBrow, grownBy: mask.browGrowth), face.polygon(.leftBrow, grownBy: mask.browGrowth),
-                         face.polygon(.lipsOuter, grownBy: mask.lipGrowth), face.polygon(.nostrils, grownBy: mask.noseGrowth)]
+                         face.polygon(.lipsOuter, grownBy: mask.lipGrowth), face.polygon(.nostrils)]
             return Self.regions.compactMap { name in
                 let polygon = face.polygon(name)
                 let (rawLow, rawHigh) = TeethGeometry.bounds(polygon, grownBy: feather + 1)
@@ -110,7 +112,7 @@ public struct ShineGeometry: Sendable {
 /// nothing.
 public final class ShineStage: BeautyStage {
     public static let sectionName = "shine"
-    /// Header floats of each region's statistics before its grid (the kernel's STATS_HEADER).
+    /// Header floats of each region's statistics before its two grids, L* and C* (the kernel's STATS_HEADER).
     static let statsHeader = 8
 
     public let settings: ShineSettings
@@ -121,7 +123,7 @@ public final class ShineStage: BeautyStage {
     public init(context: GPUContext, settings: ShineSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        pass = try FeaturePass(context: context, kernel: KernelLibrary.shineControl, statsPerEntry: Self.statsHeader + ShineGeometry.maxCells)
+        pass = try FeaturePass(context: context, kernel: KernelLibrary.shineControl, statsPerEntry: Self.statsHeader + 2 * ShineGeometry.maxCells)
     }
 
     public var section: String? { Self.sectionName }
