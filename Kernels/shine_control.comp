@@ -4,28 +4,30 @@
 // table is one region of one face (forehead, nose, right cheek, left cheek).
 //
 // Measure (MEASURE = 1, one workgroup per region): over the region's box, cut in a grid
-// of cells (ShineGeometry.cellShare of the IOD), every skin pixel (within the feather of
-// the region's polygon, outside the eye, brow, lip and nostril holes' outlines) is counted
-// into its cell's mean L*: the low band, on a grid, that the apply pass interpolates. The
-// skin strictly inside the polygon also fills histograms of L* and chroma C*, from which
+// of cells (ShineGeometry.cellShare of the IOD), in each cell whose centre lies within the
+// feather of the region's polygon every skin pixel (outside the eye, brow, lip and nostril
+// holes' outlines) is counted into its cell's mean L* and C*: the low band, on a grid, that
+// the apply pass interpolates. The skin of the cells wholly inside the polygon also fills
+// histograms of L* and chroma C*, from which
 // this region's own skin level (the median L*), its diffuse spread (p50 - p25: the lower
 // half, which a highlight, a positive excess, never reaches) and its skin chroma (median
 // C*) are read. A cell with no skin pixel takes the level. Writes STATS_HEADER floats and
 // the grid per region.
 //
-// Apply (MEASURE = 0, over the regions' boxes): the region weight c = polygon coverage
-// (feathered over +-feather px) x the holes (solid up to the grown outline, fading over
-// 2 x holeFeather beyond, as the skin mask's) x face weight. Each region the pixel lies in
-// gives its low band (bilinear over its grid's cell centres) and its excess over its
-// threshold, level + TAU_SPREADS x spread, through a soft hinge (knee +-TAU_KNEE x the
-// threshold's margin): the correction PULL x excess; the regions' corrections blend by
-// their weights (no seam where two regions meet). L* falls by m x correction, m = the
-// largest weight x strength: a function of the low band only, so the fine band (pores,
-// grain) is kept; the chroma a highlight washed out returns towards the region's skin
-// chroma by the share of the excess removed. A pixel below its threshold, or of weight 0,
-// is copied texel for texel (the host copied the frame to the destination before). With
-// `view` set (`--debug-view shine`) it draws the region weight in blue and the highlight
-// found (the correction's share of its greatest) in red over it, before the strength.
+// Apply (MEASURE = 0, over the regions' boxes): each region the pixel lies in gives its low
+// band, L* and C* (bilinear over its grids' cell centres), and its excess over its threshold,
+// level + TAU_SPREADS x spread, through a soft hinge (knee +-TAU_KNEE x the margin), times
+// its whiteness (how far the low band's C* / (L* + 16) falls below the region's skin's:
+// diffuse light scales both alike, a specular highlight adds white): the pull, PULL x that.
+// The region weight c = polygon coverage (feathered over +-feather px) x the holes (solid
+// up to the grown outline, fading over 2 x holeFeather beyond, as the skin mask's) x face
+// weight. L* falls by strength x the largest c x pull over the regions (continuous where
+// two meet): a function of the low band only, so the fine band (pores, grain) is kept; the
+// chroma the highlight washed out returns by the share of the excess removed. A pixel with
+// no excess, or of weight 0, is copied texel for texel (the host copied the frame to the
+// destination before). With `view` set (`--debug-view shine`) it draws the region weight in
+// blue and the highlight found (the pull's share of PULL x the margin) in red over it,
+// before the strength.
 //
 // Geometry (ShineGeometry.packed, read through face_table.glsl): per region a block of
 // box x0 y0 x1 y1 (also the grid's extent); feather; hole feather; face weight; cell size;
@@ -167,6 +169,13 @@ void measure() {
             continue;
         }
         vec2 cellLow = low + vec2(index % columns, index / columns) * cell;
+        // Whether the cell is part of the region (its centre within the feather) and wholly
+        // inside the polygon (its skin then fills the histograms): one polygon test a cell.
+        float centreDistance = facePolygonDistance(cellLow + 0.5 * cell, 0, first, count);
+        if (centreDistance >= feather) {
+            continue;
+        }
+        bool inside = centreDistance < -0.71 * cell;
         ivec2 p0 = max(ivec2(floor(cellLow)), ivec2(0));
         ivec2 p1 = min(ivec2(ceil(min(cellLow + cell, high))), last + 1);
         float sum = 0.0, chromaSum = 0.0, pixels = 0.0;
@@ -177,15 +186,14 @@ void measure() {
                 if (any(lessThan(p, cellLow)) || any(greaterThanEqual(p, cellLow + cell))) {
                     continue;
                 }
-                float d = facePolygonDistance(p, 0, first, count);
-                if (d >= feather || holeDistance(p, 0, 0.0) < 0.0) {
+                if (holeDistance(p, 0, 0.0) < 0.0) {
                     continue;
                 }
                 vec3 lab = labFromRGB(texelFetch(source, ivec2(x, y), 0).rgb);
                 sum += lab.x;
                 chromaSum += chroma(lab);
                 pixels += 1.0;
-                if (d < 0.0) {
+                if (inside) {
                     atomicAdd(lightnessHistogram[clamp(int(lab.x * float(LIGHTNESS_BINS) / 100.0), 0, LIGHTNESS_BINS - 1)], 1u);
                     atomicAdd(chromaHistogram[clamp(int(chroma(lab)), 0, CHROMA_BINS - 1)], 1u);
                 }
@@ -256,6 +264,8 @@ float softExcess(float x, float knee) {
     return (x + knee) * (x + knee) / (4.0 * knee);
 }
 
+shared vec4 slotStats[FACE_SLOTS];   // valid, level, margin, skin chroma
+
 void apply() {
     ivec2 offset = ivec2(gl_GlobalInvocationID.xy);
     ivec2 pixel = parameters.origin + offset;
@@ -264,13 +274,33 @@ void apply() {
     vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
     bool inRegion = all(lessThan(offset, parameters.regionSize));
     vec4 original = inRegion ? texelFetch(source, pixel, 0) : vec4(0.0);
-    float weight = 0.0, weights = 0.0, correction = 0.0, share = 0.0, target = 0.0, highlight = 0.0;
+    // The regions' largest weighted corrections (continuous across the feathers where two
+    // regions meet, and nothing counted twice there).
+    float darken = 0.0, chromaGain = 0.0, weight = 0.0, highlight = 0.0;
     for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
         gatherFaces(firstFace, groupLow, groupHigh);
+        // The gathered regions' statistics headers into shared memory (storage-buffer reads
+        // per lane are slow on lavapipe).
+        if (gl_LocalInvocationIndex < uint(faceSlotCount)) {
+            int base = statsBase(faceSlotIndex[gl_LocalInvocationIndex]);
+            slotStats[gl_LocalInvocationIndex] = vec4(stats.data[base], stats.data[base + 1], stats.data[base + 2], stats.data[base + 3]);
+        }
+        barrier();
         for (int slot = 0; slot < faceSlotCount; ++slot) {
             int region = faceSlotIndex[slot];
-            int base = statsBase(region);
-            if (!inRegion || !faceBoxMeets(faceBox(region), p, p) || stats.data[base] == 0.0) {
+            if (!inRegion || !faceBoxMeets(vec4(facePoint(slot, 0), facePoint(slot, 2)), p, p) || slotStats[slot].x == 0.0) {
+                continue;
+            }
+            float level = slotStats[slot].y, tau = slotStats[slot].z;
+            float low = lowBand(region, slot, p, 0), lowChroma = lowBand(region, slot, p, 1);
+            float above = low - level;
+            // Lit skin keeps its chroma over L* + 16 (more light scales both alike); a specular
+            // highlight adds white, which lowers it: only that share of the excess is shine.
+            float skinRatio = slotStats[slot].w / (level + 16.0);
+            float whiter = 1.0 - lowChroma / (low + 16.0) / max(skinRatio, 1e-3);
+            float pull = PULL * smoothstep(SPECULAR_LOW, SPECULAR_HIGH, whiter) * softExcess(above - tau, TAU_KNEE * tau);
+            // Most skin has no excess: its geometry (the costly part) is not needed then.
+            if (pull <= 0.0 && parameters.view == 0) {
                 continue;
             }
             float feather = faceValue(slot, 4), holeFeather = faceValue(slot, 5);
@@ -280,23 +310,13 @@ void apply() {
             }
             float c = (1.0 - smoothstep(-feather, feather, d)) * smoothstep(0.0, 2.0 * holeFeather, holeDistance(p, slot, 2.0 * holeFeather))
                 * faceValue(slot, 6);
-            if (c <= 0.0) {
-                continue;
-            }
-            float level = stats.data[base + 1], tau = stats.data[base + 2];
-            float low = lowBand(region, slot, p, 0), lowChroma = lowBand(region, slot, p, 1);
-            float above = low - level;
-            // Lit skin keeps its chroma over L* + 16 (more light scales both alike); a specular
-            // highlight adds white, which lowers it: only that share of the excess is shine.
-            float skinRatio = stats.data[base + 3] / (level + 16.0);
-            float whiter = 1.0 - lowChroma / (low + 16.0) / max(skinRatio, 1e-3);
-            float pull = PULL * smoothstep(SPECULAR_LOW, SPECULAR_HIGH, whiter) * softExcess(above - tau, TAU_KNEE * tau);
+            // The chroma a specular highlight washes out: the skin's chroma ratio at the new low
+            // band over the low band's own, returned by the share of the excess taken out.
+            float gain = min(skinRatio * (low - pull + 16.0) / max(lowChroma, 1e-3), MAX_CHROMA_GAIN) - 1.0;
+            darken = max(darken, c * pull);
+            chromaGain = max(chromaGain, c * (above > 0.0 ? pull / above : 0.0) * max(gain, 0.0));
             weight = max(weight, c);
-            weights += c;
-            correction += c * pull;
-            share += c * (above > 0.0 ? pull / above : 0.0);
-            target += c * min(skinRatio * (low - pull + 16.0) / max(lowChroma, 1e-3), MAX_CHROMA_GAIN);
-            highlight += c * clamp(pull / (PULL * tau), 0.0, 1.0);
+            highlight = max(highlight, c * clamp(pull / (PULL * tau), 0.0, 1.0));
         }
         barrier();
     }
@@ -305,23 +325,16 @@ void apply() {
     }
     if (parameters.view == 1) {
         vec3 shown = mix(original.rgb, vec3(0.0, 0.0, 1.0), 0.6 * weight);
-        shown = mix(shown, vec3(1.0, 0.0, 0.0), weights > 0.0 ? weight * highlight / weights : 0.0);
-        imageStore(destination, pixel, vec4(shown, original.a));
+        imageStore(destination, pixel, vec4(mix(shown, vec3(1.0, 0.0, 0.0), highlight), original.a));
         return;
     }
-    float m = weight * parameters.strength;
-    if (m <= 0.0 || correction <= 0.0) {
+    if (darken * parameters.strength <= 0.0) {
         imageStore(destination, pixel, original);
         return;
     }
-    correction /= weights;
-    share /= weights;
-    target /= weights;
     vec3 lab = labFromRGB(original.rgb);
-    lab.x -= m * correction;
-    // The chroma a specular highlight washes out (the skin's chroma ratio at the new low band
-    // over the low band's own), returned by the share of the excess taken out.
-    lab.yz *= 1.0 + m * CHROMA_RETURN * share * max(target - 1.0, 0.0);
+    lab.x -= parameters.strength * darken;
+    lab.yz *= 1.0 + parameters.strength * CHROMA_RETURN * chromaGain;
     imageStore(destination, pixel, vec4(rgbFromLab(lab), original.a));
 }
 
