@@ -237,11 +237,55 @@ void measure() {
 
 // ---- Apply ----------------------------------------------------------------------------
 
+// The apply pass reads the table straight from the buffer: a workgroup that gathers it into
+// shared memory (face_table.glsl) needs barriers and 16 KB of it, which on lavapipe cost more
+// over the face's few hundred workgroups than the whole pass's work (most of its pixels
+// only read their regions' grids).
+
+float regionValue(int region, int offset) { return geometry.data[int(geometry.data[region * FACE_DIRECTORY_STRIDE]) + offset]; }
+vec2 regionPoint(int region, int offset) { return vec2(regionValue(region, offset), regionValue(region, offset + 1)); }
+
+// Signed distance from p to the region's polygon at `first` (negative inside), as
+// facePolygonDistance.
+float regionPolygonDistance(vec2 p, int region, int first, int count) {
+    float nearest = 1e20;
+    bool inside = false;
+    vec2 a = regionPoint(region, first + 2 * (count - 1));
+    for (int i = 0; i < count; ++i) {
+        vec2 b = regionPoint(region, first + 2 * i);
+        vec2 edge = b - a;
+        vec2 toP = p - a;
+        float along = clamp(dot(toP, edge) / max(dot(edge, edge), 1e-12), 0.0, 1.0);
+        vec2 offset = toP - edge * along;
+        nearest = min(nearest, dot(offset, offset));
+        if ((a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) * edge.x / edge.y) {
+            inside = !inside;
+        }
+        a = b;
+    }
+    return inside ? -sqrt(nearest) : sqrt(nearest);
+}
+
+// As holeDistance, from the buffer.
+float regionHoleDistance(vec2 p, int region, float reach) {
+    float nearest = 1e20;
+    int holes = int(regionValue(region, 12));
+    for (int hole = 0; hole < holes; ++hole) {
+        int entry = HEADER + hole * HOLE_STRIDE;
+        vec4 box = vec4(regionPoint(region, entry + 2), regionPoint(region, entry + 4));
+        if (p.x < box.x - reach || p.y < box.y - reach || p.x > box.z + reach || p.y > box.w + reach) {
+            continue;
+        }
+        nearest = min(nearest, regionPolygonDistance(p, region, int(regionValue(region, entry)), int(regionValue(region, entry + 1))));
+    }
+    return nearest;
+}
+
 // The region's low band at p: bilinear between the centres of its grid's cells (`plane` 0:
 // L*, 1: C*).
-float lowBand(int region, int slot, vec2 p, int plane) {
-    vec2 g = (p - facePoint(slot, 0)) / faceValue(slot, 7) - 0.5;
-    ivec2 size = ivec2(faceValue(slot, 8), faceValue(slot, 9));
+float lowBand(int region, vec2 p, int plane) {
+    vec2 g = (p - regionPoint(region, 0)) / regionValue(region, 7) - 0.5;
+    ivec2 size = ivec2(regionValue(region, 8), regionValue(region, 9));
     vec2 clamped = clamp(g, vec2(0.0), vec2(size - 1));
     ivec2 c0 = ivec2(floor(clamped));
     ivec2 c1 = min(c0 + 1, size - 1);
@@ -264,64 +308,47 @@ float softExcess(float x, float knee) {
     return (x + knee) * (x + knee) / (4.0 * knee);
 }
 
-shared vec4 slotStats[FACE_SLOTS];   // valid, level, margin, skin chroma
-
 void apply() {
-    ivec2 offset = ivec2(gl_GlobalInvocationID.xy);
-    ivec2 pixel = parameters.origin + offset;
+    ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
+    if (any(greaterThanEqual(ivec2(gl_GlobalInvocationID.xy), parameters.regionSize))) {
+        return;
+    }
     vec2 p = vec2(pixel) + 0.5;
-    vec2 groupLow = vec2(parameters.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy));
-    vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
-    bool inRegion = all(lessThan(offset, parameters.regionSize));
-    vec4 original = inRegion ? texelFetch(source, pixel, 0) : vec4(0.0);
+    vec4 original = texelFetch(source, pixel, 0);
     // The regions' largest weighted corrections (continuous across the feathers where two
     // regions meet, and nothing counted twice there).
     float darken = 0.0, chromaGain = 0.0, weight = 0.0, highlight = 0.0;
-    for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
-        gatherFaces(firstFace, groupLow, groupHigh);
-        // The gathered regions' statistics headers into shared memory (storage-buffer reads
-        // per lane are slow on lavapipe).
-        if (gl_LocalInvocationIndex < uint(faceSlotCount)) {
-            int base = statsBase(faceSlotIndex[gl_LocalInvocationIndex]);
-            slotStats[gl_LocalInvocationIndex] = vec4(stats.data[base], stats.data[base + 1], stats.data[base + 2], stats.data[base + 3]);
+    for (int region = 0; region < parameters.faceCount; ++region) {
+        int base = statsBase(region);
+        if (!faceBoxMeets(faceBox(region), p, p) || stats.data[base] == 0.0) {
+            continue;
         }
-        barrier();
-        for (int slot = 0; slot < faceSlotCount; ++slot) {
-            int region = faceSlotIndex[slot];
-            if (!inRegion || !faceBoxMeets(vec4(facePoint(slot, 0), facePoint(slot, 2)), p, p) || slotStats[slot].x == 0.0) {
-                continue;
-            }
-            float level = slotStats[slot].y, tau = slotStats[slot].z;
-            float low = lowBand(region, slot, p, 0), lowChroma = lowBand(region, slot, p, 1);
-            float above = low - level;
-            // Lit skin keeps its chroma over L* + 16 (more light scales both alike); a specular
-            // highlight adds white, which lowers it: only that share of the excess is shine.
-            float skinRatio = slotStats[slot].w / (level + 16.0);
-            float whiter = 1.0 - lowChroma / (low + 16.0) / max(skinRatio, 1e-3);
-            float pull = PULL * smoothstep(SPECULAR_LOW, SPECULAR_HIGH, whiter) * softExcess(above - tau, TAU_KNEE * tau);
-            // Most skin has no excess: its geometry (the costly part) is not needed then.
-            if (pull <= 0.0 && parameters.view == 0) {
-                continue;
-            }
-            float feather = faceValue(slot, 4), holeFeather = faceValue(slot, 5);
-            float d = facePolygonDistance(p, slot, int(faceValue(slot, 10)), int(faceValue(slot, 11)));
-            if (d >= feather) {
-                continue;
-            }
-            float c = (1.0 - smoothstep(-feather, feather, d)) * smoothstep(0.0, 2.0 * holeFeather, holeDistance(p, slot, 2.0 * holeFeather))
-                * faceValue(slot, 6);
-            // The chroma a specular highlight washes out: the skin's chroma ratio at the new low
-            // band over the low band's own, returned by the share of the excess taken out.
-            float gain = min(skinRatio * (low - pull + 16.0) / max(lowChroma, 1e-3), MAX_CHROMA_GAIN) - 1.0;
-            darken = max(darken, c * pull);
-            chromaGain = max(chromaGain, c * (above > 0.0 ? pull / above : 0.0) * max(gain, 0.0));
-            weight = max(weight, c);
-            highlight = max(highlight, c * clamp(pull / (PULL * tau), 0.0, 1.0));
+        float level = stats.data[base + 1], tau = stats.data[base + 2];
+        float low = lowBand(region, p, 0), lowChroma = lowBand(region, p, 1);
+        float above = low - level;
+        // Lit skin keeps its chroma over L* + 16 (more light scales both alike); a specular
+        // highlight adds white, which lowers it: only that share of the excess is shine.
+        float skinRatio = stats.data[base + 3] / (level + 16.0);
+        float whiter = 1.0 - lowChroma / (low + 16.0) / max(skinRatio, 1e-3);
+        float pull = PULL * smoothstep(SPECULAR_LOW, SPECULAR_HIGH, whiter) * softExcess(above - tau, TAU_KNEE * tau);
+        // Most skin has no excess: its geometry (the costly part) is not needed then.
+        if (pull <= 0.0 && parameters.view == 0) {
+            continue;
         }
-        barrier();
-    }
-    if (!inRegion) {
-        return;
+        float feather = regionValue(region, 4), holeFeather = regionValue(region, 5);
+        float d = regionPolygonDistance(p, region, int(regionValue(region, 10)), int(regionValue(region, 11)));
+        if (d >= feather) {
+            continue;
+        }
+        float c = (1.0 - smoothstep(-feather, feather, d)) * smoothstep(0.0, 2.0 * holeFeather, regionHoleDistance(p, region, 2.0 * holeFeather))
+            * regionValue(region, 6);
+        // The chroma a specular highlight washes out: the skin's chroma ratio at the new low
+        // band over the low band's own, returned by the share of the excess taken out.
+        float gain = min(skinRatio * (low - pull + 16.0) / max(lowChroma, 1e-3), MAX_CHROMA_GAIN) - 1.0;
+        darken = max(darken, c * pull);
+        chromaGain = max(chromaGain, c * (above > 0.0 ? pull / above : 0.0) * max(gain, 0.0));
+        weight = max(weight, c);
+        highlight = max(highlight, c * clamp(pull / (PULL * tau), 0.0, 1.0));
     }
     if (parameters.view == 1) {
         vec3 shown = mix(original.rgb, vec3(0.0, 0.0, 1.0), 0.6 * weight);
