@@ -75,6 +75,7 @@ public struct BeautyPreset: KnobSettings, Equatable {
     public var teeth = TeethSettings()
     public var eyeBrighten = EyeBrightenSettings()
     public var underEye = UnderEyeSettings()
+    public var shine = ShineSettings()
     /// The fields that differ for every face but the largest (`othersPreset`); empty: none do.
     public var others = PresetOverrides()
 
@@ -107,6 +108,7 @@ public struct BeautyPreset: KnobSettings, Equatable {
             + TeethSettings.knobs.map { $0.lifted(into: \.teeth, section: "teeth") }
             + EyeBrightenSettings.knobs.map { $0.lifted(into: \.eyeBrighten, section: "eyeBrighten") }
             + UnderEyeSettings.knobs.map { $0.lifted(into: \.underEye, section: "underEye") }
+            + ShineSettings.knobs.map { $0.lifted(into: \.shine, section: "shine") }
     }
 
     /// Throws `PresetError` naming `file` and the first field out of range.

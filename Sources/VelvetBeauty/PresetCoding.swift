@@ -141,7 +141,7 @@ extension KnobSettings {
 extension BeautyPreset: Codable {
     public init(from decoder: Decoder) throws {
         let section = try PresetSection(decoder, allowed: ["skin", "reshape", "lipstick", "blush", "lut", "teeth", "eyeBrighten",
-                                                           "underEye", "others"])
+                                                           "underEye", "shine", "others"])
         self.init()
         skin = try section.value("skin", skin)
         reshape = try section.value("reshape", reshape)
@@ -151,6 +151,7 @@ extension BeautyPreset: Codable {
         teeth = try section.value("teeth", teeth)
         eyeBrighten = try section.value("eyeBrighten", eyeBrighten)
         underEye = try section.value("underEye", underEye)
+        shine = try section.value("shine", shine)
         others = try section.value("others", others)
     }
 
@@ -164,6 +165,7 @@ extension BeautyPreset: Codable {
         try container.encode(teeth, forKey: PresetKey("teeth"))
         try container.encode(eyeBrighten, forKey: PresetKey("eyeBrighten"))
         try container.encode(underEye, forKey: PresetKey("underEye"))
+        try container.encode(shine, forKey: PresetKey("shine"))
         if !others.isEmpty { try container.encode(others, forKey: PresetKey("others")) } // only the fields it sets
     }
 }
@@ -214,6 +216,11 @@ extension EyeBrightenSettings: Codable {
 }
 
 extension UnderEyeSettings: Codable {
+    public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
+    public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
+}
+
+extension ShineSettings: Codable {
     public init(from decoder: Decoder) throws { try self.init(knobsFrom: decoder) }
     public func encode(to encoder: Encoder) throws { try encodeKnobs(to: encoder) }
 }

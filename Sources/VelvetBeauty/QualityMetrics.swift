@@ -182,12 +182,13 @@ public enum QualityMetrics {
         return PlaneImage(width: x.width, height: x.height, values: values)
     }
 
-    /// Energy ratio sum(band(out)^2) / sum(band(in)^2) over the cheek and forehead discs.
+    /// Energy ratio sum(band(out)^2) / sum(band(in)^2) over the discs around mesh points
+    /// `points` (the cheek and forehead discs unless told).
     static func bandRatio(input: RGBImage, output: RGBImage, face: BeautyFace, margin: Float,
+                          points: [Int] = [MeshRegion.cheekCentres.right, MeshRegion.cheekCentres.left, MeshRegion.foreheadCentre],
                           band: (PlaneImage) -> PlaneImage) -> Double? {
         let iod = face.interOcularDistance
-        let centres = [MeshRegion.cheekCentres.right, MeshRegion.cheekCentres.left, MeshRegion.foreheadCentre]
-            .map { face.landmarks[$0] }
+        let centres = points.map { face.landmarks[$0] }
         let crop = cropRegion(around: centres, margin: 0.12 * iod + margin, width: input.width, height: input.height)
         let inside = RegionMask.discs(centres, radius: 0.12 * iod, in: crop)
         let a = band(input.cropped(to: crop).luma), b = band(output.cropped(to: crop).luma)

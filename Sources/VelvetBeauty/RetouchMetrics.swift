@@ -214,6 +214,41 @@ extension QualityMetrics {
         return values.isEmpty ? nil : Double(percentile(values, 0.98))
     }
 
+    /// What shine control did to one face's forehead and nose.
+    public struct ShineFigures: Sendable {
+        /// 99th percentile of Y' over the forehead and nose discs, in and out.
+        public let peakIn: Double
+        public let peakOut: Double
+        /// Fine-band (Y' - G_f(Y'), M6's band) energy out / in over the same discs.
+        public let fineBand: Double
+        public let pixels: Int
+    }
+
+    /// Centre of the nose disc: mesh point 4, the top of the nose tip, where a nose's highlight
+    /// sits; a disc of 0.12 IOD around it reaches from the tip's front up the lower bridge and
+    /// stays clear of the nostrils (point 1, the tip's front, lies on the nostril band's edge).
+    public static let noseCentre = 4
+
+    /// Shine control on one face, in the M5/M6 disc style: discs of radius 0.12 IOD around
+    /// mesh points 151 (forehead) and `noseCentre`. nil when the discs hold no pixel or no
+    /// fine detail.
+    public static func shineReduction(input: RGBImage, output: RGBImage, face: BeautyFace) -> ShineFigures? {
+        let iod = face.interOcularDistance
+        let points = [MeshRegion.foreheadCentre, noseCentre]
+        let centres = points.map { face.landmarks[$0] }
+        let crop = cropRegion(around: centres, margin: 0.12 * iod + 1, width: input.width, height: input.height)
+        let inside = RegionMask.discs(centres, radius: 0.12 * iod, in: crop)
+        let before = input.cropped(to: crop).luma.values, after = output.cropped(to: crop).luma.values
+        let lumaIn = zip(before, inside).filter(\.1).map(\.0), lumaOut = zip(after, inside).filter(\.1).map(\.0)
+        guard !lumaIn.isEmpty else { return nil }
+        let fine = max(0.5, 0.01 * iod)
+        guard let ratio = bandRatio(input: input, output: output, face: face, margin: 3 * fine + 2, points: points, band: { luma in
+            PlaneImage.combine(luma, luma.blurred(sigma: fine), -)
+        }) else { return nil }
+        return ShineFigures(peakIn: Double(percentile(lumaIn, 0.99)), peakOut: Double(percentile(lumaOut, 0.99)),
+                            fineBand: ratio, pixels: lumaIn.count)
+    }
+
     /// Each value minus the mean of its 5x5 neighbourhood (clamped at the plane's edges).
     static func fineDetail(_ values: [Double], width: Int) -> [Double] {
         let height = values.count / width

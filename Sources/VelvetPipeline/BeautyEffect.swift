@@ -54,6 +54,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         if options.debugView == .teeth { return [try TeethStage(context: context, settings: options.teeth, showsMask: true)] }
         if options.debugView == .eyes { return [try EyeBrightenStage(context: context, settings: options.eyeBrighten, showsMask: true)] }
         if options.debugView == .underEye { return [try UnderEyeStage(context: context, settings: options.underEye, showsMask: true)] }
+        if options.debugView == .shine { return [try ShineStage(context: context, settings: options.shine, showsMask: true)] }
         let skin = try SkinPipeline(context: context)
         // The LUT through the skin mask, the mask debug view and the matte output need the blend weight.
         skin.capturesWeights = capturesWeights || options.grade?.throughSkinMask == true || options.debugView == .mask
@@ -66,6 +67,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             stages.append(GradeStage(grading: try ColorGrading(context: context, lut: grade.lut), strength: grade.strength,
                                      throughSkinMask: grade.throughSkinMask))
         }
+        // Shine after the skin stages (it reads the smoothed, graded skin's own level) and before
+        // makeup (blush is colour laid on the skin, not a level to measure or a peak to pull).
+        stages.append(try ShineStage(context: context, settings: options.shine))
         stages.append(try TeethStage(context: context, settings: options.teeth))
         stages.append(try EyeBrightenStage(context: context, settings: options.eyeBrighten))
         // Under-eye after the skin stages and the grade (it lifts towards the cheek level as smoothed and graded), before makeup (blush would paint the cheek band it measures).

@@ -21,6 +21,8 @@ public struct BeautyOptions: Sendable {
         case eyes
         /// The under-eye retouch's weight in green over the tear troughs, its cheek reference in blue.
         case underEye = "under-eye"
+        /// Shine control's region weight in blue, the highlights it finds in red, over forehead, nose and cheeks.
+        case shine
     }
 
     /// A colour LUT and how it is applied.
@@ -42,6 +44,7 @@ public struct BeautyOptions: Sendable {
     public var teeth = TeethSettings()
     public var eyeBrighten = EyeBrightenSettings()
     public var underEye = UnderEyeSettings()
+    public var shine = ShineSettings()
     public var detector: DetectorChoice = .auto
     public var maxFaces = FaceTrackerOptions().maxFaces
     /// Which tracked faces the stages treat (the rest keep their pixels).
@@ -77,6 +80,7 @@ public struct BeautyOptions: Sendable {
         teeth = preset.teeth
         eyeBrighten = preset.eyeBrighten
         underEye = preset.underEye
+        shine = preset.shine
         let table: ColorLUT?
         switch preset.lut.source {
         case .none: table = nil

@@ -49,7 +49,7 @@ final class DebugViewStage: BeautyStage {
         case .mask:
             guard let weights = frame.skin?.weights else { return .skipped }
             overlay.recordMask(on: recorder, mask: weights, output: destination)
-        case .teeth, .eyes, .underEye:
+        case .teeth, .eyes, .underEye, .shine:
             return .skipped // drawn by their own stages (BeautyEffect.stages)
         case .zones, .spots:
             // No face: the frame as it is (the skin stage wrote an exact copy).

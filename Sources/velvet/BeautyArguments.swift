@@ -24,7 +24,7 @@ enum BeautyArguments {
                "                          0 for standard input)",
                "      --debug-view VIEW   render a view of the pipeline instead: mask (blend weight), zones",
                "                          (zone map over the skin), spots (spot fills), landmarks (mesh),",
-               "                          teeth, eyes, under-eye (the --teeth, --eye-brighten, --under-eye weights)",
+               "                          teeth, eyes, under-eye, shine (the --teeth, --eye-brighten, --under-eye, --shine weights)",
                "      --no-effects        decode -> encode through the GPU with nothing applied",
                "                          (every preset field and flag: velvet presets knobs)"]
         return lines.joined(separator: "\n")
@@ -125,7 +125,7 @@ enum BeautyArguments {
                                                   range: LookAheadTracker.framesRange)
         }
         if let view = arguments.value("--debug-view") {
-            guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots, landmarks, teeth, eyes or under-eye") }
+            guard let debug = BeautyOptions.DebugView(rawValue: view) else { throw UsageError("--debug-view takes mask, zones, spots, landmarks, teeth, eyes, under-eye or shine") }
             request.debugView = debug
         }
         return request

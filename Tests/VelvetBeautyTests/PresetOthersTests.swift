@@ -64,7 +64,7 @@ final class PresetOthersTests: XCTestCase {
             (#"{"others": {"lut": {"strength": 0.5}}}"#, "field others.lut: the LUT grades the whole frame"),
             (#"{"others": {"skin": {"sharpen": 0.5}}}"#, "field others.skin.sharpen: sharpening acts on the whole frame"),
             (#"{"others": {"skin": {"strenght": 0}}}"#, "field others.skin.strenght: unknown key (allowed: detail, smoothing, spotRemoval, strength, zones)"),
-            (#"{"others": {"sparkle": 1}}"#, "field others.sparkle: unknown key (allowed: blush, eyeBrighten, lipstick, reshape, skin, teeth"),
+            (#"{"others": {"sparkle": 1}}"#, "field others.sparkle: unknown key (allowed: blush, eyeBrighten, lipstick, reshape, shine, skin, teeth, underEye"),
             (#"{"others": {"others": {}}}"#, "field others.others: unknown key"),
             (#"{"others": {"skin": {"strength": 1.5}}}"#, "field others.skin.strength: 1.5 is out of range 0.0...1.0"),
             (#"{"others": {"skin": {"zones": {"ears": 1}}}}"#, "field others.skin.zones.ears: unknown key"),

@@ -1,7 +1,7 @@
 import VelvetBeauty
 import XCTest
 
-/// The retouch metrics can fail: on the astronaut photo and its MediaPipe mesh, an unchanged
+/// The retouch metrics (teeth, eyes, shine) can fail: on the astronaut photo and its MediaPipe mesh, an unchanged
 /// output measures no change, and a change made by hand where a metric looks is seen.
 final class RetouchMetricsTests: XCTestCase {
     func testTheMetricsSeeAChangeAndNoChange() throws {
@@ -30,6 +30,22 @@ final class RetouchMetricsTests: XCTestCase {
         for (index, pixel) in input.pixels.enumerated() where index % 2 == 0 { flat.pixels[index] = pixel * 0.5 }
         let striped = try XCTUnwrap(QualityMetrics.eyeBrightening(input: input, output: flat, face: face))
         XCTAssertLessThan(striped.lidSSIM, 0.98, "a striped eyelid band is not kept")
+
+        // Shine: unchanged, the peak and the fine band stay; every pixel darker by a tenth, the
+        // peak falls and the texture stays; the frame blurred, the fine band is gone.
+        let still = try XCTUnwrap(QualityMetrics.shineReduction(input: input, output: input, face: face))
+        XCTAssertEqual(still.peakOut, still.peakIn)
+        XCTAssertEqual(still.fineBand, 1, accuracy: 1e-12)
+        var darker = input
+        darker.pixels = input.pixels.map { $0 * 0.9 }
+        let dimmed = try XCTUnwrap(QualityMetrics.shineReduction(input: input, output: darker, face: face))
+        XCTAssertLessThan(dimmed.peakOut, dimmed.peakIn)
+        XCTAssertGreaterThan(dimmed.fineBand, 0.6)
+        let blurred = input.luma.blurred(sigma: 3)
+        var smooth = input
+        smooth.pixels = blurred.values.map { SIMD3(repeating: $0) }
+        XCTAssertLessThan(try XCTUnwrap(QualityMetrics.shineReduction(input: input, output: smooth, face: face)).fineBand, 0.6,
+                          "a blurred frame keeps no fine band")
     }
 
     /// Under-eye: an unchanged output keeps the gap and the fine band; the trough cores lit by

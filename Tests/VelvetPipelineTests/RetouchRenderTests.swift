@@ -82,4 +82,49 @@ final class RetouchRenderTests: XCTestCase {
         XCTAssertGreaterThan(blue, 20, "under-eye: blue drawn")
         XCTAssertLessThan(drawn, before.count / 3 / 50, "under-eye: only the troughs and cheek bands are drawn")
     }
+
+    /// `--shine 1` over the default preset darkens what it changes (the highlights), on a small
+    /// part of the frame; `--debug-view shine` draws the regions in blue and the highlights it
+    /// finds (obama-podium's nose tip and cheek) in red, and nothing far from the face.
+    func testShineFlagAndDebugView() throws {
+        let scratch = try Scratch()
+        let photo = repository.appendingPathComponent("test-assets/photos/obama-podium.jpg").path
+        guard FileManager.default.fileExists(atPath: photo) else { return XCTFail("\(photo) is missing: run Tools/setup.sh --assets") }
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-i", photo, "-pix_fmt", "rgb24", input])
+        let before = [UInt8](try Tool.pixels(input, "rgb24"))
+        func luma(_ bytes: [UInt8], _ index: Int) -> Double {
+            0.2126 * Double(bytes[index]) + 0.7152 * Double(bytes[index + 1]) + 0.0722 * Double(bytes[index + 2])
+        }
+
+        try velvet(["render", input, "-o", scratch.path("plain.png")])
+        try velvet(["render", input, "-o", scratch.path("shine.png"), "--shine", "1"])
+        let plain = [UInt8](try Tool.pixels(scratch.path("plain.png"), "rgb24"))
+        let shine = [UInt8](try Tool.pixels(scratch.path("shine.png"), "rgb24"))
+        XCTAssertEqual(shine.count, plain.count)
+        var changed = 0, fall = 0.0
+        for index in stride(from: 0, to: shine.count, by: 3) where shine[index..<(index + 3)] != plain[index..<(index + 3)] {
+            changed += 1
+            fall += luma(plain, index) - luma(shine, index)
+        }
+        print("[shine] --shine 1: \(changed) px changed, mean luma fall \(changed > 0 ? fall / Double(changed) : 0)")
+        XCTAssertGreaterThan(changed, 100, "--shine 1 changes the highlights")
+        XCTAssertGreaterThan(fall, 0, "--shine 1 darkens what it changes")
+        XCTAssertLessThan(changed, before.count / 3 / 20, "--shine 1 acts on forehead, nose and cheeks only")
+
+        try velvet(["render", input, "-o", scratch.path("view.png"), "--debug-view", "shine"])
+        let view = [UInt8](try Tool.pixels(scratch.path("view.png"), "rgb24"))
+        XCTAssertEqual(view.count, before.count)
+        var blue = 0, red = 0, drawn = 0
+        for index in stride(from: 0, to: view.count, by: 3) where view[index..<(index + 3)] != before[index..<(index + 3)] {
+            drawn += 1
+            let (r, g, b) = (Int(view[index]), Int(view[index + 1]), Int(view[index + 2]))
+            if b > r + 80 && b > g + 80 { blue += 1 }
+            if r > g + 120 && r > b + 40 { red += 1 }
+        }
+        print("[view] shine: \(drawn) px changed, blue \(blue), red \(red)")
+        XCTAssertGreaterThan(blue, 1000, "shine: regions drawn in blue")
+        XCTAssertGreaterThan(red, 20, "shine: highlights drawn in red")
+        XCTAssertLessThan(drawn, before.count / 3 / 20, "shine: only the regions are drawn")
+    }
 }
