@@ -19,7 +19,8 @@ extension BeautyPreset {
         }
     }
 
-    /// Light smoothing that keeps pores, a hint of lip colour and blush, barely any reshape.
+    /// Light smoothing that keeps pores, a hint of lip colour and blush, barely any reshape;
+    /// no teeth, eye, under-eye or shine retouch (restrained: the default).
     public static var natural: BeautyPreset {
         var preset = BeautyPreset()
         preset.skin.strength = 0.5
@@ -45,7 +46,8 @@ extension BeautyPreset {
         return preset
     }
 
-    /// Edge-preserving smoothing with a little sharpening and a brighter frame.
+    /// Edge-preserving smoothing with a little sharpening and a brighter frame; the shine of
+    /// studio lights taken down, a touch of eye, under-eye and teeth retouch.
     public static var studio: BeautyPreset {
         var preset = BeautyPreset()
         preset.skin.smoothing = .bilateral
@@ -56,10 +58,15 @@ extension BeautyPreset {
         preset.makeup.lipstick.strength = 0.4
         preset.makeup.blush.strength = 0.3
         preset.lut = LUT(source: .builtIn(.gentleBrighten), strength: 0.5, scope: .frame)
+        preset.teeth.strength = 0.3
+        preset.eyeBrighten.strength = 0.3
+        preset.underEye.strength = 0.4
+        preset.shine.strength = 0.6
         return preset
     }
 
-    /// Everything turned up: full smoothing, visible reshape, deep red lips, warm skin.
+    /// Everything turned up: full smoothing, visible reshape, deep red lips, warm skin, whiter
+    /// teeth, brighter eyes, no dark circles, a matte finish.
     public static var glam: BeautyPreset {
         var preset = BeautyPreset()
         preset.skin.strength = 1
@@ -69,6 +76,10 @@ extension BeautyPreset {
         preset.makeup.lipstick = MakeupSettings.Lipstick(colour: RGBColour(hex: "#9E1F33")!, strength: 0.75)
         preset.makeup.blush.strength = 0.55
         preset.lut = LUT(source: .builtIn(.warm), strength: 0.6, scope: .skin)
+        preset.teeth.strength = 0.6
+        preset.eyeBrighten.strength = 0.5
+        preset.underEye.strength = 0.6
+        preset.shine.strength = 0.5
         return preset
     }
 }

@@ -146,6 +146,10 @@ final class PresetMatrixTests: XCTestCase {
                 XCTAssertEqual(runs.count, 1, "\(name): one face in every frame: \(runs)")
                 XCTAssertEqual(runs.first?["faces"] as? Int, 1, "\(name): \(runs)")
                 XCTAssertEqual(try Tool.probe(scratch.path("\(name).mp4"), "stream=nb_frames"), "6", name)
+                // The retouch stages run where the preset sets them.
+                let sections = Set((summary["gpu_ms"] as? [String: Any] ?? [:]).keys)
+                let retouch: Set<String> = ["teeth", "eyes", "under-eye", "shine"]
+                XCTAssertEqual(sections.intersection(retouch), ["studio", "glam"].contains(preset) ? retouch : [], "\(name): \(sections.sorted())")
 
                 let image = try Tool.run(Tool.velvet, ["render", still, "-o", scratch.path("\(name).png"), "--preset", preset,
                                                        "--smoothing", method, "--quiet"], environment: environment)
