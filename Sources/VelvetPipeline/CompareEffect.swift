@@ -39,7 +39,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     private var lookAheadTracker: LookAheadTracker?
     private let chainA: BeautyChain
     private let chainB: BeautyChain
-    private let split: ComputeKernel
+    private let split: TypedKernel<KernelLibrary.CompareSplitPush>
     private var sides: (GPUImage, GPUImage)?
     private var pending: (index: Int, downloads: [GPUReadback], sizes: [(Int, Int)], faces: [BeautyFace])?
     /// The last frame's input, A and B on their way back, for M15.
@@ -57,7 +57,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         self.b = try b.validated()
         chainA = try Self.chain(a, context: context)
         chainB = try Self.chain(b, context: context)
-        split = try ComputeKernel(context: context, source: KernelLibrary.compareSplit)
+        split = try TypedKernel(context: context)
     }
 
     /// One side: the skin stage and the sharpen after it (the preset's skin knobs).
@@ -95,10 +95,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         }
         frames += 1
 
-        var push = PushConstants()
-        push.ivec2(Int32(frame.output.width), Int32(frame.output.height))
-        push.int(Int32(frame.output.width / 2))
-        push.int(Int32(max(2, frame.output.height / 90)))
+        let push = KernelLibrary.CompareSplitPush(size: SIMD2(Int32(frame.output.width), Int32(frame.output.height)),
+                                                  split: Int32(frame.output.width / 2),
+                                                  glyphScale: Int32(max(2, frame.output.height / 90)))
         recorder.dispatch(split, [.sampledImage(imageA, .nearest), .sampledImage(imageB, .nearest), .storageImage(frame.output)],
                           push: push, covering: frame.output.width, frame.output.height)
 
