@@ -10,7 +10,7 @@ public final class BeautyChain {
     public let stages: [any BeautyStage]
     private let context: GPUContext
     private var images: [GPUImage] = []
-    private lazy var matteComposite = try? ComputeKernel(context: context, source: KernelLibrary.matteComposite)
+    private lazy var matteComposite = try? TypedKernel<KernelLibrary.MatteCompositePush>(context: context)
 
     /// `stages` in order; the idle ones are dropped.
     public init(context: GPUContext, stages: [any BeautyStage]) {
@@ -44,8 +44,7 @@ public final class BeautyChain {
         if let matteBase, let matte = frame.userMatte, current !== matteBase {
             if matteBase !== output { try recorder.copy(matteBase, to: output) }
             guard let matteComposite else { throw GPUError.unsupported("matte_composite.comp did not build") }
-            var push = PushConstants()
-            push.ivec2(Int32(output.width), Int32(output.height))
+            let push = KernelLibrary.MatteCompositePush(size: SIMD2(Int32(output.width), Int32(output.height)))
             recorder.dispatch(matteComposite, [.sampledImage(current, .nearest), .sampledImage(matte, .nearest), .storageImage(output)],
                               push: push, covering: output.width, output.height)
         } else if current !== output {

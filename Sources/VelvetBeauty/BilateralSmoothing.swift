@@ -20,20 +20,20 @@ final class BilateralSmoothing {
     static let rangeSampling: Float = 1
     static let maxBins = 48
 
-    private let exact: ComputeKernel
-    private let splatX: ComputeKernel
-    private let splatY: ComputeKernel
-    private let blur: ComputeKernel
-    private let slice: ComputeKernel
+    private let exact: TypedKernel<KernelLibrary.BeautyBilateralExactPush>
+    private let splatX: TypedKernel<KernelLibrary.BeautyGridSplatXPush>
+    private let splatY: TypedKernel<KernelLibrary.BeautyGridSplatYPush>
+    private let blur: TypedKernel<KernelLibrary.BeautyGridBlurPush>
+    private let slice: TypedKernel<KernelLibrary.BeautyGridSlicePush>
     private let pool: ImagePool
 
     init(context: GPUContext, pool: ImagePool) throws {
         self.pool = pool
-        exact = try ComputeKernel(context: context, source: KernelLibrary.beautyBilateralExact)
-        splatX = try ComputeKernel(context: context, source: KernelLibrary.beautyGridSplatX)
-        splatY = try ComputeKernel(context: context, source: KernelLibrary.beautyGridSplatY)
-        blur = try ComputeKernel(context: context, source: KernelLibrary.beautyGridBlur)
-        slice = try ComputeKernel(context: context, source: KernelLibrary.beautyGridSlice)
+        exact = try TypedKernel(context: context)
+        splatX = try TypedKernel(context: context)
+        splatY = try TypedKernel(context: context)
+        blur = try TypedKernel(context: context)
+        slice = try TypedKernel(context: context)
     }
 
     /// Spatial sigma in pixels for these settings and face size.
@@ -50,15 +50,12 @@ final class BilateralSmoothing {
         guard sigma >= 0.5 / 3, !region.isEmpty else { return false }
         switch settings.bilateral {
         case .exact:
-            var push = PushConstants()
-            push.ivec2(Int32(region.x), Int32(region.y))
-            push.ivec2(Int32(region.width), Int32(region.height))
             let inverse = source.inverseSize
-            push.vec2(inverse.0, inverse.1)
-            push.int(Int32((3 * sigma).rounded(.up)))
-            push.float(-1 / (2 * sigma * sigma))
-            push.float(-1 / (2 * settings.rangeSigma * settings.rangeSigma))
-            push.float(settings.chromaSmoothing)
+            let push = KernelLibrary.BeautyBilateralExactPush(
+                origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+                inverseFrame: SIMD2(inverse.0, inverse.1), radius: Int32((3 * sigma).rounded(.up)),
+                spatialFactor: -1 / (2 * sigma * sigma), rangeFactor: -1 / (2 * settings.rangeSigma * settings.rangeSigma),
+                chroma: settings.chromaSmoothing)
             recorder.dispatch(exact, [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(destination)],
                               push: push, covering: region.width, region.height)
         case .grid:
@@ -80,21 +77,13 @@ final class BilateralSmoothing {
         let gridA = try pool.atLeast("grid.a", width: gridWidth * bins, height: gridHeight, format: .rgba16f)
         let gridB = try pool.atLeast("grid.b", width: gridWidth * bins, height: gridHeight, format: .rgba16f)
 
-        func push(axis: Int = 0, sigmaCells: Float = 0) -> PushConstants {
-            var push = PushConstants()
-            push.ivec2(Int32(region.x), Int32(region.y))
-            push.ivec2(Int32(region.width), Int32(region.height))
-            push.ivec2(Int32(gridWidth), Int32(gridHeight))
-            push.float(cell)
-            push.float(rangeCell)
-            push.int(Int32(bins))
-            push.int(Int32(axis))
-            push.int(Int32(sigmaCells > 0 ? (3 * sigmaCells).rounded(.up) : 0))
-            push.float(sigmaCells > 0 ? -1 / (2 * sigmaCells * sigmaCells) : 0)
+        func push<Push: BilateralGridPush>(axis: Int = 0, sigmaCells: Float = 0) -> Push {
             let inverse = source.inverseSize
-            push.vec2(inverse.0, inverse.1)
-            push.float(chroma)
-            return push
+            return Push(origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+                        gridSize: SIMD2(Int32(gridWidth), Int32(gridHeight)), cell: cell, rangeCell: rangeCell, bins: Int32(bins),
+                        axis: Int32(axis), radius: Int32(sigmaCells > 0 ? (3 * sigmaCells).rounded(.up) : 0),
+                        blurFactor: sigmaCells > 0 ? -1 / (2 * sigmaCells * sigmaCells) : 0,
+                        inverseFrame: SIMD2(inverse.0, inverse.1), chroma: chroma)
         }
         recorder.dispatch(splatX, [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(rows)], push: push(),
                           covering: gridWidth, region.height)
@@ -114,3 +103,16 @@ final class BilateralSmoothing {
                           push: push(), covering: region.width, region.height)
     }
 }
+
+/// The push block the four grid kernels share (`beauty_grid_common.glsl`): each generated
+/// struct conforms through its memberwise init, so a kernel whose block drifts from the others
+/// stops compiling here.
+protocol BilateralGridPush: KernelPushBlock {
+    init(origin: SIMD2<Int32>, size: SIMD2<Int32>, gridSize: SIMD2<Int32>, cell: Float, rangeCell: Float, bins: Int32,
+         axis: Int32, radius: Int32, blurFactor: Float, inverseFrame: SIMD2<Float>, chroma: Float)
+}
+
+extension KernelLibrary.BeautyGridSplatXPush: BilateralGridPush {}
+extension KernelLibrary.BeautyGridSplatYPush: BilateralGridPush {}
+extension KernelLibrary.BeautyGridBlurPush: BilateralGridPush {}
+extension KernelLibrary.BeautyGridSlicePush: BilateralGridPush {}

@@ -6,13 +6,13 @@ import VelvetKernels
 /// from 0 (identity, bit-exact) to 1 (the full LUT).
 public final class ColorGrading: @unchecked Sendable {
     public let lut: ColorLUT
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.LutApplyPush>
     private let table: GPUImage
     private let noMask: GPUImage
 
     public init(context: GPUContext, lut: ColorLUT) throws {
         self.lut = lut
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.lutApply)
+        kernel = try TypedKernel(context: context)
         table = try GPUImage(context: context, width: lut.size * lut.size, height: lut.size, format: .rgba32f)
         noMask = try GPUImage(context: context, width: 1, height: 1, format: .r32f)
         // Slices side by side: texel (r + b * N, g).
@@ -41,14 +41,11 @@ public final class ColorGrading: @unchecked Sendable {
         guard let area = (region ?? PixelRegion(x: 0, y: 0, width: source.width, height: source.height))
             .clamped(width: source.width, height: source.height), !area.isEmpty else { return }
         let span = lut.domainMax - lut.domainMin
-        var push = PushConstants()
-        push.ivec2(Int32(source.width), Int32(source.height))
-        push.ivec2(Int32(area.x), Int32(area.y))
-        push.ivec2(Int32(area.width), Int32(area.height))
-        push.int(Int32(lut.size))
-        push.int(mask == nil ? 0 : 1)
-        push.vec4(lut.domainMin.x, lut.domainMin.y, lut.domainMin.z, strength)
-        push.vec4(1 / span.x, 1 / span.y, 1 / span.z, 0)
+        let push = KernelLibrary.LutApplyPush(
+            size: SIMD2(Int32(source.width), Int32(source.height)), origin: SIMD2(Int32(area.x), Int32(area.y)),
+            extent: SIMD2(Int32(area.width), Int32(area.height)), lutSize: Int32(lut.size), useMask: mask == nil ? 0 : 1,
+            domainMin: SIMD4(lut.domainMin.x, lut.domainMin.y, lut.domainMin.z, strength),
+            domainScale: SIMD4(1 / span.x, 1 / span.y, 1 / span.z, 0))
         recorder.dispatch(kernel, [.sampledImage(source, .nearest), .sampledImage(table, .linear),
                                    .sampledImage(mask ?? noMask, .linear), .storageImage(destination)],
                           push: push, covering: area.width, area.height)

@@ -67,12 +67,12 @@ public final class EyeBrightenStage: BeautyStage {
     public let settings: EyeBrightenSettings
     /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
     public let showsMask: Bool
-    private let pass: FeaturePass
+    private let pass: FeaturePass<KernelLibrary.EyeBrightenPush>
 
     public init(context: GPUContext, settings: EyeBrightenSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        pass = try FeaturePass(context: context, kernel: KernelLibrary.eyeBrighten, statsPerEntry: 8)
+        pass = try FeaturePass(context: context, statsPerEntry: 8)
     }
 
     public var section: String? { Self.sectionName }

@@ -14,18 +14,18 @@ import VelvetKernels
 /// max(1, floor(sigma / 2.5)), where the blur is 2.5...5 px wide; it is that wide
 /// Gaussian's own smoothness that makes the coarse grid lossless.
 final class FrequencySeparation {
-    private let baseBlur: ComputeKernel
-    private let downsample: ComputeKernel
-    private let combine: ComputeKernel
+    private let baseBlur: TypedKernel<KernelLibrary.BeautyRoiBlurPush>
+    private let downsample: TypedKernel<KernelLibrary.BeautyNcDownsamplePush>
+    private let combine: TypedKernel<KernelLibrary.BeautyFreqsepCombinePush>
     private let pool: ImagePool
     private let blurs: BlurCache
 
     init(context: GPUContext, pool: ImagePool, blurs: BlurCache) throws {
         self.pool = pool
         self.blurs = blurs
-        baseBlur = try ComputeKernel(context: context, source: KernelLibrary.beautyRoiBlur)
-        downsample = try ComputeKernel(context: context, source: KernelLibrary.beautyNcDownsample)
-        combine = try ComputeKernel(context: context, source: KernelLibrary.beautyFreqsepCombine)
+        baseBlur = try TypedKernel(context: context)
+        downsample = try TypedKernel(context: context)
+        combine = try TypedKernel(context: context)
     }
 
     static func lowFactor(lowPassSigma: Float) -> Int { max(1, Int(lowPassSigma / 2.5)) }
@@ -48,14 +48,10 @@ final class FrequencySeparation {
         let firstPass = PixelRegion(x: region.x, y: rowsRegion.y, width: region.width, height: rowsRegion.height)
         let inverse = source.inverseSize
         for (input, output, vertical, area) in [(source, horizontal, 0, firstPass), (horizontal, base, 1, region)] {
-            var push = PushConstants()
-            push.ivec2(Int32(area.x), Int32(area.y))
-            push.ivec2(Int32(area.width), Int32(area.height))
-            push.vec2(inverse.0, inverse.1)
-            push.int(Int32(vertical))
-            push.int(Int32(radius))
-            push.float(factor)
-            push.float(1 / total)
+            let push = KernelLibrary.BeautyRoiBlurPush(
+                origin: SIMD2(Int32(area.x), Int32(area.y)), size: SIMD2(Int32(area.width), Int32(area.height)),
+                inverseFrame: SIMD2(inverse.0, inverse.1), vertical: Int32(vertical), radius: Int32(radius),
+                factor: factor, normaliser: 1 / total)
             recorder.dispatch(baseBlur, [.sampledImage(input, .nearest), .sampledImage(mask, .linear), .storageImage(output)],
                               push: push, covering: area.width, area.height)
         }
@@ -68,26 +64,20 @@ final class FrequencySeparation {
         let sums = try pool.image("freqsep.sums.\(scale)", width: lw, height: lh, format: .rgba16f)
         let blurred = try pool.image("freqsep.blurred.\(scale)", width: lw, height: lh, format: .rgba16f)
         let scratch = try pool.image("freqsep.scratch.\(scale)", width: lw, height: lh, format: .rgba16f)
-        var push = PushConstants()
-        push.ivec2(Int32(region.x), Int32(region.y))
-        push.ivec2(Int32(region.width), Int32(region.height))
-        push.ivec2(Int32(lw), Int32(lh))
-        push.int(Int32(scale))
-        push.vec2(inverse.0, inverse.1)
+        let push = KernelLibrary.BeautyNcDownsamplePush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+            lowSize: SIMD2(Int32(lw), Int32(lh)), factor: Int32(scale), inverseFrame: SIMD2(inverse.0, inverse.1))
         recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear),
                                        .sampledImage(source, .nearest), .storageImage(sums)],
                           push: push, covering: lw, lh)
         try blurs.record(on: recorder, source: sums, destination: blurred, scratch: scratch, sigma: lowSigma / Float(scale))
 
-        var combinePush = PushConstants()
-        combinePush.ivec2(Int32(region.x), Int32(region.y))
-        combinePush.ivec2(Int32(region.width), Int32(region.height))
-        combinePush.vec2(inverse.0, inverse.1)
-        combinePush.float(settings.detail)
-        combinePush.float(-1 / (2 * settings.guardRange * settings.guardRange))
-        combinePush.float(settings.chromaSmoothing)
-        // The grid spans scale x its size frame pixels, a little more than the frame.
-        combinePush.vec2(1 / Float(lw * scale), 1 / Float(lh * scale))
+        let combinePush = KernelLibrary.BeautyFreqsepCombinePush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+            inverseFrame: SIMD2(inverse.0, inverse.1), detail: settings.detail,
+            guardFactor: -1 / (2 * settings.guardRange * settings.guardRange), chroma: settings.chromaSmoothing,
+            // The grid spans scale x its size frame pixels, a little more than the frame.
+            inverseGrid: SIMD2(1 / Float(lw * scale), 1 / Float(lh * scale)))
         recorder.dispatch(combine, [.sampledImage(source, .nearest), .sampledImage(base, .nearest),
                                     .sampledImage(blurred, .linear), .sampledImage(mask, .linear), .storageImage(destination)],
                           push: combinePush, covering: region.width, region.height)

@@ -9,11 +9,11 @@ public final class MakeupPaint {
     public static let section = "makeup"
 
     public let context: GPUContext
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.MakeupApplyPush>
 
     public init(context: GPUContext) throws {
         self.context = context
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.makeupApply)
+        kernel = try TypedKernel(context: context)
     }
 
     /// Records makeup on `image` into `destination` (same size and format, a different
@@ -34,13 +34,11 @@ public final class MakeupPaint {
         try floats.withUnsafeBytes { try recorder.upload($0, to: buffer) }
         recorder.beginSection(Self.section)
         let lip = settings.lipstick, blush = settings.blush
-        var push = PushConstants()
-        push.ivec2(Int32(region.x), Int32(region.y))
-        push.ivec2(Int32(region.width), Int32(region.height))
-        push.int(Int32(geometry.faces.count))
-        push.int(Self.blendCode(lip.blend))
-        push.vec4(lip.colour.red, lip.colour.green, lip.colour.blue, lip.strength)
-        push.vec4(blush.colour.red, blush.colour.green, blush.colour.blue, blush.strength)
+        let push = KernelLibrary.MakeupApplyPush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), regionSize: SIMD2(Int32(region.width), Int32(region.height)),
+            faceCount: Int32(geometry.faces.count), blend: Self.blendCode(lip.blend),
+            lipColour: SIMD4(lip.colour.red, lip.colour.green, lip.colour.blue, lip.strength),
+            blushColour: SIMD4(blush.colour.red, blush.colour.green, blush.colour.blue, blush.strength))
         recorder.dispatch(kernel, [.sampledImage(image, .nearest), .buffer(buffer), .storageImage(destination)],
                           push: push, covering: region.width, region.height)
         recorder.endSection()

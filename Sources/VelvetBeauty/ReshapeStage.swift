@@ -9,11 +9,11 @@ public final class ReshapeWarp {
     public static let section = "reshape"
 
     public let context: GPUContext
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.ReshapeWarpPush>
 
     public init(context: GPUContext) throws {
         self.context = context
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.reshapeWarp)
+        kernel = try TypedKernel(context: context)
     }
 
     /// Records the warp of `image` into `destination` (same size and format, a different
@@ -31,12 +31,10 @@ public final class ReshapeWarp {
         let geometry = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: geometry) }
         recorder.beginSection(Self.section)
-        var push = PushConstants()
-        push.ivec2(Int32(region.x), Int32(region.y))
-        push.ivec2(Int32(region.width), Int32(region.height))
         let inverse = image.inverseSize
-        push.vec2(inverse.0, inverse.1)
-        push.int(Int32(field.faces.count))
+        let push = KernelLibrary.ReshapeWarpPush(origin: SIMD2(Int32(region.x), Int32(region.y)),
+                                                 regionSize: SIMD2(Int32(region.width), Int32(region.height)),
+                                                 inverseSize: SIMD2(inverse.0, inverse.1), faceCount: Int32(field.faces.count))
         recorder.dispatch(kernel, [.sampledImage(image, .linear), .buffer(geometry), .storageImage(destination)],
                           push: push, covering: region.width, region.height)
         recorder.endSection()

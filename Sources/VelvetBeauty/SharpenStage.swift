@@ -6,12 +6,12 @@ import VelvetKernels
 public final class SharpenStage: BeautyStage {
     public static let section = SkinPipeline.Section.sharpen
 
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.BeautySharpenPush>
     public let amount: Float
 
     /// `amount`: 0...2 (`BeautyPreset.Skin`'s `sharpen` knob).
     public init(context: GPUContext, amount: Float) throws {
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.beautySharpen)
+        kernel = try TypedKernel(context: context)
         self.amount = amount
     }
 
@@ -20,9 +20,7 @@ public final class SharpenStage: BeautyStage {
     public var appliesUserMatte: Bool { true } // as before the stage protocol: the matte gates the skin only
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
-        var push = PushConstants()
-        push.ivec2(Int32(source.width), Int32(source.height))
-        push.float(amount)
+        let push = KernelLibrary.BeautySharpenPush(size: SIMD2(Int32(source.width), Int32(source.height)), amount: amount)
         recorder.dispatch(kernel, [.sampledImage(source, .nearest), .storageImage(destination)], push: push,
                           covering: source.width, source.height)
         return .wrote(frame.whole)

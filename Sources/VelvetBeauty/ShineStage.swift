@@ -118,12 +118,12 @@ public final class ShineStage: BeautyStage {
     public let settings: ShineSettings
     /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
     public let showsMask: Bool
-    private let pass: FeaturePass
+    private let pass: FeaturePass<KernelLibrary.ShineControlPush>
 
     public init(context: GPUContext, settings: ShineSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        pass = try FeaturePass(context: context, kernel: KernelLibrary.shineControl, statsPerEntry: Self.statsHeader + 2 * ShineGeometry.maxCells)
+        pass = try FeaturePass(context: context, statsPerEntry: Self.statsHeader + 2 * ShineGeometry.maxCells)
     }
 
     public var section: String? { Self.sectionName }

@@ -5,13 +5,12 @@ import VelvetKernels
 /// region of interest, gain the strength fit's for the face (blended across faces); every other pixel, and every pixel with weight 0 and no spot fill,
 /// is the original texel unchanged (bit-exact). Optionally also writes the final weight.
 final class SkinBlend {
-    private let kernel: ComputeKernel
-    private let weightedKernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.BeautyBlendPush>
+    private let weightedKernel: TypedKernel<KernelLibrary.BeautyBlendPush>
 
     init(context: GPUContext) throws {
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.beautyBlend)
-        weightedKernel = try ComputeKernel(context: context, source: KernelLibrary.beautyBlend,
-                                           specialization: ["WRITE_WEIGHTS": .int(1)])
+        kernel = try TypedKernel(context: context)
+        weightedKernel = try TypedKernel(context: context, specialization: ["WRITE_WEIGHTS": .int(1)])
     }
 
     /// - Parameters:
@@ -24,15 +23,11 @@ final class SkinBlend {
                 mask: GPUImage, destination: GPUImage, weights: GPUImage?, dummy: GPUImage,
                 region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?, edgeReach: Float,
                 userMatte: GPUImage?) {
-        var push = PushConstants()
-        push.ivec2(Int32(region.x), Int32(region.y))
-        push.ivec2(Int32(max(0, region.width)), Int32(max(0, region.height)))
-        push.ivec2(Int32(original.width), Int32(original.height))
         let inverse = original.inverseSize
-        push.vec2(inverse.0, inverse.1)
-        push.int(Int32(gains == nil ? 0 : faceCount))
-        push.float(edgeReach)
-        push.int(userMatte == nil ? 0 : 1)
+        let push = KernelLibrary.BeautyBlendPush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(max(0, region.width)), Int32(max(0, region.height))),
+            frameSize: SIMD2(Int32(original.width), Int32(original.height)), inverseFrame: SIMD2(inverse.0, inverse.1),
+            faceCount: Int32(gains == nil ? 0 : faceCount), edgeReach: edgeReach, hasUserMatte: userMatte == nil ? 0 : 1)
         recorder.dispatch(weights == nil ? kernel : weightedKernel,
                           [.sampledImage(original, .nearest), .sampledImage(spotFixed, .nearest),
                            .sampledImage(processed, .nearest), .sampledImage(mask, .linear),

@@ -18,8 +18,8 @@ import VelvetKernels
 /// - Polygons and gradient are evaluated per mask pixel in the kernel (signed distance to
 ///   each grown polygon), so no frame is rasterised on the CPU.
 final class SkinMask {
-    private let resample: ComputeKernel
-    private let draw: ComputeKernel
+    private let resample: TypedKernel<KernelLibrary.BeautyPersonResamplePush>
+    private let draw: TypedKernel<KernelLibrary.BeautySkinMaskPush>
     private let blurs: BlurCache
     private let pool: ImagePool
     private let context: GPUContext
@@ -29,8 +29,8 @@ final class SkinMask {
         self.context = context
         self.pool = pool
         self.blurs = blurs
-        resample = try ComputeKernel(context: context, source: KernelLibrary.beautyPersonResample)
-        draw = try ComputeKernel(context: context, source: KernelLibrary.beautySkinMask)
+        resample = try TypedKernel(context: context)
+        draw = try TypedKernel(context: context)
     }
 
     /// Mask pixels per face size: enough for feathered holes, and it keeps the polygon
@@ -89,17 +89,12 @@ final class SkinMask {
             let x1 = first ? mw : min(mw, (face.region.x + face.region.width + factor - 1) / factor)
             let y1 = first ? mh : min(mh, (face.region.y + face.region.height + factor - 1) / factor)
             guard x1 > x0, y1 > y0 else { continue }
-            var push = PushConstants()
-            push.ivec2(Int32(mw), Int32(mh))
-            push.vec2(Float(frameWidth) / Float(mw), Float(frameHeight) / Float(mh))
-            push.vec2(Float(frameWidth), Float(frameHeight))
-            push.int(Int32(geometry.faceCount))
-            push.int(Int32(index))
-            push.int(first ? 1 : 0)
-            push.float(settings.zones.elsewhere)
-            push.vec2(settings.mask.personLow, settings.mask.personHigh)
-            push.ivec2(Int32(x0), Int32(y0))
-            push.ivec2(Int32(x1 - x0), Int32(y1 - y0))
+            let push = KernelLibrary.BeautySkinMaskPush(
+                size: SIMD2(Int32(mw), Int32(mh)), pixelScale: SIMD2(Float(frameWidth) / Float(mw), Float(frameHeight) / Float(mh)),
+                frameSize: SIMD2(Float(frameWidth), Float(frameHeight)), faceCount: Int32(geometry.faceCount),
+                face: Int32(index), firstPass: first ? 1 : 0, elsewhere: settings.zones.elsewhere,
+                personRamp: SIMD2(settings.mask.personLow, settings.mask.personHigh),
+                origin: SIMD2(Int32(x0), Int32(y0)), extent: SIMD2(Int32(x1 - x0), Int32(y1 - y0)))
             recorder.dispatch(draw, [.sampledImage(person, .linear), .buffer(buffer), .storageImage(mask), .storageImage(owner)],
                               push: push, covering: x1 - x0, y1 - y0)
         }
@@ -118,8 +113,7 @@ final class SkinMask {
         let resampled = try pool.image("\(key).resampled", width: pw, height: ph, format: .r16f)
         let blurred = try pool.image("\(key).blurred", width: pw, height: ph, format: .r16f)
         let scratch = try pool.image("\(key).scratch", width: pw, height: ph, format: .rgba16f)
-        var push = PushConstants()
-        push.ivec2(Int32(pw), Int32(ph))
+        let push = KernelLibrary.BeautyPersonResamplePush(size: SIMD2(Int32(pw), Int32(ph)))
         recorder.dispatch(resample, [.sampledImage(person, .linear), .storageImage(resampled)], push: push, covering: pw, ph)
         try blurs.record(on: recorder, source: resampled, destination: blurred, scratch: scratch,
                          sigma: sigma * Float(pw) / Float(frameWidth))

@@ -80,7 +80,7 @@ public final class SkinPipeline {
     private let frequencySeparation: FrequencySeparation
     private let blend: SkinBlend
     private let dummy: GPUImage
-    fileprivate let ownedCopy: ComputeKernel
+    fileprivate let ownedCopy: TypedKernel<KernelLibrary.BeautyOwnedCopyPush>
     private let strengthFit: StrengthFit
     private let toneKeeping: ToneKeeping
     private let zeroGains: GPUBuffer
@@ -95,7 +95,7 @@ public final class SkinPipeline {
         frequencySeparation = try FrequencySeparation(context: context, pool: pool, blurs: blurs)
         blend = try SkinBlend(context: context)
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .r16f)
-        ownedCopy = try ComputeKernel(context: context, source: KernelLibrary.beautyOwnedCopy)
+        ownedCopy = try TypedKernel(context: context)
         strengthFit = try StrengthFit(context: context, pool: pool)
         toneKeeping = try ToneKeeping(context: context, pool: pool)
         zeroGains = try GPUBuffer(context: context, size: 64)
@@ -261,12 +261,10 @@ private struct PerFaceStage {
         let scratch = try pipeline.pool.image(scratchName, width: target.width, height: target.height, format: target.format)
         for (index, region) in regions.enumerated() where !region.isEmpty {
             try stage(scratch, region, sizes[index])
-            var push = PushConstants()
-            push.ivec2(Int32(region.x), Int32(region.y))
-            push.ivec2(Int32(region.width), Int32(region.height))
             let inverse = target.inverseSize
-            push.vec2(inverse.0, inverse.1)
-            push.int(Int32(index))
+            let push = KernelLibrary.BeautyOwnedCopyPush(origin: SIMD2(Int32(region.x), Int32(region.y)),
+                                                         size: SIMD2(Int32(region.width), Int32(region.height)),
+                                                         inverseFrame: SIMD2(inverse.0, inverse.1), face: Int32(index))
             recorder.dispatch(pipeline.ownedCopy, [.sampledImage(scratch, .nearest), .sampledImage(owner, .nearest),
                                                    .storageImage(target)],
                               push: push, covering: region.width, region.height)

@@ -17,9 +17,9 @@ import VelvetKernels
 /// against their surroundings (`beauty_spot_peaks.comp` lists one peak per blob,
 /// `beauty_spot_cap.comp` undoes the fills of the rest).
 final class SpotRemoval {
-    private let detect: ComputeKernel
-    private let findPeaks: ComputeKernel
-    private let cap: ComputeKernel
+    private let detect: TypedKernel<KernelLibrary.BeautySpotsPush>
+    private let findPeaks: TypedKernel<KernelLibrary.BeautySpotPeaksPush>
+    private let cap: TypedKernel<KernelLibrary.BeautySpotCapPush>
     private let context: GPUContext
     private var peakList: GPUBuffer?
 
@@ -30,27 +30,21 @@ final class SpotRemoval {
 
     init(context: GPUContext) throws {
         self.context = context
-        detect = try ComputeKernel(context: context, source: KernelLibrary.beautySpots)
-        findPeaks = try ComputeKernel(context: context, source: KernelLibrary.beautySpotPeaks)
-        cap = try ComputeKernel(context: context, source: KernelLibrary.beautySpotCap)
+        detect = try TypedKernel(context: context)
+        findPeaks = try TypedKernel(context: context)
+        cap = try TypedKernel(context: context)
     }
 
     func record(on recorder: CommandRecorder, source: GPUImage, mask: GPUImage, destination: GPUImage,
                 region: PixelRegion, faceSize: Float, faceCount: Int, settings: BeautySettings) throws {
         let fineRadius = max(1, settings.spotFineRadius * faceSize)
         let coarseRadius = max(2, settings.spotCoarseRadius * faceSize)
-        var push = PushConstants()
-        push.ivec2(Int32(region.x), Int32(region.y))
-        push.ivec2(Int32(region.width), Int32(region.height))
         let inverse = source.inverseSize
-        push.vec2(inverse.0, inverse.1)
-        push.float(fineRadius)
-        push.float(coarseRadius)
-        push.float(settings.spotThreshold)
-        push.float(settings.spotContrastCap)
-        push.float(settings.spotRingSpread)
-        push.float(settings.spotMaxLift)
-        push.float(settings.spotRemoval)
+        let push = KernelLibrary.BeautySpotsPush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+            inverseFrame: SIMD2(inverse.0, inverse.1), fineRadius: fineRadius, coarseRadius: coarseRadius,
+            threshold: settings.spotThreshold, contrastCap: settings.spotContrastCap, spreadRatio: settings.spotRingSpread,
+            maxLift: settings.spotMaxLift, strength: settings.spotRemoval)
         recorder.dispatch(detect, [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination)],
                           push: push, covering: region.width, region.height)
         try recordCap(on: recorder, source: source, destination: destination, region: region,
@@ -62,22 +56,16 @@ final class SpotRemoval {
         let list = try peakListBuffer()
         try recorder.fill(list, offset: 0, size: 4, value: 0)
         try recorder.fill(list, offset: 4, size: 4, value: UInt32(Self.peakCapacity))
-        var peaksPush = PushConstants()
-        peaksPush.ivec2(Int32(region.x), Int32(region.y))
-        peaksPush.ivec2(Int32(region.width), Int32(region.height))
         let inverse = source.inverseSize
-        peaksPush.vec2(inverse.0, inverse.1)
-        peaksPush.float(max(1.5, fineRadius))
-        peaksPush.float(1.0 / 255)
-        peaksPush.float(fineRadius)
-        peaksPush.float(coarseRadius)
+        let peaksPush = KernelLibrary.BeautySpotPeaksPush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+            inverseFrame: SIMD2(inverse.0, inverse.1), windowRadius: max(1.5, fineRadius), minLift: 1.0 / 255,
+            fineRadius: fineRadius, coarseRadius: coarseRadius)
         recorder.dispatch(findPeaks, [.sampledImage(source, .linear), .sampledImage(destination, .nearest), .buffer(list)],
                           push: peaksPush, covering: region.width, region.height)
-        var capPush = PushConstants()
-        capPush.ivec2(Int32(region.x), Int32(region.y))
-        capPush.ivec2(Int32(region.width), Int32(region.height))
-        capPush.float(2 * coarseRadius)
-        capPush.int(Int32(min(maxCount, Int(Int32.max))))
+        let capPush = KernelLibrary.BeautySpotCapPush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+            linkRadius: 2 * coarseRadius, maxCount: Int32(min(maxCount, Int(Int32.max))))
         recorder.dispatch(cap, [.sampledImage(source, .nearest), .storageImage(destination), .buffer(list)],
                           push: capPush, covering: region.width, region.height)
     }

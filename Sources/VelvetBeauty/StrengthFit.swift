@@ -29,23 +29,21 @@ final class StrengthFit {
 
     private let context: GPUContext
     private let pool: ImagePool
-    private let sample: ComputeKernel
-    private let sampleMeasure: ComputeKernel
-    private let blur: ComputeKernel
-    private let reduce: ComputeKernel
-    private let reduceMeasure: ComputeKernel
+    private let sample: TypedKernel<KernelLibrary.BeautyFitSamplePush>
+    private let sampleMeasure: TypedKernel<KernelLibrary.BeautyFitSamplePush>
+    private let blur: TypedKernel<KernelLibrary.BeautyFitBlurPush>
+    private let reduce: TypedKernel<KernelLibrary.BeautyFitReducePush>
+    private let reduceMeasure: TypedKernel<KernelLibrary.BeautyFitReducePush>
     private let dummy: GPUImage
 
     init(context: GPUContext, pool: ImagePool) throws {
         self.context = context
         self.pool = pool
-        sample = try ComputeKernel(context: context, source: KernelLibrary.beautyFitSample)
-        sampleMeasure = try ComputeKernel(context: context, source: KernelLibrary.beautyFitSample,
-                                          specialization: ["MEASURE": .int(1)])
-        blur = try ComputeKernel(context: context, source: KernelLibrary.beautyFitBlur)
-        reduce = try ComputeKernel(context: context, source: KernelLibrary.beautyFitReduce)
-        reduceMeasure = try ComputeKernel(context: context, source: KernelLibrary.beautyFitReduce,
-                                          specialization: ["MEASURE": .int(1)])
+        sample = try TypedKernel(context: context)
+        sampleMeasure = try TypedKernel(context: context, specialization: ["MEASURE": .int(1)])
+        blur = try TypedKernel(context: context)
+        reduce = try TypedKernel(context: context)
+        reduceMeasure = try TypedKernel(context: context, specialization: ["MEASURE": .int(1)])
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .rgba16f)
     }
 
@@ -76,9 +74,8 @@ final class StrengthFit {
         let results = try GPUBuffer.pooled(context: context, size: max(1, faces.count) * Self.resultStride * 4)
         let atlases = try bands(on: recorder, kernel: sample, images: (input, spotFixed, processed), mask: mask,
                                 params: params, faceCount: faces.count)
-        var push = PushConstants()
-        push.vec2(Float(input.width), Float(input.height))
-        push.int(Int32(faces.count))
+        let push = KernelLibrary.BeautyFitReducePush(frameSize: SIMD2(Float(input.width), Float(input.height)),
+                                                     faceCount: Int32(faces.count))
         recorder.dispatch(reduce, [.sampledImage(atlases.base, .nearest), .sampledImage(atlases.fine, .nearest),
                                    .sampledImage(atlases.middle, .nearest), .sampledImage(dummy, .linear),
                                    .sampledImage(dummy, .linear), .buffer(params), .buffer(results)],
@@ -94,9 +91,8 @@ final class StrengthFit {
         let results = try GPUBuffer.pooled(context: context, size: max(1, faces.count) * Self.measureStride * 4)
         let atlases = try bands(on: recorder, kernel: sampleMeasure, images: (input, output, dummy), mask: mask,
                                 params: params, faceCount: faces.count)
-        var push = PushConstants()
-        push.vec2(Float(input.width), Float(input.height))
-        push.int(Int32(faces.count))
+        let push = KernelLibrary.BeautyFitReducePush(frameSize: SIMD2(Float(input.width), Float(input.height)),
+                                                     faceCount: Int32(faces.count))
         recorder.dispatch(reduceMeasure, [.sampledImage(atlases.base, .nearest), .sampledImage(atlases.fine, .nearest),
                                           .sampledImage(atlases.middle, .nearest), .sampledImage(input, .linear),
                                           .sampledImage(output, .linear), .buffer(params), .buffer(results)],
@@ -130,7 +126,7 @@ final class StrengthFit {
     }
 
     /// Samples the discs into the atlas and blurs it with each face's fine and middle sigma.
-    private func bands(on recorder: CommandRecorder, kernel: ComputeKernel, images: (GPUImage, GPUImage, GPUImage),
+    private func bands(on recorder: CommandRecorder, kernel: TypedKernel<KernelLibrary.BeautyFitSamplePush>, images: (GPUImage, GPUImage, GPUImage),
                        mask: GPUImage, params: GPUBuffer, faceCount: Int)
         throws -> (base: GPUImage, fine: GPUImage, middle: GPUImage) {
         let width = Self.discs * Self.patch, height = max(1, faceCount) * Self.patch
@@ -138,19 +134,16 @@ final class StrengthFit {
         let scratch = try pool.atLeast("fit.scratch", width: width, height: height, format: .rgba32f)
         let fine = try pool.atLeast("fit.fine", width: width, height: height, format: .rgba32f)
         let middle = try pool.atLeast("fit.middle", width: width, height: height, format: .rgba32f)
-        var push = PushConstants()
-        push.vec2(Float(images.0.width), Float(images.0.height))
-        push.int(Int32(faceCount))
+        let push = KernelLibrary.BeautyFitSamplePush(frameSize: SIMD2(Float(images.0.width), Float(images.0.height)),
+                                                     faceCount: Int32(faceCount))
         recorder.dispatch(kernel, [.sampledImage(images.0, .linear), .sampledImage(images.1, .linear),
                                    .sampledImage(images.2, .linear), .sampledImage(mask, .linear), .buffer(params),
                                    .storageImage(base)],
                           push: push, covering: width, height)
         for (target, middleSigma) in [(fine, 0), (middle, 1)] {
             for (source, destination, vertical) in [(base, scratch, 0), (scratch, target, 1)] {
-                var blurPush = PushConstants()
-                blurPush.int(Int32(faceCount))
-                blurPush.int(Int32(vertical))
-                blurPush.int(Int32(middleSigma))
+                let blurPush = KernelLibrary.BeautyFitBlurPush(faceCount: Int32(faceCount), vertical: Int32(vertical),
+                                                               middle: Int32(middleSigma))
                 recorder.dispatch(blur, [.sampledImage(source, .nearest), .buffer(params), .storageImage(destination)],
                                   push: blurPush, covering: width, height)
             }

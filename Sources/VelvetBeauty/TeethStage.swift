@@ -115,12 +115,12 @@ public final class TeethStage: BeautyStage {
     public let settings: TeethSettings
     /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
     public let showsMask: Bool
-    private let pass: FeaturePass
+    private let pass: FeaturePass<KernelLibrary.TeethWhitenPush>
 
     public init(context: GPUContext, settings: TeethSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        pass = try FeaturePass(context: context, kernel: KernelLibrary.teethWhiten, statsPerEntry: 8)
+        pass = try FeaturePass(context: context, statsPerEntry: 8)
     }
 
     public var section: String? { Self.sectionName }

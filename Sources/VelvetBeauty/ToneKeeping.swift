@@ -8,9 +8,9 @@ import VelvetKernels
 /// patch of skin that size changes its mean colour or brightness (M8). A box, not a
 /// Gaussian: its mean is what a patch's colour is, and it leaves the finer change alone.
 final class ToneKeeping {
-    private let downsample: ComputeKernel
-    private let boxMean: ComputeKernel
-    private let correct: ComputeKernel
+    private let downsample: TypedKernel<KernelLibrary.BeautyNcDownsamplePush>
+    private let boxMean: TypedKernel<KernelLibrary.BeautyBoxMeanPush>
+    private let correct: TypedKernel<KernelLibrary.BeautyToneCorrectPush>
     private let pool: ImagePool
 
     /// Box radius in grid samples: the grid is as coarse as keeps this many per radius.
@@ -18,10 +18,9 @@ final class ToneKeeping {
 
     init(context: GPUContext, pool: ImagePool) throws {
         self.pool = pool
-        boxMean = try ComputeKernel(context: context, source: KernelLibrary.beautyBoxMean)
-        downsample = try ComputeKernel(context: context, source: KernelLibrary.beautyNcDownsample,
-                                       specialization: ["SUBTRACT": .int(1)])
-        correct = try ComputeKernel(context: context, source: KernelLibrary.beautyToneCorrect)
+        boxMean = try TypedKernel(context: context)
+        downsample = try TypedKernel(context: context, specialization: ["SUBTRACT": .int(1)])
+        correct = try TypedKernel(context: context)
     }
 
     /// Corrects `processed` (the smoothed image, over `region`) in place against `start`.
@@ -36,28 +35,20 @@ final class ToneKeeping {
         let blurred = try pool.image("tone.blurred.\(scale)", width: lw, height: lh, format: .rgba16f)
         let scratch = try pool.image("tone.scratch.\(scale)", width: lw, height: lh, format: .rgba16f)
         let inverse = processed.inverseSize
-        var push = PushConstants()
-        push.ivec2(Int32(region.x), Int32(region.y))
-        push.ivec2(Int32(region.width), Int32(region.height))
-        push.ivec2(Int32(lw), Int32(lh))
-        push.int(Int32(scale))
-        push.vec2(inverse.0, inverse.1)
+        let push = KernelLibrary.BeautyNcDownsamplePush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+            lowSize: SIMD2(Int32(lw), Int32(lh)), factor: Int32(scale), inverseFrame: SIMD2(inverse.0, inverse.1))
         recorder.dispatch(downsample, [.sampledImage(processed, .nearest), .sampledImage(mask, .linear),
                                        .sampledImage(start, .nearest), .storageImage(sums)],
                           push: push, covering: lw, lh)
         let steps = max(1, Int((radius / Float(scale)).rounded()))
         for (source, target, vertical) in [(sums, scratch, 0), (scratch, blurred, 1)] {
-            var boxPush = PushConstants()
-            boxPush.ivec2(Int32(lw), Int32(lh))
-            boxPush.int(Int32(vertical))
-            boxPush.int(Int32(steps))
+            let boxPush = KernelLibrary.BeautyBoxMeanPush(size: SIMD2(Int32(lw), Int32(lh)), vertical: Int32(vertical), radius: Int32(steps))
             recorder.dispatch(boxMean, [.sampledImage(source, .nearest), .storageImage(target)], push: boxPush, covering: lw, lh)
         }
-        var correctPush = PushConstants()
-        correctPush.ivec2(Int32(region.x), Int32(region.y))
-        correctPush.ivec2(Int32(region.width), Int32(region.height))
-        correctPush.vec2(inverse.0, inverse.1)
-        correctPush.vec2(1 / Float(lw * scale), 1 / Float(lh * scale))
+        let correctPush = KernelLibrary.BeautyToneCorrectPush(
+            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
+            inverseFrame: SIMD2(inverse.0, inverse.1), inverseGrid: SIMD2(1 / Float(lw * scale), 1 / Float(lh * scale)))
         recorder.dispatch(correct, [.sampledImage(blurred, .linear), .sampledImage(mask, .linear), .storageImage(processed)],
                           push: correctPush, covering: region.width, region.height)
     }

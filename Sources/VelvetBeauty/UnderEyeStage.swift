@@ -111,12 +111,12 @@ public final class UnderEyeStage: BeautyStage {
     public let settings: UnderEyeSettings
     /// Draws the stage's weight (green) and the cheek reference (blue) over the frame instead of the result (`--debug-view`).
     public let showsMask: Bool
-    private let pass: FeaturePass
+    private let pass: FeaturePass<KernelLibrary.UnderEyePush>
 
     public init(context: GPUContext, settings: UnderEyeSettings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        pass = try FeaturePass(context: context, kernel: KernelLibrary.underEye, statsPerEntry: UnderEyeGeometry.statsPerEye)
+        pass = try FeaturePass(context: context, statsPerEntry: UnderEyeGeometry.statsPerEye)
     }
 
     public var section: String? { Self.sectionName }

@@ -17,13 +17,13 @@ final class DetectionMerge {
     static let maximumDetections = 256
 
     private let context: GPUContext
-    private let decode: ComputeKernel
-    private let suppress: ComputeKernel
+    private let decode: TypedKernel<KernelLibrary.FaceDetectionDecodePush>
+    private let suppress: TypedKernel<KernelLibrary.FaceDetectionSuppressPush>
 
     init(context: GPUContext) throws {
         self.context = context
-        decode = try ComputeKernel(context: context, source: KernelLibrary.faceDetectionDecode)
-        suppress = try ComputeKernel(context: context, source: KernelLibrary.faceDetectionSuppress)
+        decode = try TypedKernel(context: context)
+        suppress = try TypedKernel(context: context)
     }
 
     /// The views of one model in one pass, appended to one list.
@@ -91,16 +91,12 @@ final class DetectionMerge {
         let square = view.square
         let (c, s) = (cosf(square.rotation), sinf(square.rotation))
         let cut = view.cutEdges
-        var push = PushConstants()
-        push.vec2(square.centre.x, square.centre.y)
-        push.vec2(c * square.side, s * square.side)
-        push.vec2(-s * square.side, c * square.side)
-        push.uint(UInt32(detector.model.anchorCount))
-        push.uint(UInt32(detector.regressors.byteOffset / 4))
-        push.uint(UInt32(detector.logits.byteOffset / 4))
-        push.float(Float(detector.model.inputSize))
-        push.float(detector.scoreThreshold)
-        push.uint((cut.left ? 1 : 0) | (cut.top ? 2 : 0) | (cut.right ? 4 : 0) | (cut.bottom ? 8 : 0))
+        let push = KernelLibrary.FaceDetectionDecodePush(
+            centre: SIMD2(square.centre.x, square.centre.y), axisX: SIMD2(c * square.side, s * square.side),
+            axisY: SIMD2(-s * square.side, c * square.side), anchorCount: UInt32(detector.model.anchorCount),
+            regressorBase: UInt32(detector.regressors.byteOffset / 4), logitBase: UInt32(detector.logits.byteOffset / 4),
+            inputSize: Float(detector.model.inputSize), scoreThreshold: detector.scoreThreshold,
+            cutEdges: (cut.left ? 1 : 0) | (cut.top ? 2 : 0) | (cut.right ? 4 : 0) | (cut.bottom ? 8 : 0))
         recorder.dispatch(decode, [.buffer(detector.regressors.buffer), .buffer(detector.logits.buffer),
                                    .buffer(detector.anchorBuffer), .buffer(list.buffer)],
                           push: push, covering: detector.model.anchorCount, 1)
@@ -110,8 +106,7 @@ final class DetectionMerge {
         let work = try GPUBuffer.pooled(context: context, size: 2 * list.capacity * 4)
         let output = try GPUBuffer.pooled(context: context, size: Self.headerBytes + Self.maximumDetections * Self.recordFloats * 4)
         try [UInt32(0), UInt32(Self.maximumDetections), 0, 0].withUnsafeBytes { try recorder.upload($0, to: output) }
-        var push = PushConstants()
-        push.float(DetectionCandidate.overlapThreshold)
+        let push = KernelLibrary.FaceDetectionSuppressPush(overlapThreshold: DetectionCandidate.overlapThreshold)
         recorder.dispatch(suppress, [.buffer(list.buffer), .buffer(work), .buffer(output)], push: push, groups: (1, 1, 1))
         return try recorder.download(output)
     }

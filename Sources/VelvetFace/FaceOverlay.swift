@@ -5,15 +5,15 @@ import VelvetKernels
 /// the frame, then each face's box, mesh regions (outlines) and 468 mesh points.
 public final class FaceOverlay: @unchecked Sendable {
     public let context: GPUContext
-    private let tint: ComputeKernel
-    private let segments: ComputeKernel
-    private let maskToRGB: ComputeKernel
+    private let tint: TypedKernel<KernelLibrary.FaceOverlayTintPush>
+    private let segments: TypedKernel<KernelLibrary.FaceDrawSegmentsPush>
+    private let maskToRGB: TypedKernel<KernelLibrary.FaceMaskToRgbPush>
 
     public init(context: GPUContext) throws {
         self.context = context
-        tint = try ComputeKernel(context: context, source: KernelLibrary.faceOverlayTint)
-        segments = try ComputeKernel(context: context, source: KernelLibrary.faceDrawSegments)
-        maskToRGB = try ComputeKernel(context: context, source: KernelLibrary.faceMaskToRgb)
+        tint = try TypedKernel(context: context)
+        segments = try TypedKernel(context: context)
+        maskToRGB = try TypedKernel(context: context)
     }
 
     /// Records the overlay of `input` into `output` (same size). `mask`: any size, or nil.
@@ -22,26 +22,23 @@ public final class FaceOverlay: @unchecked Sendable {
         guard input.width == output.width, input.height == output.height else {
             throw FaceError.invalidArgument("overlay input and output differ in size")
         }
-        var push = PushConstants()
-        push.vec4(0.15, 0.45, 1.0, mask == nil ? 0 : 0.45)
-        push.ivec2(Int32(output.width), Int32(output.height))
+        let push = KernelLibrary.FaceOverlayTintPush(tint: SIMD4(0.15, 0.45, 1.0, mask == nil ? 0 : 0.45),
+                                                     size: SIMD2(Int32(output.width), Int32(output.height)))
         recorder.dispatch(tint, [.sampledImage(input, .nearest), .sampledImage(mask ?? input, .linear), .storageImage(output)],
                           push: push, covering: output.width, output.height)
         let lines = Self.segments(for: faces, frameWidth: output.width)
         guard !lines.isEmpty else { return }
         let buffer = try GPUBuffer.pooled(context: context, size: lines.count * MemoryLayout<Float>.size)
         try lines.withUnsafeBytes { try recorder.upload($0, to: buffer) }
-        var drawPush = PushConstants()
-        drawPush.ivec2(Int32(output.width), Int32(output.height))
-        drawPush.int(Int32(lines.count / 8))
+        let drawPush = KernelLibrary.FaceDrawSegmentsPush(size: SIMD2(Int32(output.width), Int32(output.height)),
+                                                          count: Int32(lines.count / 8))
         recorder.dispatch(segments, [.buffer(buffer), .storageImage(output)], push: drawPush,
                           groups: ((lines.count / 8 + 63) / 64, 1, 1))
     }
 
     /// Records `mask` (any size) as an opaque grey image into `output`.
     public func recordMask(on recorder: CommandRecorder, mask: GPUImage, output: GPUImage) {
-        var push = PushConstants()
-        push.ivec2(Int32(output.width), Int32(output.height))
+        let push = KernelLibrary.FaceMaskToRgbPush(size: SIMD2(Int32(output.width), Int32(output.height)))
         recorder.dispatch(maskToRGB, [.sampledImage(mask, .linear), .storageImage(output)], push: push,
                           covering: output.width, output.height)
     }

@@ -30,8 +30,8 @@ public final class PersonSegmenter: @unchecked Sendable {
     public let lowResolutionMask: GPUImage
     private let plan: NNModelPlan
     private let toTensor: NNImageToTensor
-    private let fromTensor: ComputeKernel
-    private let resample: ComputeKernel
+    private let fromTensor: TypedKernel<KernelLibrary.FaceMaskFromTensorPush>
+    private let resample: TypedKernel<KernelLibrary.FaceMaskResamplePush>
 
     /// - Parameter model: `.square` or `.landscape` (resolve `.auto` first).
     public init(context: GPUContext, model: SegmentationModel, files: FaceModelFiles = .standard,
@@ -48,8 +48,8 @@ public final class PersonSegmenter: @unchecked Sendable {
             throw FaceError.unexpectedModel(name: name.rawValue, reason: "input/output are not [1, \(height), \(width), 3|1]")
         }
         toTensor = try NNImageToTensor(context: context, kernels: kernels)
-        fromTensor = try ComputeKernel(context: context, source: KernelLibrary.faceMaskFromTensor)
-        resample = try ComputeKernel(context: context, source: KernelLibrary.faceMaskResample)
+        fromTensor = try TypedKernel(context: context)
+        resample = try TypedKernel(context: context)
         lowResolutionMask = try GPUImage(context: context, width: width, height: height, format: .r32f)
     }
 
@@ -62,13 +62,11 @@ public final class PersonSegmenter: @unchecked Sendable {
         try toTensor.record(on: recorder, image: image, transform: transform, into: plan.inputs[0], border: .replicate)
         plan.record(on: recorder)
         let output = plan.outputs[0]
-        var push = PushConstants()
-        push.ivec2(Int32(low.width), Int32(low.height))
-        push.int(Int32(output.byteOffset / 4))
+        let push = KernelLibrary.FaceMaskFromTensorPush(size: SIMD2(Int32(low.width), Int32(low.height)),
+                                                        offset: Int32(output.byteOffset / 4))
         recorder.dispatch(fromTensor, [.buffer(output.buffer), .storageImage(low)], push: push, covering: low.width, low.height)
         if let mask {
-            var push = PushConstants()
-            push.ivec2(Int32(mask.width), Int32(mask.height))
+            let push = KernelLibrary.FaceMaskResamplePush(size: SIMD2(Int32(mask.width), Int32(mask.height)))
             recorder.dispatch(resample, [.sampledImage(low, .linear), .storageImage(mask)], push: push,
                               covering: mask.width, mask.height)
         }

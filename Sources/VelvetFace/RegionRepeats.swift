@@ -21,7 +21,7 @@ final class RegionRepeats {
     private static let frameColumns = 128
 
     private let context: GPUContext
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.FaceRegionChangePush>
     private let changes: GPUBuffer
     private var previous: GPUImage?
     private var previousValid = false
@@ -30,7 +30,7 @@ final class RegionRepeats {
     init(context: GPUContext, capacity: Int) throws {
         self.context = context
         self.capacity = capacity
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.faceRegionChange)
+        kernel = try TypedKernel(context: context)
         changes = try GPUBuffer(context: context, size: 8 * (capacity + 1))
     }
 
@@ -55,11 +55,9 @@ final class RegionRepeats {
             try recorder.fill(changes, size: 8 * (capacity + 1), value: 0)
             func compare(_ region: PixelRegion, entry: Int, step: Int) -> Int {
                 let columns = (region.width + step - 1) / step, rows = (region.height + step - 1) / step
-                var push = PushConstants()
-                push.ivec2(Int32(region.x), Int32(region.y))
-                push.ivec2(Int32(columns), Int32(rows))
-                push.int(Int32(entry))
-                push.int(Int32(step))
+                let push = KernelLibrary.FaceRegionChangePush(origin: SIMD2(Int32(region.x), Int32(region.y)),
+                                                              size: SIMD2(Int32(columns), Int32(rows)),
+                                                              entry: Int32(entry), step: Int32(step))
                 recorder.dispatch(kernel, [.sampledImage(image, .nearest), .sampledImage(previous, .nearest), .buffer(changes)],
                                   push: push, covering: columns, rows)
                 return columns * rows

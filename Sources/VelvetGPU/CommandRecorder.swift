@@ -80,15 +80,28 @@ public final class CommandRecorder {
 
     // MARK: - Dispatch
 
-    /// Records one dispatch of `kernel` over `groups` workgroups.
-    public func dispatch(_ kernel: ComputeKernel, _ bindings: [GPUBinding], push: PushConstants = PushConstants(),
+    /// Records one dispatch over `groups` workgroups of a kernel without a push-constant block
+    /// (one with a block is a `TypedKernel`, which takes its block).
+    public func dispatch(_ kernel: ComputeKernel, _ bindings: [GPUBinding],
                          groups: (x: Int, y: Int, z: Int), ordering: DispatchOrdering = .automatic) {
+        precondition(kernel.source.pushConstantSize == 0,
+                     "\(kernel.source.name) has a \(kernel.source.pushConstantSize) B push block: dispatch it as a TypedKernel")
+        record(kernel, bindings, push: [], groups: groups, ordering: ordering)
+    }
+
+    /// Records one dispatch of `kernel` over `groups` workgroups, its push block written
+    /// member by member at the offsets reflected from the kernel's SPIR-V.
+    public func dispatch<Push>(_ kernel: TypedKernel<Push>, _ bindings: [GPUBinding], push: Push,
+                               groups: (x: Int, y: Int, z: Int), ordering: DispatchOrdering = .automatic) {
+        record(kernel.compute, bindings, push: kernel.bytes(of: push), groups: groups, ordering: ordering)
+    }
+
+    private func record(_ kernel: ComputeKernel, _ bindings: [GPUBinding], push: [UInt8],
+                        groups: (x: Int, y: Int, z: Int), ordering: DispatchOrdering) {
         precondition(!submitted, "recorder already submitted")
         let declared = kernel.source.bindings
         precondition(declared.count == bindings.count,
                      "\(kernel.source.name) declares \(declared.count) bindings, got \(bindings.count)")
-        precondition(push.bytes.count <= max(kernel.source.pushConstantSize, 0) + 3,
-                     "\(kernel.source.name): \(push.bytes.count) B of push constants for a \(kernel.source.pushConstantSize) B block")
         let limits = context.limits.maxComputeWorkGroupCount
         precondition(groups.x >= 1 && groups.y >= 1 && groups.z >= 1
                      && groups.x <= Int(limits.0) && groups.y <= Int(limits.1) && groups.z <= Int(limits.2),
@@ -162,21 +175,27 @@ public final class CommandRecorder {
             context.cmdPushDescriptorSet(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipelineLayout, 0,
                                          UInt32(writesInfo.count), arena.array(writesInfo))
         }
-        if !push.bytes.isEmpty {
-            var bytes = push.bytes
-            while bytes.count % 4 != 0 { bytes.append(0) }
+        if !push.isEmpty {
             vkCmdPushConstants(commandBuffer, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
-                               UInt32(bytes.count), bytes)
+                               UInt32(push.count), push)
         }
         vkCmdDispatch(commandBuffer, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
     }
 
     /// Records a dispatch with enough workgroups to cover a `width` x `height` grid.
-    public func dispatch(_ kernel: ComputeKernel, _ bindings: [GPUBinding], push: PushConstants = PushConstants(),
-                         covering width: Int, _ height: Int) {
+    public func dispatch(_ kernel: ComputeKernel, _ bindings: [GPUBinding], covering width: Int, _ height: Int) {
+        dispatch(kernel, bindings, groups: Self.groups(kernel, covering: width, height))
+    }
+
+    /// Records a dispatch with enough workgroups to cover a `width` x `height` grid.
+    public func dispatch<Push>(_ kernel: TypedKernel<Push>, _ bindings: [GPUBinding], push: Push,
+                               covering width: Int, _ height: Int) {
+        dispatch(kernel, bindings, push: push, groups: Self.groups(kernel.compute, covering: width, height))
+    }
+
+    private static func groups(_ kernel: ComputeKernel, covering width: Int, _ height: Int) -> (x: Int, y: Int, z: Int) {
         let size = kernel.source.workgroupSize
-        dispatch(kernel, bindings, push: push,
-                 groups: ((width + Int(size.x) - 1) / Int(size.x), (height + Int(size.y) - 1) / Int(size.y), 1))
+        return ((width + Int(size.x) - 1) / Int(size.x), (height + Int(size.y) - 1) / Int(size.y), 1)
     }
 
     // MARK: - Transfers

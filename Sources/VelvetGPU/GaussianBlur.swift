@@ -11,12 +11,12 @@ public final class GaussianBlur: @unchecked Sendable {
 
     /// The sigma `record(on:source:destination:scratch:)` uses.
     public let sigma: Float
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.GaussianBlurPush>
 
     public init(context: GPUContext, sigma: Float = 1) throws {
         try Self.check(sigma)
         self.sigma = sigma
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.gaussianBlur)
+        kernel = try TypedKernel(context: context)
     }
 
     private static func check(_ sigma: Float) throws {
@@ -57,14 +57,10 @@ public final class GaussianBlur: @unchecked Sendable {
         let radius = Self.radius(forSigma: Double(sigma))
         let recurrence = Self.recurrence(sigma: Double(sigma))
         for (input, output, vertical) in [(source, scratch, false), (scratch, destination, true)] {
-            var push = PushConstants()
-            push.ivec2(Int32(source.width), Int32(source.height))
-            push.int(Int32(radius))
-            push.int(vertical ? 1 : 0)
-            push.float(Float(recurrence.firstWeight))
-            push.float(Float(recurrence.firstRatio))
-            push.float(Float(recurrence.q))
-            push.float(Float(recurrence.normaliser))
+            let push = KernelLibrary.GaussianBlurPush(
+                size: SIMD2(Int32(source.width), Int32(source.height)), radius: Int32(radius), vertical: vertical ? 1 : 0,
+                firstWeight: Float(recurrence.firstWeight), firstRatio: Float(recurrence.firstRatio),
+                q: Float(recurrence.q), normaliser: Float(recurrence.normaliser))
             let length = vertical ? source.height : source.width
             let lines = vertical ? source.width : source.height
             let runs = (length + Self.run - 1) / Self.run

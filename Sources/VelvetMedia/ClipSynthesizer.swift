@@ -34,12 +34,12 @@ public struct SimilarityTransform: Sendable, Equatable {
 public final class ClipSynthesizer: @unchecked Sendable {
     private let context: GPUContext
     private let converter: ColorConverter
-    private let warp: ComputeKernel
+    private let warp: TypedKernel<KernelLibrary.SimilarityWarpPush>
 
     public init(context: GPUContext) throws {
         self.context = context
         converter = try ColorConverter(context: context)
-        warp = try ComputeKernel(context: context, source: KernelLibrary.similarityWarp)
+        warp = try TypedKernel(context: context)
     }
 
     /// - Parameters:
@@ -70,14 +70,12 @@ public final class ClipSynthesizer: @unchecked Sendable {
                 let motion = transform(index)
                 let (c, s) = (cos(motion.rotation), sin(motion.rotation))
                 // Inverse of S R: frame offsets -> photo offsets.
-                var push = PushConstants()
-                push.ivec2(Int32(width), Int32(height))
-                push.ivec2(Int32(photo.width), Int32(photo.height))
-                push.vec4(Float(c / motion.scale), Float(s / motion.scale), Float(-s / motion.scale), Float(c / motion.scale))
-                push.vec2(Float(Double(width) / 2 + motion.translation.x), Float(Double(height) / 2 + motion.translation.y))
-                push.vec2(Float(photo.width) / 2, Float(photo.height) / 2)
-                push.float(noiseSigma)
-                push.uint(UInt32(truncatingIfNeeded: index &* 2_654_435_761 &+ 1))
+                let push = KernelLibrary.SimilarityWarpPush(
+                    outputSize: SIMD2(Int32(width), Int32(height)), sourceSize: SIMD2(Int32(photo.width), Int32(photo.height)),
+                    matrix: SIMD4(Float(c / motion.scale), Float(s / motion.scale), Float(-s / motion.scale), Float(c / motion.scale)),
+                    outputCentre: SIMD2(Float(Double(width) / 2 + motion.translation.x), Float(Double(height) / 2 + motion.translation.y)),
+                    sourceCentre: SIMD2(Float(photo.width) / 2, Float(photo.height) / 2),
+                    noiseSigma: noiseSigma, seed: UInt32(truncatingIfNeeded: index &* 2_654_435_761 &+ 1))
                 recorder.dispatch(warp, [.sampledImage(photo, .linear), .storageImage(working)], push: push, covering: width, height)
                 converter.recordToPlanes(processed: working, original: nil, output: planes, layout: layout, color: color,
                                          orientation: .identity, on: recorder)

@@ -9,15 +9,15 @@ import VelvetKernels
 /// full range (0...1), upright, in rgba16f, unclamped.
 final class ColorConverter: @unchecked Sendable {
     let context: GPUContext
-    private let toWorkingKernel: ComputeKernel
-    private let toPlanesKernel: ComputeKernel
+    private let toWorkingKernel: TypedKernel<KernelLibrary.YuvToRgbPush>
+    private let toPlanesKernel: TypedKernel<KernelLibrary.RgbToYuvPush>
     /// Bound to the slots a layout does not use (no plane, or no delta source).
     private let placeholder: GPUImage
 
     init(context: GPUContext) throws {
         self.context = context
-        toWorkingKernel = try ComputeKernel(context: context, source: KernelLibrary.yuvToRgb)
-        toPlanesKernel = try ComputeKernel(context: context, source: KernelLibrary.rgbToYuv)
+        toWorkingKernel = try TypedKernel(context: context)
+        toPlanesKernel = try TypedKernel(context: context)
         placeholder = try GPUImage(context: context, width: 1, height: 1, format: .r8)
     }
 
@@ -49,22 +49,20 @@ final class ColorConverter: @unchecked Sendable {
         let chromaShift = layout.chromaShift
         let range = color.range(bitDepth: layout.bitDepth)
         let rows = color.toRGB
-        var push = PushConstants()
-        push.ivec2(Int32(working.width), Int32(working.height))
-        push.ivec2(Int32(luma.width), Int32(luma.height))
-        push.ivec2(Int32(chroma.width), Int32(chroma.height))
-        push.int(layout.kind.rawValue)
-        push.int(orientation.kernelCode)
         // Chroma sample i sits at luma position i * subsampling + siting, so luma pixel x
         // reads chroma texel coordinate (x - siting) / subsampling + 0.5.
         let scaleX = 1 / Double(1 << chromaShift.x), scaleY = 1 / Double(1 << chromaShift.y)
         let sitingX = chromaShift.x == 0 || color.chromaCositedX ? 0 : 0.5
         let sitingY = chromaShift.y == 0 ? 0 : color.chromaOffsetY
-        push.vec4(Float(scaleX), Float(scaleY), Float(0.5 - sitingX * scaleX), Float(0.5 - sitingY * scaleY))
-        push.vec4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale))
-        push.vec4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale))
-        push.vec4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0)
-        push.vec4(Float(rows[2][0]), Float(rows[2][1]), Float(rows[2][2]), 0)
+        let push = KernelLibrary.YuvToRgbPush(
+            outputSize: SIMD2(Int32(working.width), Int32(working.height)), storedSize: SIMD2(Int32(luma.width), Int32(luma.height)),
+            chromaSize: SIMD2(Int32(chroma.width), Int32(chroma.height)),
+            layoutKind: layout.kind.rawValue, orientation: orientation.kernelCode,
+            chromaTransform: SIMD4(Float(scaleX), Float(scaleY), Float(0.5 - sitingX * scaleX), Float(0.5 - sitingY * scaleY)),
+            range: SIMD4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale)),
+            toR: SIMD4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale)),
+            toG: SIMD4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0),
+            toB: SIMD4(Float(rows[2][0]), Float(rows[2][1]), Float(rows[2][2]), 0))
         recorder.dispatch(toWorkingKernel, [
             .sampledImage(luma, .nearest), .sampledImage(chroma, .linear),
             .sampledImage(planes.count > 2 ? planes[2] : placeholder, .linear), .storageImage(working),
@@ -93,20 +91,16 @@ final class ColorConverter: @unchecked Sendable {
         }
         let range = color.range(bitDepth: layout.bitDepth)
         let rows = color.fromRGB
-        var push = PushConstants()
-        push.ivec2(Int32(luma.width), Int32(luma.height))
-        push.ivec2(Int32(chromaSize.0), Int32(chromaSize.1))
-        push.ivec2(Int32(1 << layout.chromaShift.x), Int32(1 << layout.chromaShift.y))
-        push.int(layout.kind.rawValue)
-        push.int(orientation.kernelCode)
-        push.int(original == nil ? 0 : 1)
-        push.int(color.chromaCositedX ? 1 : 0)
-        push.vec4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale))
-        push.vec4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale))
-        push.vec4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0)
-        push.vec4(Float(rows[2][0]), Float(rows[2][1]), Float(rows[2][2]), 0)
-        push.ivec2(Int32(sites.x), Int32(sites.y))
-        push.ivec2(Int32(sites.width), Int32(sites.height))
+        let push = KernelLibrary.RgbToYuvPush(
+            storedSize: SIMD2(Int32(luma.width), Int32(luma.height)), chromaSize: SIMD2(Int32(chromaSize.0), Int32(chromaSize.1)),
+            subsampling: SIMD2(Int32(1 << layout.chromaShift.x), Int32(1 << layout.chromaShift.y)),
+            layoutKind: layout.kind.rawValue, orientation: orientation.kernelCode,
+            deltaMode: original == nil ? 0 : 1, cositedX: color.chromaCositedX ? 1 : 0,
+            range: SIMD4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale)),
+            toY: SIMD4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale)),
+            toPb: SIMD4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0),
+            toPr: SIMD4(Float(rows[2][0]), Float(rows[2][1]), Float(rows[2][2]), 0),
+            siteOrigin: SIMD2(Int32(sites.x), Int32(sites.y)), siteCount: SIMD2(Int32(sites.width), Int32(sites.height)))
         let originalPlanes = original?.planes ?? []
         func plane(_ images: [GPUImage], _ index: Int) -> GPUImage { index < images.count ? images[index] : placeholder }
         recorder.dispatch(toPlanesKernel, [

@@ -37,7 +37,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     private var lookAheadTracker: LookAheadTracker?
     private let passesA: FacePasses
     private let passesB: FacePasses
-    private let split: ComputeKernel
+    private let split: TypedKernel<KernelLibrary.CompareSplitPush>
     private var sides: (GPUImage, GPUImage)?
     private var pending: (index: Int, downloads: [GPUReadback], sizes: [(Int, Int)], faces: [BeautyFace])?
     /// The last frame's input, A and B on their way back, for M15.
@@ -56,7 +56,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         // The skin stages keep their blend weights for the report.
         passesA = try FacePasses(context: context, options: a, sidecars: RenderSidecars(), capturesWeights: true)
         passesB = try FacePasses(context: context, options: b, sidecars: RenderSidecars(), capturesWeights: true)
-        split = try ComputeKernel(context: context, source: KernelLibrary.compareSplit)
+        split = try TypedKernel(context: context)
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
@@ -88,10 +88,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         }
         frames += 1
 
-        var push = PushConstants()
-        push.ivec2(Int32(frame.output.width), Int32(frame.output.height))
-        push.int(Int32(frame.output.width / 2))
-        push.int(Int32(max(2, frame.output.height / 90)))
+        let push = KernelLibrary.CompareSplitPush(size: SIMD2(Int32(frame.output.width), Int32(frame.output.height)),
+                                                  split: Int32(frame.output.width / 2),
+                                                  glyphScale: Int32(max(2, frame.output.height / 90)))
         recorder.dispatch(split, [.sampledImage(imageA, .nearest), .sampledImage(imageB, .nearest), .storageImage(frame.output)],
                           push: push, covering: frame.output.width, frame.output.height)
 

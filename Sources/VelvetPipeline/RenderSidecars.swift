@@ -91,11 +91,11 @@ final class UserMatte {
 
 /// `matte_zones.comp`: the zone map at frame size, into an image of its own (r16f).
 final class ZoneMap {
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.MatteZonesPush>
     private var image: GPUImage?
 
     init(context: GPUContext) throws {
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.matteZones)
+        kernel = try TypedKernel(context: context)
     }
 
     /// `mask`: the skin mask of the frame (nil: no face, the map is 0).
@@ -103,9 +103,7 @@ final class ZoneMap {
         if image?.width != frame.width || image?.height != frame.height {
             image = try GPUImage(context: frame.context, width: frame.width, height: frame.height, format: .r16f)
         }
-        var push = PushConstants()
-        push.ivec2(Int32(frame.width), Int32(frame.height))
-        push.int(mask == nil ? 0 : 1)
+        let push = KernelLibrary.MatteZonesPush(size: SIMD2(Int32(frame.width), Int32(frame.height)), hasMask: mask == nil ? 0 : 1)
         recorder.dispatch(kernel, [.sampledImage(mask ?? frame, .linear), .storageImage(image!)], push: push,
                           covering: frame.width, frame.height)
         return image!

@@ -8,17 +8,15 @@ import VelvetKernels
 final class SkinDebugView {
     enum Mode: Int32 { case zones = 0, spots = 1 }
 
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.DebugSkinViewPush>
 
     init(context: GPUContext) throws {
-        kernel = try ComputeKernel(context: context, source: KernelLibrary.debugSkinView)
+        kernel = try TypedKernel(context: context)
     }
 
     /// `map`: the skin mask image (zones) or the spot-fixed image (spots).
     func record(on recorder: CommandRecorder, mode: Mode, frame: GPUImage, map: GPUImage, output: GPUImage) {
-        var push = PushConstants()
-        push.ivec2(Int32(output.width), Int32(output.height))
-        push.int(mode.rawValue)
+        let push = KernelLibrary.DebugSkinViewPush(size: SIMD2(Int32(output.width), Int32(output.height)), mode: mode.rawValue)
         recorder.dispatch(kernel, [.sampledImage(frame, .nearest), .sampledImage(map, .linear), .storageImage(output)],
                           push: push, covering: output.width, output.height)
     }

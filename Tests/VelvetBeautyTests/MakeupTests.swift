@@ -175,7 +175,7 @@ final class MakeupTests: GPUTestCase {
         let width = 320, height = 240
         let frame = try GPUImage(context: context, width: width, height: height, format: .rgba16f)
         let output = try GPUImage(context: context, width: width, height: height, format: .rgba16f)
-        let warp = try ComputeKernel(context: context, source: KernelLibrary.similarityWarp)
+        let warp = try TypedKernel<KernelLibrary.SimilarityWarpPush>(context: context)
         let pipeline = try MakeupPaint(context: context)
         let settings = lipstick(0.6)
         let photoFace = fixture.faces[0]
@@ -200,14 +200,12 @@ final class MakeupTests: GPUTestCase {
             let face = try BeautyFace(landmarks: photoFace.landmarks.map(apply))
             let recorder = try CommandRecorder(context: context)
             let (c, s) = (cos(motion.rotation), sin(motion.rotation))
-            var push = PushConstants()
-            push.ivec2(Int32(width), Int32(height))
-            push.ivec2(Int32(fixture.width), Int32(fixture.height))
-            push.vec4(Float(c / motion.scale), Float(s / motion.scale), Float(-s / motion.scale), Float(c / motion.scale))
-            push.vec2(Float(Double(width) / 2 + motion.translation.x), Float(Double(height) / 2 + motion.translation.y))
-            push.vec2(Float(Double(fixture.width) / 2 - centring.x), Float(Double(fixture.height) / 2 - centring.y))
-            push.float(0)
-            push.uint(0)
+            let push = KernelLibrary.SimilarityWarpPush(
+                outputSize: SIMD2(Int32(width), Int32(height)), sourceSize: SIMD2(Int32(fixture.width), Int32(fixture.height)),
+                matrix: SIMD4(Float(c / motion.scale), Float(s / motion.scale), Float(-s / motion.scale), Float(c / motion.scale)),
+                outputCentre: SIMD2(Float(Double(width) / 2 + motion.translation.x), Float(Double(height) / 2 + motion.translation.y)),
+                sourceCentre: SIMD2(Float(Double(fixture.width) / 2 - centring.x), Float(Double(fixture.height) / 2 - centring.y)),
+                noiseSigma: 0, seed: 0)
             recorder.dispatch(warp, [.sampledImage(photo, .linear), .storageImage(frame)], push: push, covering: width, height)
             try pipeline.record(on: recorder, image: frame, faces: [face], settings: settings, destination: output)
             let before = try recorder.download(frame), after = try recorder.download(output)

@@ -14,14 +14,14 @@ final class TrackingTests: GPUTestCase {
     final class SyntheticClip {
         let photo: GPUImage
         let frame: GPUImage
-        let warp: ComputeKernel
+        let warp: TypedKernel<KernelLibrary.SimilarityWarpPush>
         let noiseSigma: Float
 
         init(photo: GPUImage, width: Int, height: Int, noiseSigma: Float, context: GPUContext) throws {
             self.photo = photo
             self.noiseSigma = noiseSigma
             frame = try GPUImage(context: context, width: width, height: height, format: .rgba16f)
-            warp = try ComputeKernel(context: context, source: KernelLibrary.similarityWarp)
+            warp = try TypedKernel(context: context)
         }
 
         var photoSize: (Int, Int) { (photo.width, photo.height) }
@@ -31,14 +31,13 @@ final class TrackingTests: GPUTestCase {
         func render(_ motion: SimilarityTransform, index: Int) throws -> GPUImage {
             let recorder = try CommandRecorder(context: frame.context)
             let (c, s) = (cos(motion.rotation), sin(motion.rotation))
-            var push = PushConstants()
-            push.ivec2(Int32(frame.width), Int32(frame.height))
-            push.ivec2(Int32(photo.width), Int32(photo.height))
-            push.vec4(Float(c / motion.scale), Float(s / motion.scale), Float(-s / motion.scale), Float(c / motion.scale))
-            push.vec2(Float(Double(frame.width) / 2 + motion.translation.x), Float(Double(frame.height) / 2 + motion.translation.y))
-            push.vec2(Float(photo.width) / 2, Float(photo.height) / 2)
-            push.float(noiseSigma)
-            push.uint(UInt32(truncatingIfNeeded: index &* 2_654_435_761 &+ 1))
+            let push = KernelLibrary.SimilarityWarpPush(
+                outputSize: SIMD2(Int32(frame.width), Int32(frame.height)), sourceSize: SIMD2(Int32(photo.width), Int32(photo.height)),
+                matrix: SIMD4(Float(c / motion.scale), Float(s / motion.scale), Float(-s / motion.scale), Float(c / motion.scale)),
+                outputCentre: SIMD2(Float(Double(frame.width) / 2 + motion.translation.x),
+                                    Float(Double(frame.height) / 2 + motion.translation.y)),
+                sourceCentre: SIMD2(Float(photo.width) / 2, Float(photo.height) / 2),
+                noiseSigma: noiseSigma, seed: UInt32(truncatingIfNeeded: index &* 2_654_435_761 &+ 1))
             recorder.dispatch(warp, [.sampledImage(photo, .linear), .storageImage(frame)], push: push,
                               covering: frame.width, frame.height)
             try recorder.submit().wait()

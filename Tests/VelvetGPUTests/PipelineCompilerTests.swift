@@ -77,7 +77,7 @@ final class PipelineCompilerTests: XCTestCase {
         let expected = GPUError.vulkan(call: "vkCreateComputePipelines(gaussian_blur)", result: VK_ERROR_INITIALIZATION_FAILED.rawValue)
         // Queued, so the init cannot know yet.
         let blur = try GaussianBlur(context: context, sigma: 2)
-        let good = try ComputeKernel(context: context, source: KernelLibrary.nnElementwise)
+        let good = try TypedKernel<KernelLibrary.NnElementwisePush>(context: context)
 
         let image = try GPUImage(context: context, width: 16, height: 8, format: .rgba8)
         let scratch = try GPUImage(context: context, width: 16, height: 8, format: .rgba16f)
@@ -91,8 +91,8 @@ final class PipelineCompilerTests: XCTestCase {
         let buffer = try GPUBuffer(context: context, size: 16)
         let working = try CommandRecorder(context: context)
         try [Float(-2), 3, -4, 5].withUnsafeBytes { try working.upload($0, to: buffer) }
-        var push = PushConstants()
-        for value: Int32 in [0, 0, 0, 1, 1, 4, 0, 0, 1, 1, 0, 0, 0] { push.int(value) }
+        let push = KernelLibrary.NnElementwisePush(aOffset: 0, outOffset: 0, bOffset: 0, pixels: 1, c4Count: 1, channels: 4, op: 0,
+                                                   bBroadcast: 0, bC4: 1, act: 1, alphaOffset: 0, addendOffset: 0, hasAddend: 0)
         working.dispatch(good, [.buffer(buffer), .buffer(buffer), .buffer(buffer), .buffer(buffer), .buffer(buffer)],
                          push: push, groups: (1, 1, 1))
         let readback = try working.download(buffer)

@@ -1,5 +1,6 @@
 /// What the host needs to know about a compiled kernel, read from its SPIR-V:
-/// descriptor bindings, push-constant size, workgroup size and specialisation constants.
+/// descriptor bindings, the push-constant block (size and members), workgroup size and
+/// specialisation constants.
 /// The host builds descriptor layouts from this, so GLSL stays the one source of truth.
 struct SPIRVReflection {
     enum BindingKind: String {
@@ -8,14 +9,24 @@ struct SPIRVReflection {
     }
     struct Binding { var set: UInt32; var binding: UInt32; var kind: BindingKind; var count: UInt32; var name: String }
     struct SpecConstant { var id: UInt32; var name: String }
+    /// A 32-bit scalar type a push-constant member is made of.
+    enum Scalar: String {
+        case int32 = "Int32", uint32 = "UInt32", float = "Float"
+        /// The matching `KernelPushMember.Scalar` case.
+        var caseName: String { self == .float ? "float" : (self == .int32 ? "int32" : "uint32") }
+    }
+    /// One member of the push-constant block: its GLSL name, `components` scalars
+    /// (1 for a scalar, 2...4 for a vector) and its byte offset as the SPIR-V decorates it.
+    struct PushMember { var name: String; var scalar: Scalar; var components: Int; var offset: Int }
 
     var bindings: [Binding] = []
     var pushConstantSize = 0
+    var pushMembers: [PushMember] = []
     var workgroupSize: (UInt32, UInt32, UInt32) = (1, 1, 1)
     var specConstants: [SpecConstant] = []
 
     private enum Op {
-        static let name: UInt32 = 5, executionMode: UInt32 = 16, typeInt: UInt32 = 21, typeFloat: UInt32 = 22
+        static let name: UInt32 = 5, memberName: UInt32 = 6, executionMode: UInt32 = 16, typeInt: UInt32 = 21, typeFloat: UInt32 = 22
         static let typeVector: UInt32 = 23, typeMatrix: UInt32 = 24, typeImage: UInt32 = 25, typeSampler: UInt32 = 26
         static let typeSampledImage: UInt32 = 27, typeArray: UInt32 = 28, typeRuntimeArray: UInt32 = 29
         static let typeStruct: UInt32 = 30, typePointer: UInt32 = 32, constant: UInt32 = 43
@@ -48,6 +59,8 @@ struct SPIRVReflection {
             throw KernelCompilerError(diagnostics: ["?:1: error: not a SPIR-V module"])
         }
         var names: [UInt32: String] = [:]
+        var memberNames: [UInt32: [Int: String]] = [:]
+        var scalars: [UInt32: Scalar] = [:]
         var types: [UInt32: TypeInfo] = [:]
         var constants: [UInt32: UInt32] = [:]
         var decorations: [UInt32: [UInt32: UInt32]] = [:]
@@ -65,9 +78,15 @@ struct SPIRVReflection {
             position += wordCount
             switch opcode {
             case Op.name where operands.count >= 2: names[operands[0]] = Self.string(from: operands.dropFirst())
+            case Op.memberName where operands.count >= 3:
+                memberNames[operands[0], default: [:]][Int(operands[1])] = Self.string(from: operands.dropFirst(2))
             case Op.executionMode where operands.count >= 5 && operands[1] == 17:
                 workgroupSize = (operands[2], operands[3], operands[4])
-            case Op.typeInt, Op.typeFloat: types[operands[0]] = .scalar(bytes: Int(operands[1]) / 8)
+            case Op.typeInt, Op.typeFloat:
+                types[operands[0]] = .scalar(bytes: Int(operands[1]) / 8)
+                if operands[1] == 32 {
+                    scalars[operands[0]] = opcode == Op.typeFloat ? .float : (operands.count >= 3 && operands[2] == 1 ? .int32 : .uint32)
+                }
             case Op.typeVector: types[operands[0]] = .vector(component: operands[1], count: Int(operands[2]))
             case Op.typeMatrix: types[operands[0]] = .matrix(column: operands[1], count: Int(operands[2]))
             case Op.typeImage: types[operands[0]] = .image(dimension: operands[2], sampled: operands[6])
@@ -109,6 +128,21 @@ struct SPIRVReflection {
             guard case .pointer(_, var pointee) = types[variable.type] else { continue }
             if variable.storageClass == StorageClass.pushConstant {
                 pushConstantSize = max(pushConstantSize, size(of: pointee))
+                guard case .structure(let members) = types[pointee] else { continue }
+                pushMembers = try members.enumerated().map { index, member in
+                    let name = memberNames[pointee]?[index] ?? "member\(index)"
+                    let (scalar, components): (Scalar?, Int)
+                    switch types[member] {
+                    case .scalar: (scalar, components) = (scalars[member], 1)
+                    case .vector(let component, let count): (scalar, components) = (scalars[component], count)
+                    default: (scalar, components) = (nil, 0)
+                    }
+                    guard let scalar, let offset = memberOffsets[pointee]?[index] else {
+                        throw KernelCompilerError(diagnostics: [
+                            "?:1: error: push-constant member '\(name)' is not a 32-bit scalar or vector (int, uint, float, ivecN, uvecN, vecN)"])
+                    }
+                    return PushMember(name: name, scalar: scalar, components: components, offset: offset)
+                }
                 continue
             }
             guard let binding = decorations[variable.id]?[Decoration.binding] else { continue }

@@ -28,10 +28,10 @@ public final class NNImageToTensor: @unchecked Sendable {
         case constant(Float, Float, Float)
     }
 
-    private let kernel: ComputeKernel
+    private let kernel: TypedKernel<KernelLibrary.NnImageToTensorPush>
 
     public init(context: GPUContext, kernels: NNKernels? = nil) throws {
-        kernel = try (kernels ?? NNKernels(context: context)).kernel(KernelLibrary.nnImageToTensor)
+        kernel = try (kernels ?? NNKernels(context: context)).kernel(KernelLibrary.NnImageToTensorPush.self)
     }
 
     /// Records the write of `tensor` (packed NHWC4, 3 channels) from `image`.
@@ -43,18 +43,16 @@ public final class NNImageToTensor: @unchecked Sendable {
               tensor.byteOffset + geometry.vec4Count * 16 <= tensor.buffer.size else {
             throw NNError.invalidArgument("an image can only be written into a packed [1, H, W, 3] tensor, not \(tensor.shape)")
         }
-        var push = PushConstants()
-        push.vec4(transform.a, transform.b, transform.c, 0)
-        push.vec4(transform.d, transform.e, transform.f, 0)
-        push.vec4(scale.0, scale.1, scale.2, 0)
-        push.vec4(offset.0, offset.1, offset.2, 0)
+        let borderValue: SIMD4<Float>
         switch border {
-        case .replicate: push.vec4(0, 0, 0, 0)
-        case .constant(let r, let g, let b): push.vec4(r, g, b, 0)
+        case .replicate: borderValue = SIMD4(0, 0, 0, 0)
+        case .constant(let r, let g, let b): borderValue = SIMD4(r, g, b, 0)
         }
-        push.ivec2(Int32(geometry.width), Int32(geometry.height))
-        push.int(Int32(tensor.byteOffset / 16))
-        push.int(border == .replicate ? 0 : 1)
+        let push = KernelLibrary.NnImageToTensorPush(
+            row0: SIMD4(transform.a, transform.b, transform.c, 0), row1: SIMD4(transform.d, transform.e, transform.f, 0),
+            scale: SIMD4(scale.0, scale.1, scale.2, 0), offset: SIMD4(offset.0, offset.1, offset.2, 0), border: borderValue,
+            size: SIMD2(Int32(geometry.width), Int32(geometry.height)), outOffset: Int32(tensor.byteOffset / 16),
+            useBorder: border == .replicate ? 0 : 1)
         recorder.dispatch(kernel, [.sampledImage(image, .linear), .buffer(tensor.buffer)], push: push,
                           groups: LaunchBuilder.groups(covering: geometry.pixels))
     }

@@ -21,7 +21,12 @@ public final class NNKernels: @unchecked Sendable {
         return pipelines.count
     }
 
-    func kernel(_ source: KernelSource, _ specialization: [String: Int32] = [:]) throws -> ComputeKernel {
+    /// The kernel whose push block is `Push`, with `specialization`.
+    func kernel<Push>(_ push: Push.Type, _ specialization: [String: Int32] = [:]) throws -> TypedKernel<Push> {
+        TypedKernel(wrapping: try kernel(Push.kernel, specialization))
+    }
+
+    private func kernel(_ source: KernelSource, _ specialization: [String: Int32]) throws -> ComputeKernel {
         let key = source.name + specialization.sorted { $0.key < $1.key }.map { "|\($0.key)=\($0.value)" }.joined()
         lock.lock()
         defer { lock.unlock() }

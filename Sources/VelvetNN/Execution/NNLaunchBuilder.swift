@@ -3,7 +3,7 @@ import VelvetGPU
 import VelvetKernels
 
 /// Turns planned steps into ready-to-record launches: pipelines, bindings and push
-/// constants (field order matches each kernel's push-constant block).
+/// constants (each kernel's generated block, filled by name).
 struct LaunchBuilder {
     let graph: NNGraph
     let kernels: NNKernels
@@ -34,77 +34,92 @@ struct LaunchBuilder {
     }
 
     func launch(for step: NNStep) throws -> NNModelPlan.Launch {
-        var push = PushConstants()
-        func ints(_ values: Int...) { for v in values { push.int(Int32(v)) } }
         // Tensors are bound as ranges, so their offsets inside the binding are 0.
-        func offset(_ tensor: Int) -> Int { 0 }
+        func offset(_ tensor: Int) -> Int32 { 0 }
         func buffer(_ tensor: Int) -> GPUBinding { binding(for: tensor) }
 
         switch step {
         case .conv(let c), .depthwise(let c), .transposeConv(let c), .depthwiseToOutput(let c, _):
             let a = geometry(c.input), o = geometry(c.output)
-            ints(offset(c.input), offset(c.output), c.weightOffset, c.biasOffset, a.height, a.width, a.groups,
-                 o.height, o.width, o.groups, o.channels, c.strideY, c.strideX, c.padTop, c.padLeft)
-            let kernel: ComputeKernel
             var bindings: [GPUBinding] = [buffer(c.input), buffer(c.output), .buffer(constants)]
-            var invocations = o.pixels * o.groups
             if case .transposeConv = step {
-                ints(c.kernelH, c.kernelW)
-                push.int(c.epilogue.act1.code)
-                push.int(c.epilogue.act1.alphaOffset)
-                kernel = try kernels.kernel(KernelLibrary.nnTransposeConv)
-            } else {
-                pushEpilogue(c.epilogue, into: &push, bindings: &bindings)
-                if case .conv = step {
-                    pushResidualSource(c.epilogue, into: &push)
-                    push.int(Int32(c.inputScale.map(offset) ?? 0))
-                    bindings.append(c.inputScale.map(buffer) ?? .buffer(constants))
-                    let resize = c.inputResize ?? NNResize(scaleY: 0, scaleX: 0, centreOffset: 0)
-                    push.float(resize.scaleY)
-                    push.float(resize.scaleX)
-                    push.float(resize.centreOffset)
-                }
+                let push = KernelLibrary.NnTransposeConvPush(
+                    inOffset: offset(c.input), outOffset: offset(c.output), weightOffset: c.weightOffset.i32, biasOffset: c.biasOffset.i32,
+                    inH: a.height.i32, inW: a.width.i32, inC4: a.groups.i32, outH: o.height.i32, outW: o.width.i32, outC4: o.groups.i32,
+                    outC: o.channels.i32, strideY: c.strideY.i32, strideX: c.strideX.i32, padTop: c.padTop.i32, padLeft: c.padLeft.i32,
+                    kernelH: c.kernelH.i32, kernelW: c.kernelW.i32, act1: c.epilogue.act1.code, alpha1Offset: c.epilogue.act1.alphaOffset)
+                return .init(kernel: try kernels.kernel(KernelLibrary.NnTransposeConvPush.self), bindings: bindings, push: push,
+                             groups: Self.groups(covering: o.pixels * o.groups))
+            }
+            let epilogue = epilogueFields(c.epilogue, bindings: &bindings)
+            if case .conv = step {
+                let source = residualSource(c.epilogue)
+                bindings.append(c.inputScale.map(buffer) ?? .buffer(constants))
+                let resize = c.inputResize ?? NNResize(scaleY: 0, scaleX: 0, centreOffset: 0)
                 let resized: Int32 = c.inputResize == nil ? 0 : 1
-                if case .depthwise = step {
-                    kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d,
-                                                ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
-                    ints(0, 0)
-                    bindings.append(buffer(c.output)) // the dense output, unwritten
-                } else if case .depthwiseToOutput(_, let output) = step {
-                    pushDenseOutput(output, channels: o.channels, width: o.width, into: &push)
-                    bindings[1] = .buffer(outputs[output.index].buffer) // unwritten
-                    bindings.append(.buffer(outputs[output.index].buffer))
-                    kernel = try kernels.kernel(KernelLibrary.nnDepthwiseConv2d, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
-                                                                                  "DENSE_BLOCK": Int32(output.block)])
-                } else if tuning.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
+                func push<Push: NNConvPush>() -> Push {
+                    Push(inOffset: offset(c.input), outOffset: offset(c.output), weightOffset: c.weightOffset.i32, biasOffset: c.biasOffset.i32,
+                         inH: a.height.i32, inW: a.width.i32, inC4: a.groups.i32, outH: o.height.i32, outW: o.width.i32, outC4: o.groups.i32,
+                         outC: o.channels.i32, strideY: c.strideY.i32, strideX: c.strideX.i32, padTop: c.padTop.i32, padLeft: c.padLeft.i32,
+                         residualOffset: epilogue.residualOffset, residualC4: epilogue.residualC4, act1: epilogue.act1,
+                         alpha1Offset: epilogue.alpha1Offset, act2: epilogue.act2, alpha2Offset: epilogue.alpha2Offset,
+                         residualPool: source.pool, residualH: source.height, residualW: source.width,
+                         residualScaleY: source.scaleY, residualScaleX: source.scaleX, residualCentre: source.centre,
+                         inScaleOffset: c.inputScale.map(offset) ?? 0,
+                         resizeScaleY: resize.scaleY, resizeScaleX: resize.scaleX, resizeCentre: resize.centreOffset)
+                }
+                if tuning.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
                     // 8-32 invocations per output group (nn_conv_split.comp).
                     let slices = tuning.splitSlices(terms: c.kernelH * c.kernelW * a.groups)
-                    invocations = o.pixels * o.groups * slices
-                    kernel = try kernels.kernel(KernelLibrary.nnConvSplit, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
-                                                                            "SCALED": c.inputScale == nil ? 0 : 1,
-                                                                            "SLICES": Int32(slices), "RESIZED": resized])
-                } else {
-                    let perInvocation = tuning.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
-                    invocations = o.pixels * (o.groups / perInvocation)
-                    kernel = try kernels.kernel(KernelLibrary.nnConv2d, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW),
-                                                                         "OCB": Int32(perInvocation),
-                                                                         "SCALED": c.inputScale == nil ? 0 : 1, "RESIZED": resized])
+                    let kernel = try kernels.kernel(KernelLibrary.NnConvSplitPush.self,
+                                                    ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW), "SCALED": c.inputScale == nil ? 0 : 1,
+                                                     "SLICES": Int32(slices), "RESIZED": resized])
+                    return .init(kernel: kernel, bindings: bindings, push: push(), groups: Self.groups(covering: o.pixels * o.groups * slices))
                 }
+                let perInvocation = tuning.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
+                let kernel = try kernels.kernel(KernelLibrary.NnConv2dPush.self,
+                                                ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW), "OCB": Int32(perInvocation),
+                                                 "SCALED": c.inputScale == nil ? 0 : 1, "RESIZED": resized])
+                return .init(kernel: kernel, bindings: bindings, push: push(),
+                             groups: Self.groups(covering: o.pixels * (o.groups / perInvocation)))
             }
-            return .init(kernel: kernel, bindings: bindings, push: push, groups: Self.groups(covering: invocations))
+            var specialization = ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)]
+            var dense: (channels: Int32, width: Int32) = (0, 0)
+            if case .depthwiseToOutput(_, let output) = step {
+                dense = denseOutput(output, channels: o.channels, width: o.width)
+                bindings[1] = .buffer(outputs[output.index].buffer) // unwritten
+                bindings.append(.buffer(outputs[output.index].buffer))
+                specialization["DENSE_BLOCK"] = Int32(output.block)
+            } else {
+                bindings.append(buffer(c.output)) // the dense output, unwritten
+            }
+            let push = KernelLibrary.NnDepthwiseConv2dPush(
+                inOffset: offset(c.input), outOffset: offset(c.output), weightOffset: c.weightOffset.i32, biasOffset: c.biasOffset.i32,
+                inH: a.height.i32, inW: a.width.i32, inC4: a.groups.i32, outH: o.height.i32, outW: o.width.i32, outC4: o.groups.i32,
+                outC: o.channels.i32, strideY: c.strideY.i32, strideX: c.strideX.i32, padTop: c.padTop.i32, padLeft: c.padLeft.i32,
+                residualOffset: epilogue.residualOffset, residualC4: epilogue.residualC4, act1: epilogue.act1,
+                alpha1Offset: epilogue.alpha1Offset, act2: epilogue.act2, alpha2Offset: epilogue.alpha2Offset,
+                denseC: dense.channels, denseW: dense.width)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnDepthwiseConv2dPush.self, specialization), bindings: bindings,
+                         push: push, groups: Self.groups(covering: o.pixels * o.groups))
 
         case .depthwisePointwise(let d, let c):
             let a = geometry(d.input), m = geometry(d.output), o = geometry(c.output)
             let tiling = tuning.depthwisePointwiseTiling(pixels: o.pixels, middleGroups: m.groups, outputGroups: o.groups)
-            ints(offset(d.input), offset(c.output), d.weightOffset, d.biasOffset, a.height, a.width, m.groups,
-                 o.height, o.width, o.groups, o.channels, d.strideY, d.strideX, d.padTop, d.padLeft)
-            push.int(d.epilogue.act1.code)
-            push.int(d.epilogue.act1.alphaOffset)
-            ints(c.weightOffset, c.biasOffset, tiling.groupsPerTile)
             var bindings: [GPUBinding] = [buffer(d.input), buffer(c.output), .buffer(constants)]
-            pushEpilogue(c.epilogue, into: &push, bindings: &bindings)
-            pushResidualSource(c.epilogue, into: &push)
-            let kernel = try kernels.kernel(KernelLibrary.nnDepthwisePointwise,
+            let epilogue = epilogueFields(c.epilogue, bindings: &bindings)
+            let source = residualSource(c.epilogue)
+            let push = KernelLibrary.NnDepthwisePointwisePush(
+                inOffset: offset(d.input), outOffset: offset(c.output), dwWeightOffset: d.weightOffset.i32, dwBiasOffset: d.biasOffset.i32,
+                inH: a.height.i32, inW: a.width.i32, midC4: m.groups.i32, outH: o.height.i32, outW: o.width.i32, outC4: o.groups.i32,
+                outC: o.channels.i32, strideY: d.strideY.i32, strideX: d.strideX.i32, padTop: d.padTop.i32, padLeft: d.padLeft.i32,
+                dwAct: d.epilogue.act1.code, dwAlphaOffset: d.epilogue.act1.alphaOffset,
+                weightOffset: c.weightOffset.i32, biasOffset: c.biasOffset.i32, outGroupsPerTile: tiling.groupsPerTile.i32,
+                residualOffset: epilogue.residualOffset, residualC4: epilogue.residualC4, act1: epilogue.act1,
+                alpha1Offset: epilogue.alpha1Offset, act2: epilogue.act2, alpha2Offset: epilogue.alpha2Offset,
+                residualPool: source.pool, residualH: source.height, residualW: source.width,
+                residualScaleY: source.scaleY, residualScaleX: source.scaleX, residualCentre: source.centre)
+            let kernel = try kernels.kernel(KernelLibrary.NnDepthwisePointwisePush.self,
                                             ["KH": Int32(d.kernelH), "KW": Int32(d.kernelW),
                                              "P": Int32(tiling.pixels), "S": Int32(tiling.slices)])
             return .init(kernel: kernel, bindings: bindings, push: push, groups: Self.groups(count: tiling.workgroups))
@@ -115,25 +130,17 @@ struct LaunchBuilder {
                                                                kernel: d.kernelH, stride: d.strideY) else {
                 throw NNError.invalidGraph("a 1x1+depthwise launch was planned that does not fit")
             }
-            ints(a.height, a.width, a.groups, m.groups, o.height, o.width, o.channels, tiling.groupsPerTile)
-            ints(c.weightOffset, c.biasOffset)
-            push.int(c.epilogue.act1.code)
-            push.int(c.epilogue.act1.alphaOffset)
-            ints(d.weightOffset, d.biasOffset)
-            push.int(d.epilogue.act1.code)
-            push.int(d.epilogue.act1.alphaOffset)
-            ints(d.padTop, d.padLeft)
-            let written: GPUBinding
-            if let output {
-                pushDenseOutput(output, channels: o.channels, width: o.width, into: &push)
-                written = .buffer(outputs[output.index].buffer)
-            } else {
-                ints(0, 0)
-                written = buffer(d.output)
-            }
-            let kernel = try kernels.kernel(KernelLibrary.nnPointwiseDepthwise, ["K": Int32(d.kernelH), "STRIDE": Int32(d.strideY),
-                                                                                "T": Int32(tiling.tile),
-                                                                                "DENSE_BLOCK": Int32(output?.block ?? 0)])
+            let dense = output.map { denseOutput($0, channels: o.channels, width: o.width) } ?? (channels: 0, width: 0)
+            let written: GPUBinding = output.map { .buffer(outputs[$0.index].buffer) } ?? buffer(d.output)
+            let push = KernelLibrary.NnPointwiseDepthwisePush(
+                inH: a.height.i32, inW: a.width.i32, inC4: a.groups.i32, midC4: m.groups.i32, outH: o.height.i32, outW: o.width.i32,
+                outC: o.channels.i32, groupsPerTile: tiling.groupsPerTile.i32,
+                pw: c.weightOffset.i32, pwBias: c.biasOffset.i32, pwAct: c.epilogue.act1.code, pwAlpha: c.epilogue.act1.alphaOffset,
+                dw: d.weightOffset.i32, dwBias: d.biasOffset.i32, dwAct: d.epilogue.act1.code, dwAlpha: d.epilogue.act1.alphaOffset,
+                padTop: d.padTop.i32, padLeft: d.padLeft.i32, denseC: dense.channels, denseW: dense.width)
+            let kernel = try kernels.kernel(KernelLibrary.NnPointwiseDepthwisePush.self,
+                                            ["K": Int32(d.kernelH), "STRIDE": Int32(d.strideY), "T": Int32(tiling.tile),
+                                             "DENSE_BLOCK": Int32(output?.block ?? 0)])
             // The kernel declares both outputs; the one it does not write is bound to the one it does.
             return .init(kernel: kernel, bindings: [buffer(c.input), written, .buffer(constants), written],
                          push: push, groups: Self.groups(count: tiling.workgroups))
@@ -144,29 +151,28 @@ struct LaunchBuilder {
                                                   height: z.height, width: z.width) else {
                 throw NNError.invalidGraph("a block pair was planned that its tuning does not pair")
             }
-            ints(x.height, x.width, x.groups, y.height, y.width, y.groups, z.groups, z.channels)
-            ints(a.depthwise.weightOffset, a.depthwise.biasOffset)
-            push.int(a.depthwise.epilogue.act1.code)
-            push.int(a.depthwise.epilogue.act1.alphaOffset)
-            ints(a.depthwise.strideY, a.depthwise.padTop, a.depthwise.padLeft, a.pointwise.weightOffset, a.pointwise.biasOffset)
-            push.int(a.pointwise.epilogue.act1.code)
-            push.int(a.pointwise.epilogue.act1.alphaOffset)
-            ints(b.depthwise.weightOffset, b.depthwise.biasOffset)
-            push.int(b.depthwise.epilogue.act1.code)
-            push.int(b.depthwise.epilogue.act1.alphaOffset)
-            ints(b.depthwise.padTop, b.depthwise.padLeft, b.pointwise.weightOffset, b.pointwise.biasOffset)
-            push.int(b.pointwise.epilogue.act1.code)
-            push.int(b.pointwise.epilogue.act1.alphaOffset)
-            push.int(b.pointwise.epilogue.act2.code)
-            push.int(b.pointwise.epilogue.act2.alphaOffset)
             let residual = b.pointwise.epilogue.residual
-            ints(residual.map { geometry($0).groups } ?? -1)
+            let push = KernelLibrary.NnBlockPairPush(
+                inH: x.height.i32, inW: x.width.i32, aC4: x.groups.i32, yH: y.height.i32, yW: y.width.i32, bC4: y.groups.i32,
+                cC4: z.groups.i32, outC: z.channels.i32,
+                dwA: a.depthwise.weightOffset.i32, dwABias: a.depthwise.biasOffset.i32,
+                dwAAct: a.depthwise.epilogue.act1.code, dwAAlpha: a.depthwise.epilogue.act1.alphaOffset,
+                strideA: a.depthwise.strideY.i32, padTopA: a.depthwise.padTop.i32, padLeftA: a.depthwise.padLeft.i32,
+                pwA: a.pointwise.weightOffset.i32, pwABias: a.pointwise.biasOffset.i32,
+                pwAAct: a.pointwise.epilogue.act1.code, pwAAlpha: a.pointwise.epilogue.act1.alphaOffset,
+                dwB: b.depthwise.weightOffset.i32, dwBBias: b.depthwise.biasOffset.i32,
+                dwBAct: b.depthwise.epilogue.act1.code, dwBAlpha: b.depthwise.epilogue.act1.alphaOffset,
+                padTopB: b.depthwise.padTop.i32, padLeftB: b.depthwise.padLeft.i32,
+                pwB: b.pointwise.weightOffset.i32, pwBBias: b.pointwise.biasOffset.i32,
+                act1: b.pointwise.epilogue.act1.code, alpha1: b.pointwise.epilogue.act1.alphaOffset,
+                act2: b.pointwise.epilogue.act2.code, alpha2: b.pointwise.epilogue.act2.alphaOffset,
+                residualC4: (residual.map { geometry($0).groups } ?? -1).i32)
             let slices = tuning.blockPairSlices(tile: tile, firstGroups: x.groups, middleGroups: y.groups, outputGroups: z.groups,
                                                 secondKernel: b.depthwise.kernelH)
-            let kernel = try kernels.kernel(KernelLibrary.nnBlockPair, ["KA": Int32(a.depthwise.kernelH),
-                                                                       "KB": Int32(b.depthwise.kernelH), "T": Int32(tile),
-                                                                       "THREADS": Int32(tuning.blockPairThreads),
-                                                                       "S": Int32(slices)])
+            let kernel = try kernels.kernel(KernelLibrary.NnBlockPairPush.self, ["KA": Int32(a.depthwise.kernelH),
+                                                                               "KB": Int32(b.depthwise.kernelH), "T": Int32(tile),
+                                                                               "THREADS": Int32(tuning.blockPairThreads),
+                                                                               "S": Int32(slices)])
             return .init(kernel: kernel,
                          bindings: [buffer(a.depthwise.input), buffer(b.pointwise.output), .buffer(constants),
                                     residual.map(buffer) ?? .buffer(constants)],
@@ -175,42 +181,43 @@ struct LaunchBuilder {
         case .elementwise(let input, let output, let op, let operand, let addend, let activation):
             let o = geometry(output)
             var operandBinding: GPUBinding = .buffer(constants) // unread without an operand
-            var operandOffset = 0, broadcast = 0, operandGroups = 0
+            var operandOffset: Int32 = 0, broadcast: Int32 = 0, operandGroups = 0
             switch operand {
             case .tensor(let t)?:
                 (operandBinding, operandOffset, operandGroups) = (buffer(t), offset(t), geometry(t).groups)
             case .broadcastTensor(let t)?:
                 (operandBinding, operandOffset, broadcast, operandGroups) = (buffer(t), offset(t), 1, o.groups)
             case .broadcastConstant(let constantOffset)?:
-                (operandBinding, operandOffset, broadcast, operandGroups) = (.buffer(constants), constantOffset, 1, o.groups)
+                (operandBinding, operandOffset, broadcast, operandGroups) = (.buffer(constants), constantOffset.i32, 1, o.groups)
             case nil: break
             }
-            ints(offset(input), offset(output), operandOffset, o.pixels, o.groups, o.channels)
-            push.int(op)
-            ints(broadcast, operandGroups)
-            push.int(activation.code)
-            push.int(activation.alphaOffset)
-            ints(offset(addend ?? input), addend == nil ? 0 : 1)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnElementwise),
+            let push = KernelLibrary.NnElementwisePush(
+                aOffset: offset(input), outOffset: offset(output), bOffset: operandOffset, pixels: o.pixels.i32, c4Count: o.groups.i32,
+                channels: o.channels.i32, op: op, bBroadcast: broadcast, bC4: operandGroups.i32,
+                act: activation.code, alphaOffset: activation.alphaOffset,
+                addendOffset: offset(addend ?? input), hasAddend: addend == nil ? 0 : 1)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnElementwisePush.self),
                          bindings: [buffer(input), buffer(output), .buffer(constants), operandBinding, buffer(addend ?? input)],
                          push: push, groups: Self.groups(covering: o.pixels * o.groups))
 
         case .squeezeExcite(let input, let addend, let output, let layers):
             let a = geometry(input)
             let bands = tuning.squeezeExciteBands(pixels: a.pixels, groups: a.groups)
-            ints(offset(input), offset(output), a.pixels, a.groups, offset(addend ?? input), addend == nil ? 0 : 1,
-                 bands.pixelsPerGroup, layers.count)
-            for index in 0..<2 {
-                if index < layers.count {
-                    let layer = layers[index], o = geometry(layer.output)
-                    ints(layer.weightOffset, layer.biasOffset, o.groups, o.channels)
-                    push.int(layer.epilogue.act1.code)
-                    push.int(layer.epilogue.act1.alphaOffset)
-                } else {
-                    ints(0, 0, 0, 0, 0, 0)
-                }
+            /// Weight and bias offsets, output groups and channels, activation and its alpha; zeros past the layers.
+            func layer(_ index: Int) -> (Int32, Int32, Int32, Int32, Int32, Int32) {
+                guard index < layers.count else { return (0, 0, 0, 0, 0, 0) }
+                let layer = layers[index], o = geometry(layer.output)
+                return (layer.weightOffset.i32, layer.biasOffset.i32, o.groups.i32, o.channels.i32,
+                        layer.epilogue.act1.code, layer.epilogue.act1.alphaOffset)
             }
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnSqueezeExcite),
+            let (first, second) = (layer(0), layer(1))
+            let push = KernelLibrary.NnSqueezeExcitePush(
+                inOffset: offset(input), outOffset: offset(output), pixels: a.pixels.i32, inC4: a.groups.i32,
+                addendOffset: offset(addend ?? input), hasAddend: addend == nil ? 0 : 1,
+                pixelsPerGroup: bands.pixelsPerGroup.i32, layers: layers.count.i32,
+                weight1: first.0, bias1: first.1, out1C4: first.2, out1C: first.3, act1: first.4, alpha1: first.5,
+                weight2: second.0, bias2: second.1, out2C4: second.2, out2C: second.3, act2: second.4, alpha2: second.5)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnSqueezeExcitePush.self),
                          bindings: [buffer(input), buffer(output), .buffer(constants), .buffer(scratch),
                                     buffer(addend ?? input)],
                          push: push, groups: (bands.workgroups, 1, 1))
@@ -218,60 +225,70 @@ struct LaunchBuilder {
         case .pool(let input, let output, let filterH, let filterW, let strideY, let strideX, let padTop, let padLeft,
                    let average, let activation):
             let a = geometry(input), o = geometry(output)
-            ints(offset(input), offset(output), a.height, a.width, a.groups, a.channels, o.height, o.width,
-                 strideY, strideX, padTop, padLeft, filterH, filterW, average ? 1 : 0)
-            push.int(activation.code)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnPool2d), bindings: [buffer(input), buffer(output)],
+            let push = KernelLibrary.NnPool2dPush(
+                inOffset: offset(input), outOffset: offset(output), inH: a.height.i32, inW: a.width.i32, c4Count: a.groups.i32,
+                channels: a.channels.i32, outH: o.height.i32, outW: o.width.i32, strideY: strideY.i32, strideX: strideX.i32,
+                padTop: padTop.i32, padLeft: padLeft.i32, filterH: filterH.i32, filterW: filterW.i32, isAverage: average ? 1 : 0,
+                act: activation.code)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnPool2dPush.self), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: o.pixels * o.groups))
 
         case .globalMean(let input, let output, let activation):
             let a = geometry(input)
-            ints(offset(input), offset(output), a.pixels, a.groups, a.channels)
-            push.int(activation.code)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnGlobalMean), bindings: [buffer(input), buffer(output)],
+            let push = KernelLibrary.NnGlobalMeanPush(inOffset: offset(input), outOffset: offset(output), pixels: a.pixels.i32,
+                                                      c4Count: a.groups.i32, channels: a.channels.i32, act: activation.code)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnGlobalMeanPush.self), bindings: [buffer(input), buffer(output)],
                          push: push, groups: (a.groups, 1, 1))
 
         case .pad(let input, let output, let top, let left, let front):
             let a = geometry(input), o = geometry(output)
-            ints(offset(input), offset(output), a.height, a.width, a.channels, a.groups,
-                 o.height, o.width, o.channels, o.groups, top, left, front)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnPad), bindings: [buffer(input), buffer(output)],
+            let push = KernelLibrary.NnPadPush(
+                inOffset: offset(input), outOffset: offset(output), inH: a.height.i32, inW: a.width.i32, inC: a.channels.i32,
+                inC4: a.groups.i32, outH: o.height.i32, outW: o.width.i32, outC: o.channels.i32, outC4: o.groups.i32,
+                padTop: top.i32, padLeft: left.i32, padFront: front.i32)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnPadPush.self), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: o.vec4Count))
 
         case .reshape(let input, let output):
             let a = geometry(input), o = geometry(output)
-            ints(offset(input), offset(output), a.width, a.channels, a.groups, o.height, o.width, o.channels, o.groups)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnReshape), bindings: [buffer(input), buffer(output)],
+            let push = KernelLibrary.NnReshapePush(
+                inOffset: offset(input), outOffset: offset(output), inW: a.width.i32, inC: a.channels.i32, inC4: a.groups.i32,
+                outH: o.height.i32, outW: o.width.i32, outC: o.channels.i32, outC4: o.groups.i32)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnReshapePush.self), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: o.vec4Count))
 
         case .place(let input, let output, let y0, let x0, let c0):
             let a = geometry(input), o = geometry(output)
-            ints(offset(input), offset(output), a.height, a.width, a.channels, a.groups,
-                 o.width, o.channels, o.groups, y0, x0, c0)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnPlace), bindings: [buffer(input), buffer(output)],
+            let push = KernelLibrary.NnPlacePush(
+                inOffset: offset(input), outOffset: offset(output), inH: a.height.i32, inW: a.width.i32, inC: a.channels.i32,
+                inC4: a.groups.i32, outW: o.width.i32, outC: o.channels.i32, outC4: o.groups.i32, y0: y0.i32, x0: x0.i32, c0: c0.i32)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnPlacePush.self), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: a.vec4Count))
 
         case .depthToSpace(let input, let output, let block):
             let a = geometry(input), o = geometry(output)
-            ints(offset(input), offset(output), a.width, a.groups, o.height, o.width, o.channels, o.groups, block)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnDepthToSpace), bindings: [buffer(input), buffer(output)],
+            let push = KernelLibrary.NnDepthToSpacePush(
+                inOffset: offset(input), outOffset: offset(output), inW: a.width.i32, inC4: a.groups.i32, outH: o.height.i32,
+                outW: o.width.i32, outC: o.channels.i32, outC4: o.groups.i32, block: block.i32)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnDepthToSpacePush.self), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: o.vec4Count))
 
         case .resizeBilinear(let input, let output, let resize):
             let a = geometry(input), o = geometry(output)
-            ints(offset(input), offset(output), a.height, a.width, a.groups, o.height, o.width)
-            push.float(resize.scaleY)
-            push.float(resize.scaleX)
-            push.float(resize.centreOffset)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnResizeBilinear), bindings: [buffer(input), buffer(output)],
+            let push = KernelLibrary.NnResizeBilinearPush(
+                inOffset: offset(input), outOffset: offset(output), inH: a.height.i32, inW: a.width.i32, c4Count: a.groups.i32,
+                outH: o.height.i32, outW: o.width.i32, scaleY: resize.scaleY, scaleX: resize.scaleX, centreOffset: resize.centreOffset)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnResizeBilinearPush.self), bindings: [buffer(input), buffer(output)],
                          push: push, groups: Self.groups(covering: o.vec4Count))
 
         case .unpack(let input, let index, let depthToSpace):
             // With a folded DEPTH_TO_SPACE: its output's layout, read from its source.
             let o = geometry(depthToSpace?.output ?? input), source = depthToSpace?.source ?? input
-            ints(offset(source), 0, o.pixels, o.channels, geometry(source).groups, depthToSpace?.block ?? 1,
-                 o.width, geometry(source).width)
-            return .init(kernel: try kernels.kernel(KernelLibrary.nnUnpack),
+            let push = KernelLibrary.NnUnpackPush(
+                inOffset: offset(source), outOffset: 0, pixels: o.pixels.i32, channels: o.channels.i32,
+                c4Count: geometry(source).groups.i32, block: (depthToSpace?.block ?? 1).i32, outW: o.width.i32,
+                inW: geometry(source).width.i32)
+            return .init(kernel: try kernels.kernel(KernelLibrary.NnUnpackPush.self),
                          bindings: [buffer(source), .buffer(outputs[index].buffer)],
                          push: push, groups: Self.groups(covering: o.pixels * o.channels))
         }
@@ -279,9 +296,8 @@ struct LaunchBuilder {
 
     /// The dense output's channels and width, those of a tensor of `channels` and `width`
     /// through the output's DEPTH_TO_SPACE.
-    private func pushDenseOutput(_ output: NNDenseOutput, channels: Int, width: Int, into push: inout PushConstants) {
-        push.int(Int32(channels / (output.block * output.block)))
-        push.int(Int32(width * output.block))
+    private func denseOutput(_ output: NNDenseOutput, channels: Int, width: Int) -> (channels: Int32, width: Int32) {
+        ((channels / (output.block * output.block)).i32, (width * output.block).i32)
     }
 
     /// A tensor's binding: its own buffer (a graph input), or exactly its range of the arena.
@@ -293,33 +309,46 @@ struct LaunchBuilder {
 
     /// The residual's offset and channel groups (-1: none) and the two activations of
     /// nn_conv_epilogue.glsl, with the residual's binding (the constants, unread, if none).
-    private func pushEpilogue(_ epilogue: NNEpilogue, into push: inout PushConstants, bindings: inout [GPUBinding]) {
+    private func epilogueFields(_ epilogue: NNEpilogue, bindings: inout [GPUBinding])
+        -> (residualOffset: Int32, residualC4: Int32, act1: Int32, alpha1Offset: Int32, act2: Int32, alpha2Offset: Int32) {
+        var residualC4: Int32 = -1
         if let residual = epilogue.residual {
-            push.int(0) // bound as its own range
-            push.int(Int32(geometry(residual).groups))
+            residualC4 = geometry(residual).groups.i32
             bindings.append(binding(for: residual))
         } else {
-            push.int(0)
-            push.int(-1)
             bindings.append(.buffer(constants))
         }
-        for activation in [epilogue.act1, epilogue.act2] {
-            push.int(activation.code)
-            push.int(activation.alphaOffset)
-        }
+        // The residual is bound as its own range: its offset is 0.
+        return (0, residualC4, epilogue.act1.code, epilogue.act1.alphaOffset, epilogue.act2.code, epilogue.act2.alphaOffset)
     }
 
     /// The fields of nn_conv_epilogue.glsl that say how the residual is read: a fused
     /// skip-path max-pool's window (or -1: a fused bilinear resize), the size of the tensor
     /// pooled or resized, and the resize's scales.
-    private func pushResidualSource(_ epilogue: NNEpilogue, into push: inout PushConstants) {
+    private func residualSource(_ epilogue: NNEpilogue)
+        -> (pool: Int32, height: Int32, width: Int32, scaleY: Float, scaleX: Float, centre: Float) {
         let source = epilogue.residual.map(geometry)
-        push.int(Int32(epilogue.residualResize == nil ? epilogue.residualPool : -1))
-        push.int(Int32(source?.height ?? 0))
-        push.int(Int32(source?.width ?? 0))
         let resize = epilogue.residualResize ?? NNResize(scaleY: 0, scaleX: 0, centreOffset: 0)
-        push.float(resize.scaleY)
-        push.float(resize.scaleX)
-        push.float(resize.centreOffset)
+        return ((epilogue.residualResize == nil ? epilogue.residualPool : -1).i32, (source?.height ?? 0).i32,
+                (source?.width ?? 0).i32, resize.scaleY, resize.scaleX, resize.centreOffset)
     }
+}
+
+/// The push block nn_conv2d.comp and nn_conv_split.comp share (the same convolution, summed
+/// by one invocation or split over several): their generated structs conform through their
+/// memberwise inits, so a block that drifts from the other stops compiling here.
+protocol NNConvPush: KernelPushBlock {
+    init(inOffset: Int32, outOffset: Int32, weightOffset: Int32, biasOffset: Int32, inH: Int32, inW: Int32, inC4: Int32,
+         outH: Int32, outW: Int32, outC4: Int32, outC: Int32, strideY: Int32, strideX: Int32, padTop: Int32, padLeft: Int32,
+         residualOffset: Int32, residualC4: Int32, act1: Int32, alpha1Offset: Int32, act2: Int32, alpha2Offset: Int32,
+         residualPool: Int32, residualH: Int32, residualW: Int32, residualScaleY: Float, residualScaleX: Float, residualCentre: Float,
+         inScaleOffset: Int32, resizeScaleY: Float, resizeScaleX: Float, resizeCentre: Float)
+}
+
+extension KernelLibrary.NnConv2dPush: NNConvPush {}
+extension KernelLibrary.NnConvSplitPush: NNConvPush {}
+
+extension Int {
+    /// A push-block field: traps past Int32, as a model too large for the kernels must.
+    fileprivate var i32: Int32 { Int32(self) }
 }

@@ -15,10 +15,10 @@ public enum NNLaunchOverhead {
 
     public static func measure(kernels: NNKernels, count: Int = 100) throws -> Measurement {
         let context = kernels.context
-        let kernel = try kernels.kernel(KernelLibrary.nnElementwise)
-        var push = PushConstants()
+        let kernel = try kernels.kernel(KernelLibrary.NnElementwisePush.self)
         // In place: a[0] = relu(a[0]) on one pixel of one channel group.
-        for value: Int32 in [0, 0, 0, 1, 1, 4, 0, 0, 1, 1, 0, 0, 0] { push.int(value) }
+        let push = KernelLibrary.NnElementwisePush(aOffset: 0, outOffset: 0, bOffset: 0, pixels: 1, c4Count: 1, channels: 4, op: 0,
+                                                   bBroadcast: 0, bC4: 1, act: 1, alphaOffset: 0, addendOffset: 0, hasAddend: 0)
         let shared = try GPUBuffer(context: context, size: 16)
         let own = try (0..<count).map { _ in try GPUBuffer(context: context, size: 16) }
 

@@ -47,11 +47,13 @@ public final class NNModelPlan: @unchecked Sendable {
     private let constants: GPUBuffer
     private let scratch: GPUBuffer
 
+    /// One dispatch, its kernel's push block typed: recorded by `dispatch`.
     struct Launch {
-        let kernel: ComputeKernel
-        let bindings: [GPUBinding]
-        let push: PushConstants
-        let groups: (x: Int, y: Int, z: Int)
+        let dispatch: (CommandRecorder, DispatchOrdering) -> Void
+
+        init<Push>(kernel: TypedKernel<Push>, bindings: [GPUBinding], push: Push, groups: (x: Int, y: Int, z: Int)) {
+            dispatch = { $0.dispatch(kernel, bindings, push: push, groups: groups, ordering: $1) }
+        }
     }
 
     /// Loads a .tflite file and plans it.
@@ -187,8 +189,7 @@ public final class NNModelPlan: @unchecked Sendable {
     public func record(on recorder: CommandRecorder) {
         recorder.synchronize(reading: inputs.map(\.buffer) + [constants], writing: [arena, scratch] + outputs.map(\.buffer))
         for (index, launch) in launches.enumerated() {
-            recorder.dispatch(launch.kernel, launch.bindings, push: launch.push, groups: launch.groups,
-                              ordering: index > 0 && startsLevel[index] ? .afterBarrier : .concurrent)
+            launch.dispatch(recorder, index > 0 && startsLevel[index] ? .afterBarrier : .concurrent)
         }
     }
 
@@ -197,7 +198,7 @@ public final class NNModelPlan: @unchecked Sendable {
     public func recordProfiled(on recorder: CommandRecorder) {
         for (index, launch) in launches.enumerated() {
             recorder.beginSection("\(index):\(launchNames[index])")
-            recorder.dispatch(launch.kernel, launch.bindings, push: launch.push, groups: launch.groups)
+            launch.dispatch(recorder, .automatic)
         }
         recorder.endSection()
     }
