@@ -15,6 +15,8 @@ struct NNPlanner {
     /// where its last operator was, so a residual computed after the convolution
     /// (the mesh computes the skip path's max-pool after the block's conv) is ready.
     var positions: [Int] = []
+    /// Where the step being planned runs; fusion moves it to the last operator absorbed.
+    var position = 0
     /// Packed constants (a multiple of 4 floats: vec4s).
     var constantData: [Float] = [0, 0, 0, 0]
     /// RESHAPE outputs that share their input's memory: output -> input.
@@ -47,10 +49,8 @@ struct NNPlanner {
         self.tuning = tuning
     }
 
-    /// Where the step being planned runs; fusion moves it to the last operator absorbed.
-    var position = 0
-
-    mutating func run() throws {
+    /// Plans the graph with `passes` (the planner's list; tests drop one to see what it does).
+    mutating func run(passes: [any NNFusionPass] = Self.passes) throws {
         try validateTensors()
         for (index, node) in graph.nodes.enumerated() {
             for input in node.inputs where input >= 0 && graph.constants[input] == nil {
@@ -59,7 +59,7 @@ struct NNPlanner {
             for output in node.outputs where output >= 0 { producer[output] = index }
         }
         graphOutputs = Set(graph.outputs)
-        for pass in Self.passes where pass.isEnabled(fuse: fuse, tuning: tuning) {
+        for pass in passes where pass.isEnabled(fuse: fuse, tuning: tuning) {
             try pass.apply(to: &self)
         }
         steps = zip(steps, positions).enumerated()

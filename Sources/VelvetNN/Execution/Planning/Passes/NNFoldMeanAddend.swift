@@ -5,11 +5,11 @@ struct NNFoldMeanAddend: NNFusionPass {
 
     func isEnabled(fuse: Bool, tuning: NNTuning) -> Bool { fuse }
 
-    func apply(to planner: inout NNPlanner) throws { planner.findMeanAddends() }
+    func apply(to planner: inout NNPlanner) throws { planner.foldMeanAddends() }
 }
 
 extension NNPlanner {
-    fileprivate mutating func findMeanAddends() {
+    fileprivate mutating func foldMeanAddends() {
         for (index, node) in graph.nodes.enumerated() where node.builtin == .add {
             guard case .add(activation: .none) = node.options, node.inputs.count == 2, node.outputs.count == 1,
                   let sum = node.outputs.first, sum >= 0, let reader = soleConsumer(of: sum),

@@ -6,11 +6,11 @@ struct NNFoldResidualResize: NNFusionPass {
 
     func isEnabled(fuse: Bool, tuning: NNTuning) -> Bool { fuse }
 
-    func apply(to planner: inout NNPlanner) throws { try planner.findFoldableResizes() }
+    func apply(to planner: inout NNPlanner) throws { try planner.foldResidualResizes() }
 }
 
 extension NNPlanner {
-    fileprivate mutating func findFoldableResizes() throws {
+    fileprivate mutating func foldResidualResizes() throws {
         for (index, node) in graph.nodes.enumerated() where node.builtin == .resizeBilinear && !skipped.contains(index) {
             guard node.outputs.count == 1, node.outputs[0] >= 0, let add = soleConsumer(of: node.outputs[0]),
                   graph.nodes[add].builtin == .add, graph.nodes[add].inputs.count == 2,

@@ -6,11 +6,11 @@ struct NNFoldResizeIntoPointwise: NNFusionPass {
 
     func isEnabled(fuse: Bool, tuning: NNTuning) -> Bool { fuse }
 
-    func apply(to planner: inout NNPlanner) throws { try planner.findResizesBeforePointwiseConvs() }
+    func apply(to planner: inout NNPlanner) throws { try planner.foldResizesIntoPointwise() }
 }
 
 extension NNPlanner {
-    fileprivate mutating func findResizesBeforePointwiseConvs() throws {
+    fileprivate mutating func foldResizesIntoPointwise() throws {
         for (index, node) in graph.nodes.enumerated() where node.builtin == .resizeBilinear {
             guard node.outputs.count == 1, node.outputs[0] >= 0, let (input, resized, resize) = try? resizeParameters(index),
                   let reader = soleConsumer(of: resized), isPointwiseConv(reader), graph.nodes[reader].inputs.first == resized else { continue }
