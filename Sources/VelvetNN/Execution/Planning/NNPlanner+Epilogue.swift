@@ -6,7 +6,7 @@ extension NNPlanner {
     /// Follows the chain of sole consumers of a convolution's output, absorbing
     /// activations and at most one residual ADD. Returns the tensor the fused step writes.
     mutating func absorbFollowers(output: Int, epilogue: inout NNEpilogue,
-                                          allowResidual: Bool, allowPooledResidual: Bool = false) throws -> Int {
+                                  allowResidual: Bool, allowPooledResidual: Bool = false) throws -> Int {
         let start = position
         var current = output
         // 0: nothing after bias, 1: act1 set, 2: residual added, 3: act2 set.
