@@ -24,6 +24,33 @@ final class NNPlanTests: GPUTestCase {
         }
     }
 
+    /// Every pass in the planner's list changes the plan of at least one of the five models
+    /// (all fusions on, with the GPU tuning or lavapipe's limits): a pass that no longer
+    /// claims anything, or is shadowed by one before it, fails here.
+    func testEveryFusionPassChangesSomeModelsPlan() throws {
+        let graphs = try ModelFixtures.names.map { try NNGraph(contentsOf: try ModelFixtures.url($0)) }
+        var lavapipeLimits = NNTuning.cpu
+        lavapipeLimits.fuseDepthwisePointwise = true
+        lavapipeLimits.fuseBlockPairs = true
+        lavapipeLimits.fusePointwiseDepthwise = true
+        func plans(_ passes: [any NNFusionPass]) throws -> [[NNStep]] {
+            try graphs.flatMap { graph in
+                try [NNTuning.gpu, lavapipeLimits].map { tuning in
+                    var planner = NNPlanner(graph: graph, fuse: true, tuning: tuning)
+                    try planner.run(passes: passes)
+                    return planner.steps
+                }
+            }
+        }
+        let full = try plans(NNPlanner.passes)
+        XCTAssertEqual(NNPlanner.passes.filter { $0 is NNLowerOperators }.count, 1)
+        for (index, pass) in NNPlanner.passes.enumerated() where !(pass is NNLowerOperators) {
+            var without = NNPlanner.passes
+            without.remove(at: index)
+            XCTAssertTrue(try plans(without) != full, "\(pass.name) changes no model's plan")
+        }
+    }
+
     func testArenaReusesMemory() throws {
         let url = try ModelFixtures.url("selfie_segmentation")
         let graph = try NNGraph(contentsOf: url)
