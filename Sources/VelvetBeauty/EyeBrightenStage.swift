@@ -42,7 +42,7 @@ public struct EyeBrightenGeometry: Sendable {
 
     /// Floats for the kernel's geometry buffer: the `face_table.glsl` directory (one entry
     /// per eye, its box: the contour's), then each eye's block (see `eye_brighten.comp`).
-    func packed(width: Int, height: Int) -> [Float] {
+    public func packed(width: Int, height: Int) -> [Float] {
         var directory: [Float] = [], blocks: [Float] = []
         let blocksStart = eyes.count * 8
         for eye in eyes {
@@ -61,31 +61,16 @@ public struct EyeBrightenGeometry: Sendable {
 /// lightened and de-reddened and the iris's contrast lifted, from the eye's own measured
 /// lightness and iris position (a GPU measurement, no readback; `eye_brighten.comp`). With
 /// no open eye the stage writes nothing.
-public final class EyeBrightenStage: BeautyStage {
-    public static let sectionName = "eyes"
+public typealias EyeBrightenStage = FeatureStage<EyeBrightenGeometry>
 
-    public let settings: EyeBrightenSettings
-    /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
-    public let showsMask: Bool
-    private let pass: FeaturePass<KernelLibrary.EyeBrightenPush>
-
-    public init(context: GPUContext, settings: EyeBrightenSettings, showsMask: Bool = false) throws {
-        self.settings = try settings.validated()
-        self.showsMask = showsMask
-        pass = try FeaturePass(context: context, statsPerEntry: 8)
-    }
-
-    public var section: String? { Self.sectionName }
-    public var isIdle: Bool { settings.isIdentity && !showsMask }
-    public var appliesUserMatte: Bool { false }
-
-    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
-        try checkStageImages(source, destination)
-        let geometry = EyeBrightenGeometry(faces: frame.faces)
-        let region = geometry.region(width: source.width, height: source.height)
-        guard !geometry.eyes.isEmpty, !region.isEmpty else { return .skipped }
-        try pass.record(on: recorder, source: source, destination: destination, table: geometry.packed(width: source.width, height: source.height),
-                        entries: geometry.eyes.count, region: region, strength: settings.strength, showsMask: showsMask)
-        return .wrote(region)
-    }
+extension EyeBrightenGeometry: FeatureGeometry {
+    public typealias Settings = EyeBrightenSettings
+    public typealias Push = KernelLibrary.EyeBrightenPush
+    public static var sectionName: String { "eyes" }
+    public static var statsPerEntry: Int { 8 }
+    /// The iris's contrast lift reads its neighbours: not in place.
+    public static var isPointwise: Bool { false }
+    public init(faces: [BeautyFace], width: Int, height: Int) { self.init(faces: faces) }
+    public var entryCount: Int { eyes.count }
+    public func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion { region(width: width, height: height) }
 }

@@ -1,3 +1,4 @@
+import VelvetFace
 import VelvetGPU
 import VelvetKernels
 
@@ -41,7 +42,7 @@ struct FeaturePass<Push: FeaturePassPush> {
 /// The push block every feature kernel declares (`origin`, `regionSize`, `faceCount`,
 /// `strength`, `view`): a generated struct conforms through its memberwise init, so a kernel
 /// whose block differs does not compile as a `FeaturePass`.
-protocol FeaturePassPush: KernelPushBlock {
+public protocol FeaturePassPush: KernelPushBlock {
     init(origin: SIMD2<Int32>, regionSize: SIMD2<Int32>, faceCount: Int32, strength: Float, view: Int32)
 }
 
@@ -49,6 +50,73 @@ extension KernelLibrary.TeethWhitenPush: FeaturePassPush {}
 extension KernelLibrary.EyeBrightenPush: FeaturePassPush {}
 extension KernelLibrary.UnderEyePush: FeaturePassPush {}
 extension KernelLibrary.ShineControlPush: FeaturePassPush {}
+
+/// A retouch stage's settings: one strength, 0 = the stage is left out (bit-exact identity).
+public protocol RetouchSettings: Sendable {
+    var strength: Float { get }
+    var isIdentity: Bool { get }
+    func validated() throws -> Self
+}
+
+extension TeethSettings: RetouchSettings {}
+extension EyeBrightenSettings: RetouchSettings {}
+extension UnderEyeSettings: RetouchSettings {}
+extension ShineSettings: RetouchSettings {}
+
+/// What makes one per-feature retouch stage (`FeatureStage`): its settings, its kernel's push
+/// block, where it acts (rebuilt from every frame's faces) and how that is packed for the kernel.
+public protocol FeatureGeometry: Sendable {
+    associatedtype Settings: RetouchSettings
+    associatedtype Push: FeaturePassPush
+    /// The stage's timed section (`--json`'s `gpu_ms`).
+    static var sectionName: String { get }
+    /// Floats the measurement writes per entry.
+    static var statsPerEntry: Int { get }
+    /// Whether the apply pass reads only the pixel it writes (the measurement runs before it),
+    /// so that the stage can work in place.
+    static var isPointwise: Bool { get }
+    init(faces: [BeautyFace], width: Int, height: Int)
+    /// Mouths, eyes or regions: one measurement workgroup each.
+    var entryCount: Int { get }
+    /// The frame pixels the stage may change (with `showingMask`, what its debug view draws).
+    func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion
+    /// The kernel's geometry buffer (`face_table.glsl` directory, then the blocks).
+    func packed(width: Int, height: Int) -> [Float]
+}
+
+/// A per-feature retouch stage of the chain (teeth, eyes, under-eye, shine; each file names
+/// its own, e.g. `TeethStage`): the geometry of the frame's faces, then `FeaturePass`'s
+/// measurement and apply pass over its region; with no entry, or an empty region, it writes
+/// nothing. Its debug view (`showsMask`) draws the stage's weight instead of the result.
+public final class FeatureStage<Geometry: FeatureGeometry>: BeautyStage {
+    public static var sectionName: String { Geometry.sectionName }
+
+    public let settings: Geometry.Settings
+    /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
+    public let showsMask: Bool
+    private let pass: FeaturePass<Geometry.Push>
+
+    public init(context: GPUContext, settings: Geometry.Settings, showsMask: Bool = false) throws {
+        self.settings = try settings.validated()
+        self.showsMask = showsMask
+        pass = try FeaturePass(context: context, statsPerEntry: Geometry.statsPerEntry)
+    }
+
+    public var section: String? { Self.sectionName }
+    public var isIdle: Bool { settings.isIdentity && !showsMask }
+    public var appliesUserMatte: Bool { false }
+    public var isPointwise: Bool { Geometry.isPointwise }
+
+    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        if source !== destination { try checkStageImages(source, destination) }
+        let geometry = Geometry(faces: frame.faces, width: source.width, height: source.height)
+        let region = geometry.region(width: source.width, height: source.height, showingMask: showsMask)
+        guard geometry.entryCount > 0, !region.isEmpty else { return .skipped }
+        try pass.record(on: recorder, source: source, destination: destination, table: geometry.packed(width: source.width, height: source.height),
+                        entries: geometry.entryCount, region: region, strength: settings.strength, showsMask: showsMask)
+        return .wrote(region)
+    }
+}
 
 extension PixelRegion {
     /// The pixels covered by any of `boxes` (low and high corners, in pixels), clamped to a

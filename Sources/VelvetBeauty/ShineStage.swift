@@ -110,38 +110,21 @@ public struct ShineGeometry: Sendable {
 /// returns, while the fine band (texture) is kept (`shine_control.comp`). Skin no brighter
 /// than its level and its diffuse spread is copied as it is; with no face the stage writes
 /// nothing.
-public final class ShineStage: BeautyStage {
-    public static let sectionName = "shine"
+public typealias ShineStage = FeatureStage<ShineGeometry>
+
+extension ShineGeometry: FeatureGeometry {
+    public typealias Settings = ShineSettings
+    public typealias Push = KernelLibrary.ShineControlPush
+    public static var sectionName: String { "shine" }
     /// Header floats of each region's statistics before its two grids, L* and C* (the kernel's STATS_HEADER).
     static let statsHeader = 8
-
-    public let settings: ShineSettings
-    /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
-    public let showsMask: Bool
-    private let pass: FeaturePass<KernelLibrary.ShineControlPush>
-
-    public init(context: GPUContext, settings: ShineSettings, showsMask: Bool = false) throws {
-        self.settings = try settings.validated()
-        self.showsMask = showsMask
-        pass = try FeaturePass(context: context, statsPerEntry: Self.statsHeader + 2 * ShineGeometry.maxCells)
-    }
-
-    public var section: String? { Self.sectionName }
-    public var isIdle: Bool { settings.isIdentity && !showsMask }
-    public var appliesUserMatte: Bool { false }
+    public static var statsPerEntry: Int { statsHeader + 2 * maxCells }
     /// The measurement reads the regions before the pass that writes; that pass reads only the
     /// pixel it writes (its low band comes from the measured grid), so it can work in place.
-    public var isPointwise: Bool { true }
-
-    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
-        if source !== destination { try checkStageImages(source, destination) }
-        let geometry = ShineGeometry(faces: frame.faces, width: source.width, height: source.height)
-        let region = geometry.region(width: source.width, height: source.height)
-        guard !geometry.regions.isEmpty, !region.isEmpty else { return .skipped }
-        try pass.record(on: recorder, source: source, destination: destination, table: geometry.packed(),
-                        entries: geometry.regions.count, region: region, strength: settings.strength, showsMask: showsMask)
-        return .wrote(region)
-    }
+    public static var isPointwise: Bool { true }
+    public var entryCount: Int { regions.count }
+    public func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion { region(width: width, height: height) }
+    public func packed(width: Int, height: Int) -> [Float] { packed() }
 }
 
 private func smoothstep(_ edge0: Float, _ edge1: Float, _ x: Float) -> Float {

@@ -78,7 +78,7 @@ public struct TeethGeometry: Sendable {
 
     /// Floats for the kernel's geometry buffer: the face directory of `face_table.glsl` (its
     /// box: the feathered mouth opening), then each face's block (see `teeth_whiten.comp`).
-    func packed(width: Int, height: Int) -> [Float] {
+    public func packed(width: Int, height: Int) -> [Float] {
         var directory: [Float] = [], blocks: [Float] = []
         let blocksStart = faces.count * 8
         func clampedBox(_ box: (SIMD2<Float>, SIMD2<Float>)) -> [Float] {
@@ -109,36 +109,19 @@ public struct TeethGeometry: Sendable {
 /// sclera's lightness and never past it, and de-yellowed (`teeth_whiten.comp`). A closed
 /// mouth, or one with no teeth class, changes nothing; with no open mouth the stage writes
 /// nothing.
-public final class TeethStage: BeautyStage {
-    public static let sectionName = "teeth"
+public typealias TeethStage = FeatureStage<TeethGeometry>
 
-    public let settings: TeethSettings
-    /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
-    public let showsMask: Bool
-    private let pass: FeaturePass<KernelLibrary.TeethWhitenPush>
-
-    public init(context: GPUContext, settings: TeethSettings, showsMask: Bool = false) throws {
-        self.settings = try settings.validated()
-        self.showsMask = showsMask
-        pass = try FeaturePass(context: context, statsPerEntry: 8)
-    }
-
-    public var section: String? { Self.sectionName }
-    public var isIdle: Bool { settings.isIdentity && !showsMask }
-    public var appliesUserMatte: Bool { false }
+extension TeethGeometry: FeatureGeometry {
+    public typealias Settings = TeethSettings
+    public typealias Push = KernelLibrary.TeethWhitenPush
+    public static var sectionName: String { "teeth" }
+    public static var statsPerEntry: Int { 8 }
     /// The measurement reads the whole mouth, but before the pass that writes: that pass reads
     /// only the pixel it writes, so the stage can whiten its source in place.
-    public var isPointwise: Bool { true }
-
-    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
-        if source !== destination { try checkStageImages(source, destination) }
-        let geometry = TeethGeometry(faces: frame.faces)
-        let region = geometry.region(width: source.width, height: source.height)
-        guard !geometry.faces.isEmpty, !region.isEmpty else { return .skipped }
-        try pass.record(on: recorder, source: source, destination: destination, table: geometry.packed(width: source.width, height: source.height),
-                        entries: geometry.faces.count, region: region, strength: settings.strength, showsMask: showsMask)
-        return .wrote(region)
-    }
+    public static var isPointwise: Bool { true }
+    public init(faces: [BeautyFace], width: Int, height: Int) { self.init(faces: faces) }
+    public var entryCount: Int { faces.count }
+    public func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion { region(width: width, height: height) }
 }
 
 private func smoothstep(_ edge0: Float, _ edge1: Float, _ x: Float) -> Float {

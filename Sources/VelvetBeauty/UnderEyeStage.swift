@@ -76,7 +76,7 @@ public struct UnderEyeGeometry: Sendable {
 
     /// Floats for the kernel's geometry buffer: the `face_table.glsl` directory (one entry per
     /// eye, its box: trough and cheek band), then each eye's block (see `under_eye.comp`).
-    func packed(width: Int, height: Int) -> [Float] {
+    public func packed(width: Int, height: Int) -> [Float] {
         var directory: [Float] = [], blocks: [Float] = []
         let blocksStart = eyes.count * 8
         for eye in eyes {
@@ -104,35 +104,21 @@ public struct UnderEyeGeometry: Sendable {
 /// the GPU with the trough's and the cheek band's mean lightness, no readback) is lifted
 /// towards the cheek's level (dark circles) and its relief around the core's own low level
 /// reduced (the eye bag's shadow line); the fine band, L* minus that low band, is kept
-/// (`under_eye.comp`). With no open eye the stage writes nothing.
-public final class UnderEyeStage: BeautyStage {
-    public static let sectionName = "under-eye"
+/// (`under_eye.comp`). With no open eye the stage writes nothing. Its debug view draws the
+/// weight in green and the cheek reference in blue.
+public typealias UnderEyeStage = FeatureStage<UnderEyeGeometry>
 
-    public let settings: UnderEyeSettings
-    /// Draws the stage's weight (green) and the cheek reference (blue) over the frame instead of the result (`--debug-view`).
-    public let showsMask: Bool
-    private let pass: FeaturePass<KernelLibrary.UnderEyePush>
-
-    public init(context: GPUContext, settings: UnderEyeSettings, showsMask: Bool = false) throws {
-        self.settings = try settings.validated()
-        self.showsMask = showsMask
-        pass = try FeaturePass(context: context, statsPerEntry: UnderEyeGeometry.statsPerEye)
-    }
-
-    public var section: String? { Self.sectionName }
-    public var isIdle: Bool { settings.isIdentity && !showsMask }
-    public var appliesUserMatte: Bool { false }
+extension UnderEyeGeometry: FeatureGeometry {
+    public typealias Settings = UnderEyeSettings
+    public typealias Push = KernelLibrary.UnderEyePush
+    public static var sectionName: String { "under-eye" }
+    public static var statsPerEntry: Int { statsPerEye }
     /// The measurement (low band, levels) reads the neighbourhood, but before the pass that
     /// writes: that pass reads only the pixel it writes and the measured grid, so in place.
-    public var isPointwise: Bool { true }
-
-    public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
-        if source !== destination { try checkStageImages(source, destination) }
-        let geometry = UnderEyeGeometry(faces: frame.faces)
-        let region = geometry.region(width: source.width, height: source.height, withCheeks: showsMask)
-        guard !geometry.eyes.isEmpty, !region.isEmpty else { return .skipped }
-        try pass.record(on: recorder, source: source, destination: destination, table: geometry.packed(width: source.width, height: source.height),
-                        entries: geometry.eyes.count, region: region, strength: settings.strength, showsMask: showsMask)
-        return .wrote(region)
+    public static var isPointwise: Bool { true }
+    public init(faces: [BeautyFace], width: Int, height: Int) { self.init(faces: faces) }
+    public var entryCount: Int { eyes.count }
+    public func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion {
+        region(width: width, height: height, withCheeks: showingMask)
     }
 }
