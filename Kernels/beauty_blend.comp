@@ -37,6 +37,7 @@ layout(push_constant) uniform Parameters {
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
+#define FACE_TABLE_DIRECT
 #include "face_table.glsl"
 
 const int GAIN_STRIDE = 8;
@@ -44,7 +45,7 @@ const int GAIN_STRIDE = 8;
 void main() {
     ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
     vec2 p = vec2(pixel) + 0.5;
-    // The faces reaching this workgroup (every invocation takes part: barriers inside).
+    // The faces reaching this workgroup (a uniform test: every lane reads the same face).
     vec2 groupLow = vec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy);
     vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
     bool groupInRegion = faceBoxMeets(vec4(vec2(parameters.origin), vec2(parameters.origin + parameters.size)),
@@ -53,21 +54,18 @@ void main() {
     float reachSum = 0.0;
     float gainWeight = 0.0;
     float fadeSum = 0.0;
-    if (groupInRegion) {
-        for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
-            gatherFaces(firstFace, groupLow, groupHigh);
-            for (int slot = 0; slot < faceSlotCount; ++slot) {
-                float k = 1.0 - smoothstep(faceValue(slot, 2), faceValue(slot, 3), distance(p, facePoint(slot, 0)));
-                // A face the tracker holds after losing it fades out by its weight (header 9):
-                // smoothing and spot fills alike, after the strength fit (which would undo it).
-                float fade = faceValue(slot, 9);
-                gainSum += k * gains.data[faceSlotIndex[slot] * GAIN_STRIDE] * fade;
-                fadeSum += k * fade;
-                reachSum += k * faceValue(slot, 7) * parameters.edgeReach;
-                gainWeight += k;
-            }
-            barrier();
+    for (int face = 0; groupInRegion && face < parameters.faceCount; ++face) {
+        if (!faceBoxMeets(faceBox(face), groupLow, groupHigh)) {
+            continue;
         }
+        float k = 1.0 - smoothstep(faceValue(face, 2), faceValue(face, 3), distance(p, facePoint(face, 0)));
+        // A face the tracker holds after losing it fades out by its weight (header 9):
+        // smoothing and spot fills alike, after the strength fit (which would undo it).
+        float fade = faceValue(face, 9);
+        gainSum += k * gains.data[face * GAIN_STRIDE] * fade;
+        fadeSum += k * fade;
+        reachSum += k * faceValue(face, 7) * parameters.edgeReach;
+        gainWeight += k;
     }
     if (any(greaterThanEqual(pixel, parameters.frameSize))) {
         return;

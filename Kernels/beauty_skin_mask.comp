@@ -44,6 +44,7 @@ layout(push_constant) uniform Parameters {
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
+#define FACE_TABLE_DIRECT
 #include "face_table.glsl"
 
 // How much of the polygon `polygon` (index within the face's block) covers p, as the
@@ -78,8 +79,8 @@ void main() {
         previousOwner = imageLoad(owner, pixel).r;
     }
 
-    // The workgroup's frame box decides which faces it must read: uniform, so the
-    // barriers stay legal.
+    // The workgroup's frame box decides which faces it must read (a uniform test: every
+    // lane reads the same face).
     ivec2 groupOrigin = parameters.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy);
     vec2 groupLow = vec2(groupOrigin) * parameters.pixelScale;
     vec2 groupHigh = vec2(groupOrigin + ivec2(gl_WorkGroupSize.xy)) * parameters.pixelScale;
@@ -91,51 +92,50 @@ void main() {
     float holes = 1.0;
     float allowed = 1.0;
     if (groupReached) {
-        for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
-            gatherFaces(firstFace, groupLow, groupHigh);
-            for (int slot = 0; slot < faceSlotCount; ++slot) {
-                bool own = faceSlotIndex[slot] == parameters.face;
-                float feather = faceValue(slot, 4);
-                float zoneFeather = faceValue(slot, 5);
-                int polygons = int(faceValue(slot, 6));
-                float zoneSum = 0.0;
-                float zoneWeight = 0.0;
-                for (int k = 0; k < polygons; ++k) {
-                    int role = int(faceValue(slot, HEADER_STRIDE + k * POLYGON_STRIDE + 2));
-                    if (!own && (role == ROLE_OVAL || role == ROLE_ZONE)) {
-                        continue; // another face lends only its holes
-                    }
-                    float cover = polygonCover(p, slot, k, feather, zoneFeather);
-                    if (role == ROLE_HOLE) {
-                        holes *= 1.0 - cover;
-                        allowed *= 1.0 - cover;
-                    } else if (role == ROLE_EXCLUSION) {
-                        allowed *= 1.0 - cover;
-                    } else if (role == ROLE_OVAL) {
-                        oval = cover;
-                    } else {
-                        zoneSum += cover * faceValue(slot, HEADER_STRIDE + k * POLYGON_STRIDE + 3);
-                        zoneWeight += cover;
-                    }
+        for (int face = 0; face < parameters.faceCount; ++face) {
+            if (!faceBoxMeets(faceBox(face), groupLow, groupHigh)) {
+                continue;
+            }
+            bool own = face == parameters.face;
+            float feather = faceValue(face, 4);
+            float zoneFeather = faceValue(face, 5);
+            int polygons = int(faceValue(face, 6));
+            float zoneSum = 0.0;
+            float zoneWeight = 0.0;
+            for (int k = 0; k < polygons; ++k) {
+                int role = int(faceValue(face, HEADER_STRIDE + k * POLYGON_STRIDE + 2));
+                if (!own && (role == ROLE_OVAL || role == ROLE_ZONE)) {
+                    continue; // another face lends only its holes
                 }
-                if (own) {
-                    vec2 centre = vec2(faceValue(slot, 0), faceValue(slot, 1));
-                    float gradient = 1.0 - smoothstep(faceValue(slot, 2), faceValue(slot, 3), length(p - centre));
-                    // Nothing farther out than the limit beyond the oval (polygon 0): the
-                    // radial gradient would reach past it on a face seen from the side.
-                    float outside = facePolygonDistance(p, slot, int(faceValue(slot, HEADER_STRIDE)),
-                                                        int(faceValue(slot, HEADER_STRIDE + 1)));
-                    float limit = faceValue(slot, 8);
-                    gradient *= 1.0 - smoothstep(limit - 2.0 * feather, limit, outside);
-                    // The mesh's own oval counts as person: segmentation (a selfie model) can
-                    // miss small and distant people, but not remove a face the mesh found.
-                    float person = max(smoothstep(parameters.personRamp.x, parameters.personRamp.y,
-                                                  texture(personBlurred, p / parameters.frameSize).r), oval);
-                    candidate = gradient * person;
-                    zone = (zoneSum + max(0.0, 1.0 - zoneWeight) * parameters.elsewhere) / max(1.0, zoneWeight);
+                float cover = polygonCover(p, face, k, feather, zoneFeather);
+                if (role == ROLE_HOLE) {
+                    holes *= 1.0 - cover;
+                    allowed *= 1.0 - cover;
+                } else if (role == ROLE_EXCLUSION) {
+                    allowed *= 1.0 - cover;
+                } else if (role == ROLE_OVAL) {
+                    oval = cover;
+                } else {
+                    zoneSum += cover * faceValue(face, HEADER_STRIDE + k * POLYGON_STRIDE + 3);
+                    zoneWeight += cover;
                 }
             }
-            barrier(); // the next chunk overwrites the shared lists
+            if (own) {
+                vec2 centre = vec2(faceValue(face, 0), faceValue(face, 1));
+                float gradient = 1.0 - smoothstep(faceValue(face, 2), faceValue(face, 3), length(p - centre));
+                // Nothing farther out than the limit beyond the oval (polygon 0): the
+                // radial gradient would reach past it on a face seen from the side.
+                float outside = facePolygonDistance(p, face, int(faceValue(face, HEADER_STRIDE)),
+                                                    int(faceValue(face, HEADER_STRIDE + 1)));
+                float limit = faceValue(face, 8);
+                gradient *= 1.0 - smoothstep(limit - 2.0 * feather, limit, outside);
+                // The mesh's own oval counts as person: segmentation (a selfie model) can
+                // miss small and distant people, but not remove a face the mesh found.
+                float person = max(smoothstep(parameters.personRamp.x, parameters.personRamp.y,
+                                              texture(personBlurred, p / parameters.frameSize).r), oval);
+                candidate = gradient * person;
+                zone = (zoneSum + max(0.0, 1.0 - zoneWeight) * parameters.elsewhere) / max(1.0, zoneWeight);
+            }
         }
     }
     if (!inPass || (!groupReached && parameters.firstPass == 0)) {

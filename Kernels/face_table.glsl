@@ -1,22 +1,22 @@
-// Per-workgroup access to a table of faces of any length (SkinMaskGeometry,
-// MakeupGeometry and ReshapeField pack theirs so). The buffer starts with a directory of
+// Access to a table of faces of any length (SkinMaskGeometry, MakeupGeometry and
+// ReshapeField pack theirs so). The buffer starts with a directory of
 // FACE_DIRECTORY_STRIDE floats per face: block start, block length, two spare, and the
 // frame box the face can touch (x0 y0 x1 y1); each face's block follows, with offsets
-// inside a block relative to its start. A workgroup lists the faces whose box meets its
-// own, up to FACE_SLOTS at a time, and copies their blocks to shared memory while they
-// fit (per-lane storage-buffer reads in the inner loops are slow on lavapipe); blocks
-// that do not fit are read from the buffer. The including kernel declares
+// inside a block relative to its start. The including kernel declares
 //   layout(binding = N) buffer Geometry { float data[]; } geometry;
 // and a push-constant `faceCount` reached through FACE_COUNT, before including this.
+//
+// Two ways to reach a face, both through faceValue(slot, offset):
+// - FACE_TABLE_DIRECT defined: a slot is the face's index and its block is read from the
+//   buffer. For the per-pixel kernels: a loop over the faces whose box meets the
+//   workgroup's reads the same address in every lane, which is cheap everywhere, and it
+//   needs no barrier (shared memory and barriers made the mask, blend, makeup and reshape
+//   kernels about 5x slower on lavapipe: reshape 318 -> 64 ms a 720p frame).
+// - otherwise: a workgroup lists the faces whose box meets its own, up to FACE_SLOTS at a
+//   time, with gatherFaces, and copies their blocks to shared memory while they fit;
+//   for kernels that hold barriers anyway (the retouch stages' reductions).
 
-const int FACE_TABLE_FLOATS = 4096;
-const int FACE_SLOTS = 64;
 const int FACE_DIRECTORY_STRIDE = 8;
-
-shared float faceTable[FACE_TABLE_FLOATS];
-shared int faceSlotIndex[FACE_SLOTS];
-shared int faceSlotBase[FACE_SLOTS];   // block start in faceTable, or -1: read from the buffer
-shared int faceSlotCount;
 
 // The frame box face `face` can touch.
 vec4 faceBox(int face) {
@@ -28,6 +28,22 @@ bool faceBoxMeets(vec4 box, vec2 low, vec2 high) {
     return !(box.z < low.x || box.w < low.y || box.x > high.x || box.y > high.y);
 }
 
+#ifdef FACE_TABLE_DIRECT
+
+float faceValue(int slot, int offset) {
+    return geometry.data[int(geometry.data[slot * FACE_DIRECTORY_STRIDE]) + offset];
+}
+
+#else
+
+const int FACE_TABLE_FLOATS = 4096;
+const int FACE_SLOTS = 64;
+
+shared float faceTable[FACE_TABLE_FLOATS];
+shared int faceSlotIndex[FACE_SLOTS];
+shared int faceSlotBase[FACE_SLOTS];   // block start in faceTable, or -1: read from the buffer
+shared int faceSlotCount;
+
 // A float of the face in `slot`, at `offset` within its block.
 float faceValue(int slot, int offset) {
     int base = faceSlotBase[slot];
@@ -35,10 +51,6 @@ float faceValue(int slot, int offset) {
         return faceTable[base + offset];
     }
     return geometry.data[int(geometry.data[faceSlotIndex[slot] * FACE_DIRECTORY_STRIDE]) + offset];
-}
-
-vec2 facePoint(int slot, int offset) {
-    return vec2(faceValue(slot, offset), faceValue(slot, offset + 1));
 }
 
 // Lists, from face `firstFace` on, up to FACE_SLOTS faces whose box meets the frame box
@@ -76,6 +88,12 @@ void gatherFaces(int firstFace, vec2 low, vec2 high) {
         }
     }
     barrier();
+}
+
+#endif
+
+vec2 facePoint(int slot, int offset) {
+    return vec2(faceValue(slot, offset), faceValue(slot, offset + 1));
 }
 
 // Signed distance from p to a closed polygon of the face in `slot` (negative inside),

@@ -40,6 +40,7 @@ layout(push_constant) uniform Parameters {
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
+#define FACE_TABLE_DIRECT
 #include "face_table.glsl"
 
 vec3 softLight(vec3 base, vec3 blend) {
@@ -78,35 +79,29 @@ void main() {
     ivec2 offset = ivec2(gl_GlobalInvocationID.xy);
     ivec2 pixel = parameters.origin + offset;
     vec2 p = vec2(pixel) + 0.5;
-    vec2 groupLow = vec2(parameters.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy));
-    vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
     float blush = 0.0;
     float lips = 0.0;
-    for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
-        gatherFaces(firstFace, groupLow, groupHigh);
-        for (int slot = 0; slot < faceSlotCount; ++slot) {
-            if (!faceBoxMeets(faceBox(faceSlotIndex[slot]), p, p)) {
-                continue;
-            }
-            for (int cheek = 0; cheek < 2; ++cheek) {
-                int base = 9 + 6 * cheek;
-                vec2 v = p - facePoint(slot, base);
-                vec2 q = vec2(dot(v, facePoint(slot, base + 2)), dot(v, facePoint(slot, base + 4)));
-                float r2 = dot(q, q);
-                if (r2 < 1.0) {
-                    blush = max(blush, (1.0 - r2) * (1.0 - r2));
-                }
-            }
-            if (faceBoxMeets(vec4(facePoint(slot, 0), facePoint(slot, 2)), p, p)) {
-                float feather = faceValue(slot, 4);
-                float outer = facePolygonDistance(p, slot, int(faceValue(slot, 5)), int(faceValue(slot, 6)));
-                if (outer < feather) {
-                    float inner = facePolygonDistance(p, slot, int(faceValue(slot, 7)), int(faceValue(slot, 8)));
-                    lips = max(lips, (1.0 - smoothstep(-feather, feather, outer)) * smoothstep(-feather, feather, inner));
-                }
+    for (int face = 0; face < parameters.faceCount; ++face) {
+        if (!faceBoxMeets(faceBox(face), p, p)) {
+            continue;
+        }
+        for (int cheek = 0; cheek < 2; ++cheek) {
+            int base = 9 + 6 * cheek;
+            vec2 v = p - facePoint(face, base);
+            vec2 q = vec2(dot(v, facePoint(face, base + 2)), dot(v, facePoint(face, base + 4)));
+            float r2 = dot(q, q);
+            if (r2 < 1.0) {
+                blush = max(blush, (1.0 - r2) * (1.0 - r2));
             }
         }
-        barrier();
+        if (faceBoxMeets(vec4(facePoint(face, 0), facePoint(face, 2)), p, p)) {
+            float feather = faceValue(face, 4);
+            float outer = facePolygonDistance(p, face, int(faceValue(face, 5)), int(faceValue(face, 6)));
+            if (outer < feather) {
+                float inner = facePolygonDistance(p, face, int(faceValue(face, 7)), int(faceValue(face, 8)));
+                lips = max(lips, (1.0 - smoothstep(-feather, feather, outer)) * smoothstep(-feather, feather, inner));
+            }
+        }
     }
     if (any(greaterThanEqual(offset, parameters.regionSize))) {
         return;

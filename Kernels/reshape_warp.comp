@@ -27,43 +27,38 @@ layout(push_constant) uniform Parameters {
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
+#define FACE_TABLE_DIRECT
 #include "face_table.glsl"
 
 void main() {
     ivec2 offset = ivec2(gl_GlobalInvocationID.xy);
     ivec2 pixel = parameters.origin + offset;
     vec2 p = vec2(pixel) + 0.5;
-    vec2 groupLow = vec2(parameters.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy));
-    vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
     vec2 d = vec2(0.0);
-    for (int firstFace = 0; firstFace < parameters.faceCount; firstFace += FACE_SLOTS) {
-        gatherFaces(firstFace, groupLow, groupHigh);
-        for (int slot = 0; slot < faceSlotCount; ++slot) {
-            if (!faceBoxMeets(faceBox(faceSlotIndex[slot]), p, p)) {
-                continue;
-            }
-            int eyes = int(faceValue(slot, 10));
-            for (int eye = 0; eye < eyes; ++eye) {
-                int base = 4 * eye;
-                vec2 v = p - facePoint(slot, base);
-                float u = dot(v, v) * faceValue(slot, base + 2);
-                if (u < 1.0) {
-                    d -= faceValue(slot, base + 3) * (1.0 - u) * (1.0 - u) * v;
-                }
-            }
-            float rho = faceValue(slot, 8);
-            int anchors = int(faceValue(slot, 9));
-            vec2 sum = vec2(0.0);
-            float weights = 0.0;
-            for (int k = 0; k < anchors; ++k) {
-                int base = BLOCK_HEADER + 4 * k;
-                float w = max(0.0, 1.0 - length(p - facePoint(slot, base)) / rho);
-                sum += w * facePoint(slot, base + 2);
-                weights += w;
-            }
-            d -= sum / max(1.0, weights);
+    for (int face = 0; face < parameters.faceCount; ++face) {
+        if (!faceBoxMeets(faceBox(face), p, p)) {
+            continue;
         }
-        barrier();
+        int eyes = int(faceValue(face, 10));
+        for (int eye = 0; eye < eyes; ++eye) {
+            int base = 4 * eye;
+            vec2 v = p - facePoint(face, base);
+            float u = dot(v, v) * faceValue(face, base + 2);
+            if (u < 1.0) {
+                d -= faceValue(face, base + 3) * (1.0 - u) * (1.0 - u) * v;
+            }
+        }
+        float rho = faceValue(face, 8);
+        int anchors = int(faceValue(face, 9));
+        vec2 sum = vec2(0.0);
+        float weights = 0.0;
+        for (int k = 0; k < anchors; ++k) {
+            int base = BLOCK_HEADER + 4 * k;
+            float w = max(0.0, 1.0 - length(p - facePoint(face, base)) / rho);
+            sum += w * facePoint(face, base + 2);
+            weights += w;
+        }
+        d -= sum / max(1.0, weights);
     }
     if (any(greaterThanEqual(offset, parameters.regionSize))) {
         return;
