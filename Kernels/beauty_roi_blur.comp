@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : enable
 // One axis of the small separable Gaussian of frequency separation's base layer, as a
 // normalised convolution over the skin: the horizontal pass blurs (rgb * m, m), m the
-// skin mask, and the vertical pass blurs those sums, so base = rgb / m averages skin only.
+// skin mask (`beauty_skin_weigh.comp` writes it), and the vertical pass blurs those sums,
+// so base = rgb / m averages skin only.
 // Background next to the face and the features inside it then stay out of the base layer,
 // and out of the high layer (I - base) too: an edge's step never lands on the skin beside
 // it as a line. Reads outside the region come from the frame (clamped at its edge);
@@ -12,13 +13,11 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(binding = 0) uniform sampler2D source;   // nearest sampler
-layout(binding = 1) uniform sampler2D mask;     // linear sampler (read by the horizontal pass)
-layout(binding = 2) writeonly uniform image2D destination;
+layout(binding = 1) writeonly uniform image2D destination;
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;
     ivec2 size;
-    vec2 inverseFrame;
     int vertical;
     int radius;
     float factor;     // -1 / (2 sigma^2)
@@ -36,12 +35,7 @@ void main() {
     for (int d = -parameters.radius; d <= parameters.radius; ++d) {
         float w = exp(float(d * d) * parameters.factor);
         ivec2 q = clamp(pixel + d * step, ivec2(0), last);
-        vec4 value = texelFetch(source, q, 0);
-        if (parameters.vertical == 0) {
-            float m = texture(mask, (vec2(q) + 0.5) * parameters.inverseFrame).r;
-            value = vec4(value.rgb * m, m);
-        }
-        sum += w * value;
+        sum += w * texelFetch(source, q, 0);
     }
     imageStore(destination, pixel, sum * parameters.normaliser);
 }

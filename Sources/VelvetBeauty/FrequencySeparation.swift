@@ -14,6 +14,7 @@ import VelvetKernels
 /// max(1, floor(sigma / 2.5)), where the blur is 2.5...5 px wide; it is that wide
 /// Gaussian's own smoothness that makes the coarse grid lossless.
 final class FrequencySeparation {
+    private let weigh: TypedKernel<KernelLibrary.BeautySkinWeighPush>
     private let baseBlur: TypedKernel<KernelLibrary.BeautyRoiBlurPush>
     private let downsample: TypedKernel<KernelLibrary.BeautyNcDownsamplePush>
     private let combine: TypedKernel<KernelLibrary.BeautyFreqsepCombinePush>
@@ -23,6 +24,7 @@ final class FrequencySeparation {
     init(context: GPUContext, pool: ImagePool, blurs: BlurCache) throws {
         self.pool = pool
         self.blurs = blurs
+        weigh = try TypedKernel(context: context)
         baseBlur = try TypedKernel(context: context)
         downsample = try TypedKernel(context: context)
         combine = try TypedKernel(context: context)
@@ -41,18 +43,24 @@ final class FrequencySeparation {
         let factor = -1 / (2 * baseSigma * baseSigma)
         var total: Float = 0
         for d in -radius...radius { total += exp(Float(d * d) * factor) }
+        let weighed = try pool.image("freqsep.weighed", width: width, height: height, format: .rgba32f)
         let horizontal = try pool.image("freqsep.horizontal", width: width, height: height, format: .rgba16f)
         let base = try pool.image("freqsep.base", width: width, height: height, format: .rgba16f)
         let rowsRegion = PixelRegion(x: region.x, y: region.y, width: region.width, height: region.height)
             .grown(by: radius, width: width, height: height)
         let firstPass = PixelRegion(x: region.x, y: rowsRegion.y, width: region.width, height: rowsRegion.height)
         let inverse = source.inverseSize
-        for (input, output, vertical, area) in [(source, horizontal, 0, firstPass), (horizontal, base, 1, region)] {
+        // Everything the first pass reads: the rows it covers, the radius either side.
+        let weighPush = KernelLibrary.BeautySkinWeighPush(
+            origin: SIMD2(Int32(rowsRegion.x), Int32(rowsRegion.y)), size: SIMD2(Int32(rowsRegion.width), Int32(rowsRegion.height)),
+            inverseFrame: SIMD2(inverse.0, inverse.1))
+        recorder.dispatch(weigh, [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(weighed)],
+                          push: weighPush, covering: rowsRegion.width, rowsRegion.height)
+        for (input, output, vertical, area) in [(weighed, horizontal, 0, firstPass), (horizontal, base, 1, region)] {
             let push = KernelLibrary.BeautyRoiBlurPush(
                 origin: SIMD2(Int32(area.x), Int32(area.y)), size: SIMD2(Int32(area.width), Int32(area.height)),
-                inverseFrame: SIMD2(inverse.0, inverse.1), vertical: Int32(vertical), radius: Int32(radius),
-                factor: factor, normaliser: 1 / total)
-            recorder.dispatch(baseBlur, [.sampledImage(input, .nearest), .sampledImage(mask, .linear), .storageImage(output)],
+                vertical: Int32(vertical), radius: Int32(radius), factor: factor, normaliser: 1 / total)
+            recorder.dispatch(baseBlur, [.sampledImage(input, .nearest), .storageImage(output)],
                               push: push, covering: area.width, area.height)
         }
 
