@@ -22,8 +22,8 @@ layout(binding = 2) uniform sampler2D processed; // nearest: smoothed
 layout(binding = 3) uniform sampler2D mask;      // linear
 layout(binding = 4) writeonly uniform image2D destination;
 layout(binding = 5) writeonly uniform image2D weights;
-layout(binding = 6) buffer Geometry { float data[]; } geometry; // the skin mask's faces
-layout(binding = 7) buffer Gains { float data[]; } gains;       // per face, GAIN_STRIDE floats, gain first
+layout(binding = 6) readonly buffer Geometry { float data[]; } geometry; // the skin mask's faces
+layout(binding = 7) readonly buffer Gains { float data[]; } gains;       // per face, GAIN_STRIDE floats, gain first
 layout(binding = 8) uniform sampler2D userMatte; // nearest, frame size: the user's matte (when hasUserMatte)
 
 layout(push_constant) uniform Parameters {

@@ -16,7 +16,7 @@ layout(local_size_x = 16, local_size_y = 16) in;
 const int BLOCK_HEADER = 11;
 
 layout(binding = 0) uniform sampler2D source;      // linear sampler
-layout(binding = 1) buffer Geometry { float data[]; } geometry;
+layout(binding = 1) readonly buffer Geometry { float data[]; } geometry;
 layout(binding = 2) writeonly uniform image2D destination;
 
 layout(push_constant) uniform Parameters {
