@@ -41,6 +41,29 @@ final class FacePhotoSetTests: XCTestCase {
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: result.output) as? [String: Any])
     }
 
+    /// Each photo as an RGB PNG (the pixels both the render and the metrics read) and its
+    /// faces found by the default `velvet analyze`, made once per test process: the M16 and M3
+    /// tests both need them, and each analysis of a still is a full search.
+    // XCTest runs one test method at a time, so the cache needs no lock.
+    nonisolated(unsafe) private static var prepared: [String: (png: String, faces: [[SIMD2<Float>]])] = [:]
+    private static let preparedDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("velvet-photo-set-\(ProcessInfo.processInfo.processIdentifier)")
+
+    override class func tearDown() {
+        try? FileManager.default.removeItem(at: preparedDirectory)
+        super.tearDown()
+    }
+
+    private func prepared(_ photo: String) throws -> (png: String, faces: [[SIMD2<Float>]]) {
+        if let known = Self.prepared[photo] { return known }
+        try FileManager.default.createDirectory(at: Self.preparedDirectory, withIntermediateDirectories: true)
+        let png = Self.preparedDirectory.appendingPathComponent("\(Self.prepared.count).png").path
+        try Tool.ffmpeg(["-i", photo, "-pix_fmt", "rgb24", png])
+        let made = (png: png, faces: try faces(png))
+        Self.prepared[photo] = made
+        return made
+    }
+
     /// Landmark boxes per photo from `velvet analyze`.
     private func faces(_ photo: String, detector: [String] = []) throws -> [[SIMD2<Float>]] {
         let json = try velvet(["analyze", photo, "--json", "--quiet"] + detector)
@@ -53,8 +76,9 @@ final class FacePhotoSetTests: XCTestCase {
     func testEveryFaceTheFullRangeModelFindsIsFound() throws {
         var totals = (auto: 0, full: 0)
         for photo in try photos() {
-            let auto = try faces(photo).map { FaceBox(bounding: $0) }
-            let full = try faces(photo, detector: ["--detector", "full", "--max-faces", "64"]).map { FaceBox(bounding: $0) }
+            let (png, found) = try prepared(photo)
+            let auto = found.map { FaceBox(bounding: $0) }
+            let full = try faces(png, detector: ["--detector", "full", "--max-faces", "64"]).map { FaceBox(bounding: $0) }
             let recall = QualityMetrics.facesFound(found: auto, present: full)
             print("[M16] \(URL(fileURLWithPath: photo).lastPathComponent): default \(auto.count), full range \(full.count), "
                   + "of those found \(recall.found)")
@@ -70,13 +94,13 @@ final class FacePhotoSetTests: XCTestCase {
     func testBackgroundIsUntouchedAtTheDefaultPreset() throws {
         let scratch = try Scratch()
         for photo in try photos() {
-            let input = scratch.path("in.png"), output = scratch.path("out.png")
-            try Tool.ffmpeg(["-i", photo, "-pix_fmt", "rgb24", input])
+            let (input, found) = try prepared(photo)
+            let output = scratch.path("out.png")
             let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--quiet", "-y"], environment: Self.environment)
             XCTAssertEqual(result.status, 0, result.stderr)
             let size = try Tool.probe(input, "stream=width,height").split(separator: ",").compactMap { Int($0) }
             let before = try rgba(input), after = try rgba(output)
-            let geometry = try faces(input).map { try BeautyFace(landmarks: $0) }
+            let geometry = try found.map { try BeautyFace(landmarks: $0) }
             let m3 = QualityMetrics.backgroundDifference(input: before, output: after, width: size[0], height: size[1], faces: geometry)
             XCTAssertEqual(m3 ?? 0, 0, "\(photo): M3 background bit-exact")
         }
