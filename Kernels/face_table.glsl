@@ -28,10 +28,20 @@ bool faceBoxMeets(vec4 box, vec2 low, vec2 high) {
     return !(box.z < low.x || box.w < low.y || box.x > high.x || box.y > high.y);
 }
 
+// A float of face `face`'s block read from the buffer, in either mode (a kernel that
+// gathers for one pass may read directly in another).
+float faceBlockValue(int face, int offset) {
+    return geometry.data[int(geometry.data[face * FACE_DIRECTORY_STRIDE]) + offset];
+}
+
+vec2 faceBlockPoint(int face, int offset) {
+    return vec2(faceBlockValue(face, offset), faceBlockValue(face, offset + 1));
+}
+
 #ifdef FACE_TABLE_DIRECT
 
 float faceValue(int slot, int offset) {
-    return geometry.data[int(geometry.data[slot * FACE_DIRECTORY_STRIDE]) + offset];
+    return faceBlockValue(slot, offset);
 }
 
 #else
@@ -96,14 +106,20 @@ vec2 facePoint(int slot, int offset) {
     return vec2(faceValue(slot, offset), faceValue(slot, offset + 1));
 }
 
-// Signed distance from p to a closed polygon of the face in `slot` (negative inside),
-// even-odd rule; `first` is the offset of its first vertex (x y pairs) in the block.
-float facePolygonDistance(vec2 p, int slot, int first, int count) {
+// A point of the face in `slot` (direct false) or of face `face`'s block in the buffer.
+vec2 faceTablePoint(bool direct, int index, int offset) {
+    return direct ? faceBlockPoint(index, offset) : facePoint(index, offset);
+}
+
+// Signed distance from p to a closed polygon (negative inside), even-odd rule; `first` is
+// the offset of its first vertex (x y pairs) in the block; `index` a slot or, with
+// `direct`, a face.
+float faceTablePolygonDistance(vec2 p, bool direct, int index, int first, int count) {
     float nearest = 1e20;
     bool inside = false;
-    vec2 a = facePoint(slot, first + 2 * (count - 1));
+    vec2 a = faceTablePoint(direct, index, first + 2 * (count - 1));
     for (int i = 0; i < count; ++i) {
-        vec2 b = facePoint(slot, first + 2 * i);
+        vec2 b = faceTablePoint(direct, index, first + 2 * i);
         vec2 edge = b - a;
         vec2 toP = p - a;
         float along = clamp(dot(toP, edge) / max(dot(edge, edge), 1e-12), 0.0, 1.0);
@@ -116,4 +132,14 @@ float facePolygonDistance(vec2 p, int slot, int first, int count) {
     }
     float distance = sqrt(nearest);
     return inside ? -distance : distance;
+}
+
+// The polygon distance for the face in `slot`.
+float facePolygonDistance(vec2 p, int slot, int first, int count) {
+    return faceTablePolygonDistance(p, false, slot, first, count);
+}
+
+// The polygon distance for face `face`'s block, read from the buffer in either mode.
+float faceBlockPolygonDistance(vec2 p, int face, int first, int count) {
+    return faceTablePolygonDistance(p, true, face, first, count);
 }

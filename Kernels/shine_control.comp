@@ -73,18 +73,20 @@ layout(push_constant) uniform Parameters {
 
 int statsBase(int entry) { return entry * (STATS_HEADER + 2 * GRID_CELLS); }
 
-// Distance past the nearest hole's grown outline (negative inside one), 1e20 with none near.
-// Holes farther than `reach` beyond their box are not measured.
-float holeDistance(vec2 p, int slot, float reach) {
+// Distance past the nearest hole's grown outline (negative inside one), 1e20 with none near,
+// for the region in `slot` or, with `direct`, region `index`'s block in the buffer. Holes
+// farther than `reach` beyond their box are not measured.
+float holeDistance(vec2 p, bool direct, int index, float reach) {
     float nearest = 1e20;
-    int holes = int(faceValue(slot, 12));
+    int holes = int(direct ? faceBlockValue(index, 12) : faceValue(index, 12));
     for (int hole = 0; hole < holes; ++hole) {
         int entry = HEADER + hole * HOLE_STRIDE;
-        vec4 box = vec4(faceValue(slot, entry + 2), faceValue(slot, entry + 3), faceValue(slot, entry + 4), faceValue(slot, entry + 5));
+        vec4 box = vec4(faceTablePoint(direct, index, entry + 2), faceTablePoint(direct, index, entry + 4));
         if (p.x < box.x - reach || p.y < box.y - reach || p.x > box.z + reach || p.y > box.w + reach) {
             continue;
         }
-        nearest = min(nearest, facePolygonDistance(p, slot, int(faceValue(slot, entry)), int(faceValue(slot, entry + 1))));
+        vec2 polygon = faceTablePoint(direct, index, entry);
+        nearest = min(nearest, faceTablePolygonDistance(p, direct, index, int(polygon.x), int(polygon.y)));
     }
     return nearest;
 }
@@ -186,7 +188,7 @@ void measure() {
                 if (any(lessThan(p, cellLow)) || any(greaterThanEqual(p, cellLow + cell))) {
                     continue;
                 }
-                if (holeDistance(p, 0, 0.0) < 0.0) {
+                if (holeDistance(p, false, 0, 0.0) < 0.0) {
                     continue;
                 }
                 vec3 lab = labFromRGB(texelFetch(source, ivec2(x, y), 0).rgb);
@@ -237,55 +239,16 @@ void measure() {
 
 // ---- Apply ----------------------------------------------------------------------------
 
-// The apply pass reads the table straight from the buffer: a workgroup that gathers it into
-// shared memory (face_table.glsl) needs barriers and 16 KB of it, which on lavapipe cost more
-// over the face's few hundred workgroups than the whole pass's work (most of its pixels
-// only read their regions' grids).
-
-float regionValue(int region, int offset) { return geometry.data[int(geometry.data[region * FACE_DIRECTORY_STRIDE]) + offset]; }
-vec2 regionPoint(int region, int offset) { return vec2(regionValue(region, offset), regionValue(region, offset + 1)); }
-
-// Signed distance from p to the region's polygon at `first` (negative inside), as
-// facePolygonDistance.
-float regionPolygonDistance(vec2 p, int region, int first, int count) {
-    float nearest = 1e20;
-    bool inside = false;
-    vec2 a = regionPoint(region, first + 2 * (count - 1));
-    for (int i = 0; i < count; ++i) {
-        vec2 b = regionPoint(region, first + 2 * i);
-        vec2 edge = b - a;
-        vec2 toP = p - a;
-        float along = clamp(dot(toP, edge) / max(dot(edge, edge), 1e-12), 0.0, 1.0);
-        vec2 offset = toP - edge * along;
-        nearest = min(nearest, dot(offset, offset));
-        if ((a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) * edge.x / edge.y) {
-            inside = !inside;
-        }
-        a = b;
-    }
-    return inside ? -sqrt(nearest) : sqrt(nearest);
-}
-
-// As holeDistance, from the buffer.
-float regionHoleDistance(vec2 p, int region, float reach) {
-    float nearest = 1e20;
-    int holes = int(regionValue(region, 12));
-    for (int hole = 0; hole < holes; ++hole) {
-        int entry = HEADER + hole * HOLE_STRIDE;
-        vec4 box = vec4(regionPoint(region, entry + 2), regionPoint(region, entry + 4));
-        if (p.x < box.x - reach || p.y < box.y - reach || p.x > box.z + reach || p.y > box.w + reach) {
-            continue;
-        }
-        nearest = min(nearest, regionPolygonDistance(p, region, int(regionValue(region, entry)), int(regionValue(region, entry + 1))));
-    }
-    return nearest;
-}
+// The apply pass reads the table straight from the buffer (faceBlockValue): a workgroup
+// that gathers it into shared memory (face_table.glsl) needs barriers and 16 KB of it, which
+// on lavapipe cost more over the face's few hundred workgroups than the whole pass's work
+// (most of its pixels only read their regions' grids).
 
 // The region's low band at p: bilinear between the centres of its grid's cells (`plane` 0:
 // L*, 1: C*).
 float lowBand(int region, vec2 p, int plane) {
-    vec2 g = (p - regionPoint(region, 0)) / regionValue(region, 7) - 0.5;
-    ivec2 size = ivec2(regionValue(region, 8), regionValue(region, 9));
+    vec2 g = (p - faceBlockPoint(region, 0)) / faceBlockValue(region, 7) - 0.5;
+    ivec2 size = ivec2(faceBlockValue(region, 8), faceBlockValue(region, 9));
     vec2 clamped = clamp(g, vec2(0.0), vec2(size - 1));
     ivec2 c0 = ivec2(floor(clamped));
     ivec2 c1 = min(c0 + 1, size - 1);
@@ -335,13 +298,13 @@ void apply() {
         if (pull <= 0.0 && parameters.view == 0) {
             continue;
         }
-        float feather = regionValue(region, 4), holeFeather = regionValue(region, 5);
-        float d = regionPolygonDistance(p, region, int(regionValue(region, 10)), int(regionValue(region, 11)));
+        float feather = faceBlockValue(region, 4), holeFeather = faceBlockValue(region, 5);
+        float d = faceBlockPolygonDistance(p, region, int(faceBlockValue(region, 10)), int(faceBlockValue(region, 11)));
         if (d >= feather) {
             continue;
         }
-        float c = (1.0 - smoothstep(-feather, feather, d)) * smoothstep(0.0, 2.0 * holeFeather, regionHoleDistance(p, region, 2.0 * holeFeather))
-            * regionValue(region, 6);
+        float c = (1.0 - smoothstep(-feather, feather, d)) * smoothstep(0.0, 2.0 * holeFeather, holeDistance(p, true, region, 2.0 * holeFeather))
+            * faceBlockValue(region, 6);
         // The chroma a specular highlight washes out: the skin's chroma ratio at the new low
         // band over the low band's own, returned by the share of the excess taken out.
         float gain = min(skinRatio * (low - pull + 16.0) / max(lowChroma, 1e-3), MAX_CHROMA_GAIN) - 1.0;
