@@ -1,3 +1,4 @@
+import Foundation
 import VelvetGPU
 import VelvetNN
 
@@ -7,7 +8,8 @@ import VelvetNN
 /// have been analysed (`TrackWindow`), with its person mask segmented then, on the frame
 /// itself (so no mask is kept per pending frame). A lost face is held K frames (at least the
 /// tracker's own hold): a gap of up to K frames is interpolated, and a face that leaves fades
-/// out over K + 1.
+/// out over K + 1. `analyze` may run on a thread of its own, alongside `result` for an
+/// earlier frame (the window is shared under a lock; each has its own GPU work).
 public final class LookAheadTracker: @unchecked Sendable {
     /// Frames looked ahead when `--look-ahead` is not given (video files), chosen by
     /// measurement (docs/QUALITY.md, Look-ahead).
@@ -18,10 +20,12 @@ public final class LookAheadTracker: @unchecked Sendable {
     public let tracker: FaceTracker
     public let lookAhead: Int
     private var window: TrackWindow
+    private let windowLock = NSLock()
     private let segmentation: FrameSegmentation?
-    /// The tracker's raw faces of the last frame analysed, as the window took them.
+    /// The tracker's raw faces of the last frame analysed, as the window took them (read it
+    /// on the thread that calls `analyze`).
     public private(set) var lastAnalysed: [Face] = []
-    /// GPU time per section of the last `analyze` or `result` call.
+    /// GPU time per section of the last `result` call (`analyze` returns its own).
     public private(set) var lastTimings = GPUTimings()
 
     /// - Parameter options: the tracker's video options; their landmark filter is replaced by
@@ -43,25 +47,30 @@ public final class LookAheadTracker: @unchecked Sendable {
             ? FrameSegmentation(context: context, model: options.segmentationModel, files: files, kernels: kernels) : nil
     }
 
-    /// Tracks the next frame of the input (frames in order, each one once).
-    public func analyze(_ image: GPUImage, time: Double) throws {
+    /// Tracks the next frame of the input (frames in order, each one once); returns the
+    /// tracker's GPU time per section.
+    @discardableResult
+    public func analyze(_ image: GPUImage, time: Double) throws -> GPUTimings {
         let found = try tracker.process(image, time: time)
-        window.add(found.faces, isCut: tracker.lastFrameWasCut)
+        let isCut = tracker.lastFrameWasCut
+        windowLock.withLock { window.add(found.faces, isCut: isCut) }
         lastAnalysed = found.faces
-        lastTimings = tracker.lastTimings
+        return tracker.lastTimings
     }
 
     /// Frames analysed so far, and results handed out.
-    public var analysed: Int { window.added }
-    public var emitted: Int { window.emitted }
+    public var analysed: Int { windowLock.withLock { window.added } }
+    public var emitted: Int { windowLock.withLock { window.emitted } }
 
     /// The faces of frame `index`, the next one not yet handed out, over `image` (that frame's
     /// working image): call once the K frames after it are analysed, or at the end of the input.
     public func result(for image: GPUImage, index: Int) throws -> FaceTrackerResult {
-        guard index == window.emitted, window.isReady(atEnd: true) else {
-            throw FaceError.invalidArgument("look-ahead: frame \(index) asked for, frame \(window.emitted) is next of \(window.added) analysed")
+        let faces = try windowLock.withLock { () throws -> [Face] in
+            guard index == window.emitted, window.isReady(atEnd: true) else {
+                throw FaceError.invalidArgument("look-ahead: frame \(index) asked for, frame \(window.emitted) is next of \(window.added) analysed")
+            }
+            return window.next()
         }
-        let faces = window.next()
         let person = try segmentation?.segment(image)
         lastTimings = person?.timings ?? GPUTimings()
         return FaceTrackerResult(faces: faces, personMask: person?.mask, lowResolutionPersonMask: person?.lowResolution,

@@ -477,3 +477,19 @@ public final class GPUSubmission: @unchecked Sendable {
         return vkWaitForFences(recorder.context.handle, 1, &fence, VkBool32(VK_TRUE), UInt64.max)
     }
 }
+
+/// GPU milliseconds per section label, summed over frames, from any thread (a look-ahead's
+/// tracker adds from its own thread while the stages add from the GPU thread).
+public final class GPUTimeTotals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sums: [String: Double] = [:]
+
+    public init() {}
+
+    /// Adds each section under its own label, or every section under `label`.
+    public func add(_ timings: GPUTimings, as label: String? = nil) {
+        lock.withLock { for section in timings.sections { sums[label ?? section.label, default: 0] += section.milliseconds } }
+    }
+
+    public var milliseconds: [String: Double] { lock.withLock { sums } }
+}

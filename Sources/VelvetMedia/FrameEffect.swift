@@ -45,11 +45,13 @@ public protocol FrameEffect: AnyObject, Sendable {
     /// Frames the effect wants to see before it records one (offline look-ahead): on a
     /// video, the renderer shows each frame to `look(ahead:)` as it is decoded and calls
     /// `record` for frame N once frame N + K has been looked at (or the input has ended),
-    /// holding the K decoded frames in between. 0: `record` alone, frame by frame (stills
+    /// holding the decoded frames in between. 0: `record` alone, frame by frame (stills
     /// always).
     var lookAhead: Int { get }
     /// Sees the next frame of the input, in order, before any frame K or more before it is
-    /// recorded. `frame.output` is not to be written.
+    /// recorded. `frame.output` is not to be written. It runs on a thread of its own (the
+    /// renderer's look-ahead thread), possibly while `record` runs for an earlier frame: what
+    /// the two share must be safe to touch from both.
     func look(ahead frame: EffectFrame) throws
 }
 

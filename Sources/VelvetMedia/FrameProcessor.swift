@@ -41,9 +41,12 @@ final class FrameProcessor: @unchecked Sendable {
     private let processed: GPUImage
     private let outputPlanes: [GPUImage]
     private let outputFrames: OutputFramePool
-    /// The look-ahead's own input planes and working image, so that showing frame N+K+1 to
-    /// the effect does not touch what frame N's submission, still in flight, reads.
-    private var lookAheadImages: (planes: [GPUImage], working: GPUImage)?
+    /// The look-ahead's own input planes and working images, two sets taken in turn, so that
+    /// showing frame N+K+1 to the effect touches neither what frame N's submission, still in
+    /// flight, reads nor what the look-ahead of frame N+K, still running, reads.
+    private var lookAheadImages: [(planes: [GPUImage], working: GPUImage)] = []
+    private var lookAheadWorker: LookAheadWorker?
+    private var lookedAt = 0
     private(set) var lastTimings = GPUTimings(sections: [])
 
     /// A frame submitted to the GPU and not yet waited for (`begin`, then `finish`).
@@ -70,16 +73,23 @@ final class FrameProcessor: @unchecked Sendable {
         outputFrames = try OutputFramePool(planes: outputPlanes)
     }
 
-    /// Shows one frame to the effect's look-ahead: upload and conversion to the working
-    /// image, then `look(ahead:)`. The frame is uploaded again when it is processed.
-    func lookAhead(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect) throws {
-        let images = try lookAheadImages ?? {
+    /// Shows one frame to the effect's look-ahead: upload and conversion to a working image
+    /// here, then `look(ahead:)` on the look-ahead thread (`LookAheadWorker`), behind the frames
+    /// before; `onTimings` gets the upload's GPU time from there. The frame is uploaded again
+    /// when it is processed.
+    func lookAhead(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect,
+                   onTimings: @escaping @Sendable (GPUTimings) -> Void) throws {
+        let worker = lookAheadWorker ?? LookAheadWorker()
+        lookAheadWorker = worker
+        // The image set of two frames back is free once its look-ahead has run.
+        try worker.wait(untilDone: lookedAt - 1)
+        if lookAheadImages.count < 2 {
             let upright = plan.uprightSize
-            let made = (try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight),
-                        try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f))
-            lookAheadImages = made
-            return made
-        }()
+            lookAheadImages.append((try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight),
+                                    try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)))
+        }
+        let images = lookAheadImages[lookedAt % 2]
+        lookedAt += 1
         let recorder = try CommandRecorder(context: context)
         recorder.beginSection("lookahead.upload")
         try converter.recordUpload(of: frame, to: images.planes, on: recorder)
@@ -90,10 +100,21 @@ final class FrameProcessor: @unchecked Sendable {
         // Submitted, not waited for: the effect's own submissions run behind it. The effect
         // only reads the frame here (`look(ahead:)` writes no output).
         let upload = try recorder.submit()
-        try effect.look(ahead: EffectFrame(index: index, time: time, isStillImage: false, input: images.working,
-                                           output: images.working))
-        lastTimings = GPUTimings(sections: try upload.wait().sections)
+        let shown = EffectFrame(index: index, time: time, isStillImage: false, input: images.working, output: images.working)
+        worker.submit {
+            try effect.look(ahead: shown)
+            onTimings(GPUTimings(sections: try upload.wait().sections))
+        }
     }
+
+    /// Blocks until the look-ahead has seen `count` frames; throws its error.
+    func waitForLookAhead(frames count: Int) throws { try lookAheadWorker?.wait(untilDone: count) }
+
+    /// Seconds the look-ahead thread was busy.
+    var lookAheadBusySeconds: Double { lookAheadWorker?.busySeconds ?? 0 }
+
+    /// Stops the look-ahead thread once its job under way is done (call before the render ends).
+    func closeLookAhead() { lookAheadWorker?.close() }
 
     /// Runs one frame through the GPU; returns the output frame (pts copied).
     func process(_ frame: MediaFrame, index: Int, time: Double, isStillImage: Bool, effect: FrameEffect?) throws -> MediaFrame {

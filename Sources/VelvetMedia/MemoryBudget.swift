@@ -24,22 +24,22 @@ struct MemoryEstimate {
     ///   - effectBytesPerPixel: what the effects keep (`FrameEffect.workingBytesPerPixel`);
     ///     nil without effects.
     ///   - encoderLookahead: frames the encoder holds before it writes one.
-    ///   - effectLookAhead: the effects' look-ahead (`FrameEffect.lookAhead`): K + 1 decoded frames
-    ///     are held at once (the next is looked at before the oldest goes).
+    ///   - effectLookAhead: the effects' look-ahead (`FrameEffect.lookAhead`): K + 2 decoded frames
+    ///     are held at once (frame N + K + 1 is looked at while frame N is recorded).
     init(width: Int, height: Int, input: VideoPlaneLayout, output: VideoPlaneLayout, repackedBytesPerPixel: Double,
          isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0) {
         let pixels = Double(width) * Double(height)
         // Planes in and out with their staging buffers, the working image (rgba16f), and with
-        // effects their result (rgba16f) and their own images; with a look-ahead, its own input
-        // planes and working image (the frame in flight keeps the others).
+        // effects their result (rgba16f) and their own images; with a look-ahead, two sets of its
+        // own input planes and working image (the frame in flight keeps the others).
         let effects = effectBytesPerPixel.map { 8 + Double($0) } ?? 0
-        let lookAheadImages = effectLookAhead > 0 ? input.bytesPerPixel + 8 : 0
+        let lookAheadImages = effectLookAhead > 0 ? 2 * (input.bytesPerPixel + 8) : 0
         gpuBytes = pixels * (2 * input.bytesPerPixel + 8 + 2 * output.bytesPerPixel + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel
         let frames = isVideo
             ? Self.videoFramesInFlight * (decoded + output.bytesPerPixel)
                 + Double(encoderLookahead) * Self.bytesPerLookaheadFrame * output.bytesPerPixel
-                + Double(effectLookAhead > 0 ? effectLookAhead + 1 : 0) * decoded
+                + Double(effectLookAhead > 0 ? effectLookAhead + 2 : 0) * decoded
             : decoded + 2 * output.bytesPerPixel
         cpuBytes = Self.baseBytes + pixels * frames
     }

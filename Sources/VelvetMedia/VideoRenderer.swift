@@ -11,10 +11,11 @@ public struct RenderSummary: Sendable {
     /// Milliseconds of GPU time per section (upload, color_in, effects..., color_out, download), summed over frames.
     public var gpuMilliseconds: [String: Double]
     public var input: MediaInfo
-    /// Seconds each of the three threads spent working (not waiting on its queues): the
-    /// largest is the bottleneck. `gpu` includes the CPU's recording and its waits on the
-    /// GPU; `encode` includes muxing.
-    public var busySeconds: (decode: Double, gpu: Double, encode: Double) = (0, 0, 0)
+    /// Seconds each thread spent working (not waiting on its queues): the largest is the
+    /// bottleneck. `gpu` includes the CPU's recording and its waits on the GPU; `encode`
+    /// includes muxing; `lookAhead` is the effect's look-ahead thread (the tracker, with its
+    /// own waits on the GPU; 0 without look-ahead).
+    public var busySeconds: (decode: Double, gpu: Double, encode: Double, lookAhead: Double) = (0, 0, 0, 0)
     /// What was wrong with an input that was rendered anyway (`RenderOptions.allowTruncated`), one line each.
     public var warnings: [String] = []
     /// Frames the effect looked ahead (0: none), and the most bytes of decoded frames held for it at once.
@@ -91,15 +92,20 @@ public final class VideoRenderer: @unchecked Sendable {
         }
 
         // GPU thread: the first frame decides the plan; the writer is opened from it. With an
-        // effect's look-ahead, each frame is first shown to it and then held (with the packets
-        // that follow it, so the order to the encoder is unchanged) until K later frames have
-        // been shown, or the input ends.
+        // effect's look-ahead, each frame is first shown to it (on the look-ahead thread) and
+        // then held (with the packets that follow it, so the order to the encoder is unchanged)
+        // until K + 1 later frames have been shown, or the input ends: the look-ahead of frame
+        // N + K + 1 runs while frame N is recorded, which needs only N + K's.
         let writerBox = WriterBox()
         let lookAhead = cpuOnly || reader.info.isStillImage || outputPlan.isStillImage ? 0 : max(0, effect?.lookAhead ?? 0)
         let held = HeldFrames()
         let gpuThread = Thread { [converter, context] in
             defer { processed.close() }
             var processor: FrameProcessor?
+            defer {
+                processor?.closeLookAhead()
+                writerBox.lookAheadBusySeconds = processor?.lookAheadBusySeconds ?? 0
+            }
             var index = 0, lookedAt = 0
             /// With look-ahead: the frame submitted last, waited for only after the next frame has
             /// been shown to the look-ahead, so that the two overlap on the GPU.
@@ -135,6 +141,8 @@ public final class VideoRenderer: @unchecked Sendable {
                     if cancellation.isCancelled { return false }
                     if case .frame(let frame) = stage {
                         guard try finishInFlight() else { return false }
+                        // Frame N's faces need the look-ahead through frame N + K.
+                        try processor!.waitForLookAhead(frames: all ? lookedAt : index + lookAhead + 1)
                         inFlight = try gpuClock.measure {
                             try processor!.begin(frame, index: index, time: time(frame), isStillImage: false, effect: effect)
                         }
@@ -183,11 +191,13 @@ public final class VideoRenderer: @unchecked Sendable {
                             continue
                         }
                         // The frame in flight (submitted last) runs on the GPU meanwhile.
-                        try gpuClock.measure { try processor!.lookAhead(frame, index: lookedAt, time: time(frame), effect: effect) }
-                        writerBox.add(processor!.lastTimings)
+                        try gpuClock.measure {
+                            try processor!.lookAhead(frame, index: lookedAt, time: time(frame), effect: effect,
+                                                     onTimings: { writerBox.add($0) })
+                        }
                         lookedAt += 1
                         held.append(.frame(frame), bytes: frame.byteCount)
-                        if held.frames > lookAhead { guard try release(all: false) else { return } }
+                        if held.frames > lookAhead + 1 { guard try release(all: false) else { return } }
                     case .packet where !held.isEmpty:
                         held.append(stage, bytes: 0)
                     case .end:
@@ -265,7 +275,7 @@ public final class VideoRenderer: @unchecked Sendable {
         }
         return RenderSummary(frames: frames, seconds: Date().timeIntervalSince(started),
                              gpuMilliseconds: writerBox.timings, input: reader.info,
-                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds), warnings: reader.warnings,
+                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, writerBox.lookAheadBusySeconds), warnings: reader.warnings,
                              lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
 
@@ -342,7 +352,14 @@ private final class WriterBox: @unchecked Sendable {
     private let lock = NSLock()
     private var opened: MediaWriter?
     private var sums: [String: Double] = [:]
+    private var lookAheadBusy = 0.0
     var early: [(MediaPacket, Int)] = []
+
+    /// The look-ahead thread's busy seconds, set by the GPU thread as it ends.
+    var lookAheadBusySeconds: Double {
+        get { lock.withLock { lookAheadBusy } }
+        set { lock.withLock { lookAheadBusy = newValue } }
+    }
 
     var writer: MediaWriter? { lock.withLock { opened } }
     var timings: [String: Double] { lock.withLock { sums } }

@@ -13,7 +13,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// still holds, fading out, is not counted).
     public private(set) var facesPerFrame: [Int] = []
     /// GPU milliseconds per stage, summed over frames (tracker included).
-    public private(set) var stageMilliseconds: [String: Double] = [:]
+    public var stageMilliseconds: [String: Double] { stageTotals.milliseconds }
+    private let stageTotals = GPUTimeTotals()
     /// The last frame's tracking result (its mask images are overwritten by the next frame).
     public private(set) var lastTracking: FaceTrackerResult?
     /// With `options.measuresQuality`: what the output achieved on each face, by track ID,
@@ -90,8 +91,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     public func look(ahead frame: EffectFrame) throws {
         let tracker = try lookAheadTracker ?? makeLookAheadTracker()
-        try tracker.analyze(frame.input, time: frame.time)
-        add(tracker.lastTimings)
+        add(try tracker.analyze(frame.input, time: frame.time))
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
@@ -170,7 +170,5 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         return tracker
     }
 
-    private func add(_ timings: GPUTimings) {
-        for section in timings.sections { stageMilliseconds[section.label, default: 0] += section.milliseconds }
-    }
+    private func add(_ timings: GPUTimings) { stageTotals.add(timings) }
 }

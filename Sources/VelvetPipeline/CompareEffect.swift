@@ -23,9 +23,11 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     }
 
     public let context: GPUContext
-    /// GPU milliseconds per stage for each side, summed over frames (tracker under "tracker").
-    public private(set) var timingsA: [String: Double] = [:]
-    public private(set) var timingsB: [String: Double] = [:]
+    /// GPU milliseconds per stage for each side, summed over frames (tracker under "tracker",
+    /// on both sides).
+    public var timingsA: [String: Double] { merged(sideA) }
+    public var timingsB: [String: Double] { merged(sideB) }
+    private let sideA = GPUTimeTotals(), sideB = GPUTimeTotals(), trackerTotals = GPUTimeTotals()
     public private(set) var frames = 0
     /// M15 of each side over the frames rendered so far (complete after `finishMeasuring()`).
     public private(set) var stabilityA = QualityMetrics.TemporalStability()
@@ -82,9 +84,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
             // With per-face settings, the largest face's pass's weights.
             guard let skin = stageFrames.first?.skin else { preconditionFailure("the skin stage is never idle") }
             results.append(skin)
-            for section in try side.submit().wait().sections {
-                if isA { timingsA[section.label, default: 0] += section.milliseconds } else { timingsB[section.label, default: 0] += section.milliseconds }
-            }
+            (isA ? sideA : sideB).add(try side.submit().wait())
         }
         frames += 1
 
@@ -106,12 +106,13 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
 
     public func look(ahead frame: EffectFrame) throws {
         if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: lookAhead) }
-        try lookAheadTracker!.analyze(frame.input, time: frame.time)
-        addTrackerTimings(lookAheadTracker!.lastTimings)
+        addTrackerTimings(try lookAheadTracker!.analyze(frame.input, time: frame.time))
     }
 
-    private func addTrackerTimings(_ timings: GPUTimings) {
-        timings.sections.forEach { timingsA["tracker", default: 0] += $0.milliseconds; timingsB["tracker", default: 0] += $0.milliseconds }
+    private func addTrackerTimings(_ timings: GPUTimings) { trackerTotals.add(timings, as: "tracker") }
+
+    private func merged(_ side: GPUTimeTotals) -> [String: Double] {
+        side.milliseconds.merging(trackerTotals.milliseconds, uniquingKeysWith: +)
     }
 
     /// Adds the last frame to M15; call once the GPU work recorded for it has completed.

@@ -42,7 +42,8 @@ enum MediaBenchmark {
         func note(_ key: String, _ summary: RenderSummary) {
             let frames = Double(max(summary.frames, 1))
             busy[key] = ["decode": summary.busySeconds.decode * 1000 / frames, "gpu": summary.busySeconds.gpu * 1000 / frames,
-                         "encode": summary.busySeconds.encode * 1000 / frames]
+                         "encode": summary.busySeconds.encode * 1000 / frames,
+                         "look_ahead": summary.busySeconds.lookAhead * 1000 / frames]
         }
         var stageTimes: [(String, [String: Double], Int)] = []
         for _ in 0..<repeats {
