@@ -17,17 +17,19 @@ final class FrameSegmentation {
     }
 
     /// The person probability of `image` at frame size and at the model's (images owned here,
-    /// overwritten by the next call), with the GPU time it took.
-    func segment(_ image: GPUImage) throws -> (mask: GPUImage, lowResolution: GPUImage, timings: GPUTimings) {
+    /// overwritten by the next call), with the GPU time it took. With `recorder`, it is
+    /// recorded there (no submission and wait of its own; the time is that recorder's).
+    func segment(_ image: GPUImage, on recorder: CommandRecorder? = nil) throws
+        -> (mask: GPUImage, lowResolution: GPUImage, timings: GPUTimings) {
         let resolved = model.resolved(width: image.width, height: image.height)
         if segmenter?.model != resolved { segmenter = try PersonSegmenter(context: context, model: resolved, files: files, kernels: kernels) }
         if mask?.width != image.width || mask?.height != image.height {
             mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
         }
-        let recorder = try CommandRecorder(context: context)
-        recorder.beginSection("face.segment")
-        try segmenter!.record(on: recorder, image: image, into: mask)
-        recorder.endSection()
-        return (mask!, segmenter!.lowResolutionMask, try recorder.submit().wait())
+        let target = try recorder ?? CommandRecorder(context: context)
+        target.beginSection("face.segment")
+        try segmenter!.record(on: target, image: image, into: mask)
+        target.endSection()
+        return (mask!, segmenter!.lowResolutionMask, recorder == nil ? try target.submit().wait() : GPUTimings())
     }
 }

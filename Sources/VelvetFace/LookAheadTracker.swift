@@ -64,14 +64,16 @@ public final class LookAheadTracker: @unchecked Sendable {
 
     /// The faces of frame `index`, the next one not yet handed out, over `image` (that frame's
     /// working image): call once the K frames after it are analysed, or at the end of the input.
-    public func result(for image: GPUImage, index: Int) throws -> FaceTrackerResult {
+    /// With `recorder`, the person mask is recorded there (for stages recorded after it on the
+    /// same recorder: one round trip to the GPU fewer a frame), else submitted and waited for.
+    public func result(for image: GPUImage, index: Int, on recorder: CommandRecorder? = nil) throws -> FaceTrackerResult {
         let faces = try windowLock.withLock { () throws -> [Face] in
             guard index == window.emitted, window.isReady(atEnd: true) else {
                 throw FaceError.invalidArgument("look-ahead: frame \(index) asked for, frame \(window.emitted) is next of \(window.added) analysed")
             }
             return window.next()
         }
-        let person = try segmentation?.segment(image)
+        let person = try segmentation?.segment(image, on: recorder)
         lastTimings = person?.timings ?? GPUTimings()
         return FaceTrackerResult(faces: faces, personMask: person?.mask, lowResolutionPersonMask: person?.lowResolution,
                                  ranDetection: false)

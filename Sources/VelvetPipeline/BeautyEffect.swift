@@ -103,7 +103,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             tracked = try playback.process(frame.input, index: frame.index, path: sidecars.tracksPath)
             add(playback.lastTimings)
         } else if let lookAheadTracker {
-            tracked = try lookAheadTracker.result(for: frame.input, index: frame.index)
+            tracked = try lookAheadTracker.result(for: frame.input, index: frame.index, on: recorder)
             add(lookAheadTracker.lastTimings)
         } else {
             let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
