@@ -3,7 +3,10 @@
 // The cap on the number of spots: when more blobs were found than `maxCount`, only the
 // `maxCount` ranked highest (darkest against their surroundings) are kept. Every filled pixel belongs to the nearest
 // peak within `linkRadius`; the fill is undone (original colour, weight 0) when that peak
-// ranks below the cap, or when there is none (its peak did not fit in the list).
+// ranks below the cap, or when there is none (its peak did not fit in the list). The peaks
+// are listed in whatever order the GPU's atomics gave them, so every tie (rank value, link
+// distance) is broken by position: the same frame keeps the same spots on every run (on the
+// H200, 41 of 300 frames of a render differed between two runs of one binary before).
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -25,6 +28,12 @@ layout(push_constant) uniform Parameters {
     int maxCount;
 } parameters;
 
+// Whether peak a ranks above peak b: the higher value, then the upper, then the left one (a
+// total order: one peak per pixel).
+bool ranksAbove(vec4 a, vec4 b) {
+    return a.z > b.z || (a.z == b.z && (a.y < b.y || (a.y == b.y && a.x < b.x)));
+}
+
 void main() {
     ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
     if (!beautyInRegion(pixel, parameters.origin, parameters.size) || count <= uint(parameters.maxCount)) {
@@ -41,18 +50,18 @@ void main() {
     for (uint i = 0u; i < listed; ++i) {
         vec2 offset = peaks[i].xy - centre;
         float distanceSquared = dot(offset, offset);
-        if (distanceSquared <= nearestDistance) {
+        if (distanceSquared < nearestDistance
+            || (distanceSquared == nearestDistance && (nearest < 0 || ranksAbove(peaks[i], peaks[nearest])))) {
             nearestDistance = distanceSquared;
             nearest = int(i);
         }
     }
     bool keep = false;
     if (nearest >= 0) {
-        float value = peaks[nearest].z;
+        vec4 own = peaks[nearest];
         int rank = 0;
         for (uint i = 0u; i < listed; ++i) {
-            float other = peaks[i].z;
-            if (other > value || (other == value && int(i) < nearest)) {
+            if (ranksAbove(peaks[i], own)) {
                 ++rank;
             }
         }

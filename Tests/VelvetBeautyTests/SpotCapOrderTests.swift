@@ -1,0 +1,59 @@
+import Foundation
+import VelvetGPU
+import VelvetKernels
+import VelvetTestSupport
+import XCTest
+
+/// The spot cap (`beauty_spot_cap.comp`) reads a peak list the GPU's atomics filled in any
+/// order: which spots it keeps must not depend on that order, or one frame renders
+/// differently from run to run (it did on the H200, 41 of 300 frames between two runs).
+final class SpotCapOrderTests: GPUTestCase {
+    static let side = 24
+
+    /// Four peaks of one rank value at the corners of a square, a cap of 2, every pixel
+    /// filled: the two upper peaks are kept (ties go to the upper, then the left), a pixel
+    /// as near to two peaks goes to the higher ranked, and the result is the same for every
+    /// order of the list.
+    func testTiesAreBrokenByPositionWhateverTheListOrder() throws {
+        let corners: [SIMD2<Float>] = [[5.5, 5.5], [17.5, 5.5], [5.5, 17.5], [17.5, 17.5]]
+        let orders = [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1], [1, 3, 0, 2]]
+        let results = try orders.map { order in try capped(peaks: order.map { corners[$0] }, value: 0.5, maxCount: 2) }
+        for (order, result) in zip(orders.dropFirst(), results.dropFirst()) {
+            XCTAssertEqual(zip(result, results[0]).filter { $0 != $1 }.count, 0, "pixels that differ with list order \(order)")
+        }
+        let kept = results[0]
+        func isKept(_ x: Int, _ y: Int) -> Bool { kept[y * Self.side + x] }
+        XCTAssertTrue(isKept(5, 5) && isKept(17, 5), "the upper peaks are kept")
+        XCTAssertFalse(isKept(5, 17) || isKept(17, 17), "the lower peaks are undone")
+        // Pixel centre (11.5, 11.5) is as near to all four: it goes to the upper left peak, kept.
+        XCTAssertTrue(isKept(11, 11))
+        // (11.5, 17.5) is as near to both lower peaks, both undone.
+        XCTAssertFalse(isKept(11, 17))
+    }
+
+    /// Runs the cap over a frame filled everywhere; true where a pixel's fill is kept.
+    private func capped(peaks: [SIMD2<Float>], value: Float, maxCount: Int) throws -> [Bool] {
+        let side = Self.side
+        let source = try GPUImage(context: context, width: side, height: side, format: .rgba16f)
+        let fixed = try GPUImage(context: context, width: side, height: side, format: .rgba16f)
+        let list = try GPUBuffer(context: context, size: 16 + 16 * peaks.count)
+        let grey = [Float16](repeating: 0.5, count: side * side * 4)
+        let filled = (0..<(side * side)).flatMap { _ in [0.6, 0.6, 0.6, 1] as [Float16] }
+        let header: [UInt32] = [UInt32(peaks.count), UInt32(peaks.count), 0, 0]
+        let entries: [Float] = peaks.flatMap { [$0.x, $0.y, value, 0] }
+        let recorder = try CommandRecorder(context: context)
+        try grey.withUnsafeBytes { try recorder.upload($0, to: source) }
+        try filled.withUnsafeBytes { try recorder.upload($0, to: fixed) }
+        try header.withUnsafeBytes { try recorder.upload($0, to: list) }
+        try entries.withUnsafeBytes { try recorder.upload($0, to: list, offset: 16) }
+        let push = KernelLibrary.BeautySpotCapPush(origin: SIMD2(0, 0), size: SIMD2(Int32(side), Int32(side)),
+                                                   linkRadius: 100, maxCount: Int32(maxCount))
+        recorder.dispatch(try TypedKernel<KernelLibrary.BeautySpotCapPush>(context: context),
+                          [.sampledImage(source, .nearest), .storageImage(fixed), .buffer(list)],
+                          push: push, covering: side, side)
+        let readback = try recorder.download(fixed)
+        try recorder.submit().wait()
+        let halves = readback.raw.bindMemory(to: Float16.self)
+        return (0..<(side * side)).map { Float(halves[$0 * 4 + 3]) > 0 }
+    }
+}
