@@ -1,6 +1,7 @@
 import VelvetGPU
 
-/// One frame handed to the effects, on the GPU thread.
+/// One frame handed to the effects: to `record` on the GPU thread, to `look(ahead:)` on the
+/// look-ahead thread.
 public struct EffectFrame {
     /// 0-based position in the input.
     public let index: Int
@@ -31,7 +32,8 @@ public enum FrameChange: Sendable, Equatable {
 }
 
 /// What the renderer runs between decode and encode (the beauty pipeline). Kept as a
-/// protocol so media I/O knows nothing of faces. Called only from the GPU thread.
+/// protocol so media I/O knows nothing of faces. Called from the GPU thread, but for
+/// `look(ahead:)`, which runs on the renderer's look-ahead thread.
 public protocol FrameEffect: AnyObject, Sendable {
     /// Records the effects of one frame on `recorder` and says what they changed. The input
     /// is complete when this is called, so an effect may also submit work of its own first
