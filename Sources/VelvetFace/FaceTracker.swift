@@ -223,10 +223,21 @@ public final class FaceTracker: @unchecked Sendable {
     /// before decoding, naming it (docs/CLI.md).
     public static let minimumFrameSide = 16
 
+    /// Where the repeat check reads the last frame from.
+    public enum LastFrame {
+        /// A copy the tracker keeps (8 bytes a pixel, copied every frame).
+        case copied
+        /// The caller's image of the frame processed last (nil: there was none), intact
+        /// until `process` returns; nothing is copied.
+        case given(GPUImage?)
+    }
+
     /// Processes one frame (an upright working image whose GPU writes have completed).
-    /// - Parameter time: presentation time in seconds (for the landmark filter); frames are
-    ///   taken to be 1/30 s apart when nil.
-    public func process(_ image: GPUImage, time: Double? = nil) throws -> FaceTrackerResult {
+    /// - Parameters:
+    ///   - time: presentation time in seconds (for the landmark filter); frames are taken to
+    ///     be 1/30 s apart when nil.
+    ///   - last: where the last frame is compared from (the look-ahead keeps its frames).
+    public func process(_ image: GPUImage, time: Double? = nil, last: LastFrame = .copied) throws -> FaceTrackerResult {
         guard image.width >= Self.minimumFrameSide, image.height >= Self.minimumFrameSide else {
             throw FaceError.invalidArgument("frames must be at least \(Self.minimumFrameSide)x\(Self.minimumFrameSide) pixels, got \(image.width)x\(image.height)")
         }
@@ -258,7 +269,7 @@ public final class FaceTracker: @unchecked Sendable {
         var repeatCheck: RegionRepeats.Pending?
         if options.tracking {
             recorder.beginSection("face.repeats")
-            repeatCheck = try repeats.record(on: recorder, image: image,
+            repeatCheck = try repeats.record(on: recorder, image: image, last: last,
                                              regions: tracks.map { $0.repeatRegion(width: image.width, height: image.height) })
         }
         recorder.beginSection("face.mesh")

@@ -48,10 +48,11 @@ public final class LookAheadTracker: @unchecked Sendable {
     }
 
     /// Tracks the next frame of the input (frames in order, each one once); returns the
-    /// tracker's GPU time per section.
+    /// tracker's GPU time per section. `previous`: the caller's image of the frame analysed
+    /// last, intact until this returns (`.copied`: the tracker keeps a copy).
     @discardableResult
-    public func analyze(_ image: GPUImage, time: Double) throws -> GPUTimings {
-        let found = try tracker.process(image, time: time)
+    public func analyze(_ image: GPUImage, time: Double, previous: FaceTracker.LastFrame = .copied) throws -> GPUTimings {
+        let found = try tracker.process(image, time: time, last: previous)
         let isCut = tracker.lastFrameWasCut
         windowLock.withLock { window.add(found.faces, isCut: isCut) }
         lastAnalysed = found.faces

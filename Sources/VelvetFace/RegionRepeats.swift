@@ -2,7 +2,8 @@ import VelvetGPU
 import VelvetKernels
 
 /// Compares each frame with the last (`face_region_change.comp`, on the GPU, against a copy
-/// of the last frame: its size and format, 8 bytes a pixel for the working image). Finds the
+/// of the last frame: its size and format, 8 bytes a pixel for the working image; or against
+/// the caller's own image of the last frame, `LastFrame.given`, with no copy). Finds the
 /// tracked faces whose region repeats the last frame's exactly (such a face keeps its
 /// landmarks, so a repeated picture gives a repeated render, whatever the mesh would make of
 /// a ROI that moved on), and cuts: a mean RGB change over the whole frame (sampled on a grid
@@ -24,7 +25,9 @@ final class RegionRepeats {
     private let kernel: TypedKernel<KernelLibrary.FaceRegionChangePush>
     private let changes: GPUBuffer
     private var previous: GPUImage?
+    /// Whether a frame was recorded since the reset, and whether `previous` holds it.
     private var previousValid = false
+    private var copyHoldsLast = false
     let capacity: Int
 
     init(context: GPUContext, capacity: Int) throws {
@@ -35,7 +38,8 @@ final class RegionRepeats {
     }
 
     /// Forgets the last frame (the next one repeats nothing).
-    func reset() { previousValid = false }
+    func reset() { previousValid = false; copyHoldsLast = false }
+
 
     struct Pending {
         let readback: GPUReadback
@@ -45,13 +49,18 @@ final class RegionRepeats {
 
     /// Records the comparison of `image` with the last frame inside each region and over the
     /// whole frame, then keeps `image` as the last frame. nil when there is nothing to compare.
-    func record(on recorder: CommandRecorder, image: GPUImage, regions: [PixelRegion?]) throws -> Pending? {
+    func record(on recorder: CommandRecorder, image: GPUImage, last: FaceTracker.LastFrame = .copied, regions: [PixelRegion?]) throws -> Pending? {
         if let previous, previous.width != image.width || previous.height != image.height || previous.format != image.format {
             self.previous = nil
-            previousValid = false
+            copyHoldsLast = false
+        }
+        let reference: GPUImage?
+        switch last {
+        case .copied: reference = copyHoldsLast ? previous : nil
+        case .given(let given): reference = given.flatMap { $0.width == image.width && $0.height == image.height && $0.format == image.format ? $0 : nil }
         }
         var pending: Pending?
-        if previousValid, let previous, regions.count <= capacity {
+        if previousValid, let previous = reference, regions.count <= capacity {
             try recorder.fill(changes, size: 8 * (capacity + 1), value: 0)
             func compare(_ region: PixelRegion, entry: Int, step: Int) -> Int {
                 let columns = (region.width + step - 1) / step, rows = (region.height + step - 1) / step
@@ -74,9 +83,14 @@ final class RegionRepeats {
             let samples = compare(PixelRegion(x: 0, y: 0, width: image.width, height: image.height), entry: 0, step: step)
             pending = Pending(readback: try recorder.download(changes), count: regions.count, frameSamples: samples)
         }
-        let copy = try previous ?? GPUImage(context: context, width: image.width, height: image.height, format: image.format)
-        previous = copy
-        try recorder.copy(image, to: copy)
+        if case .copied = last {
+            let copy = try previous ?? GPUImage(context: context, width: image.width, height: image.height, format: image.format)
+            previous = copy
+            try recorder.copy(image, to: copy)
+            copyHoldsLast = true
+        } else {
+            copyHoldsLast = false
+        }
         previousValid = true
         return pending
     }

@@ -14,9 +14,13 @@ public struct EffectFrame {
     /// Where the effects write their result (same size and format): all of it, whenever
     /// they report a change (pixels outside a changed region are read too, as neighbours).
     public let output: GPUImage
+    /// To `look(ahead:)`: the frame before's working image (nil for the first frame), intact
+    /// until this call returns, so a comparison with the last frame needs no copy. nil to `record`.
+    public let previousInput: GPUImage?
 
-    public init(index: Int, time: Double, isStillImage: Bool, input: GPUImage, output: GPUImage) {
+    public init(index: Int, time: Double, isStillImage: Bool, input: GPUImage, output: GPUImage, previousInput: GPUImage? = nil) {
         (self.index, self.time, self.isStillImage, self.input, self.output) = (index, time, isStillImage, input, output)
+        self.previousInput = previousInput
     }
 }
 

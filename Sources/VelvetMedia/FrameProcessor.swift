@@ -41,11 +41,13 @@ final class FrameProcessor: @unchecked Sendable {
     private let processed: GPUImage
     private let outputPlanes: [GPUImage]
     private let outputFrames: OutputFramePool
-    /// The look-ahead's own input planes and working images, two sets taken in turn, so that
+    /// The look-ahead's own input planes and working images, three sets taken in turn, so that
     /// showing frame N+K+1 to the effect touches neither what frame N's submission, still in
-    /// flight, reads nor what the look-ahead of frame N+K, still running, reads.
+    /// flight, reads nor what the look-ahead of frame N+K, still running, reads (its frame and,
+    /// as `previousInput`, the one before).
     private var lookAheadImages: [(planes: [GPUImage], working: GPUImage)] = []
     private var lookAheadWorker: LookAheadWorker?
+    private static let lookAheadSets = 3
     private var lookedAt = 0
     private(set) var lastTimings = GPUTimings(sections: [])
 
@@ -81,14 +83,16 @@ final class FrameProcessor: @unchecked Sendable {
                    onTimings: @escaping @Sendable (GPUTimings) -> Void) throws {
         let worker = lookAheadWorker ?? LookAheadWorker()
         lookAheadWorker = worker
-        // The image set of two frames back is free once its look-ahead has run.
+        // The image set of three frames back is free once the look-ahead of two frames back
+        // (which read it as its previous frame) has run.
         try worker.wait(untilDone: lookedAt - 1)
-        if lookAheadImages.count < 2 {
+        if lookAheadImages.count < Self.lookAheadSets {
             let upright = plan.uprightSize
             lookAheadImages.append((try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight),
                                     try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)))
         }
-        let images = lookAheadImages[lookedAt % 2]
+        let images = lookAheadImages[lookedAt % Self.lookAheadSets]
+        let previous = lookedAt > 0 ? lookAheadImages[(lookedAt - 1) % Self.lookAheadSets].working : nil
         lookedAt += 1
         let recorder = try CommandRecorder(context: context)
         recorder.beginSection("lookahead.upload")
@@ -100,7 +104,8 @@ final class FrameProcessor: @unchecked Sendable {
         // Submitted, not waited for: the effect's own submissions run behind it. The effect
         // only reads the frame here (`look(ahead:)` writes no output).
         let upload = try recorder.submit()
-        let shown = EffectFrame(index: index, time: time, isStillImage: false, input: images.working, output: images.working)
+        let shown = EffectFrame(index: index, time: time, isStillImage: false, input: images.working, output: images.working,
+                                previousInput: previous)
         worker.submit {
             try effect.look(ahead: shown)
             onTimings(GPUTimings(sections: try upload.wait().sections))

@@ -30,10 +30,12 @@ struct MemoryEstimate {
          isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0) {
         let pixels = Double(width) * Double(height)
         // Planes in and out with their staging buffers, the working image (rgba16f), and with
-        // effects their result (rgba16f) and their own images; with a look-ahead, two sets of its
-        // own input planes and working image (the frame in flight keeps the others).
+        // effects their result (rgba16f) and their own images; with a look-ahead, three sets of
+        // its own input planes and working image (the frame in flight keeps the others; the
+        // effects' count still holds the tracker's copy of the last frame, which the look-ahead
+        // does without).
         let effects = effectBytesPerPixel.map { 8 + Double($0) } ?? 0
-        let lookAheadImages = effectLookAhead > 0 ? 2 * (input.bytesPerPixel + 8) : 0
+        let lookAheadImages = effectLookAhead > 0 ? 3 * (input.bytesPerPixel + 8) : 0
         gpuBytes = pixels * (2 * input.bytesPerPixel + 8 + 2 * output.bytesPerPixel + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel
         let frames = isVideo

@@ -91,7 +91,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     public func look(ahead frame: EffectFrame) throws {
         let tracker = try lookAheadTracker ?? makeLookAheadTracker()
-        add(try tracker.analyze(frame.input, time: frame.time))
+        add(try tracker.analyze(frame.input, time: frame.time, previous: frame.trackerLastFrame))
     }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
@@ -171,4 +171,13 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     }
 
     private func add(_ timings: GPUTimings) { stageTotals.add(timings) }
+}
+
+extension EffectFrame {
+    /// Where a look-ahead tracker finds the frame before: the renderer's own image of it (no
+    /// copy), or, from a caller that gives none after the first frame, a copy of its own.
+    var trackerLastFrame: FaceTracker.LastFrame {
+        if let previousInput { return .given(previousInput) }
+        return index == 0 ? .given(nil) : .copied
+    }
 }

@@ -106,7 +106,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
 
     public func look(ahead frame: EffectFrame) throws {
         if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: lookAhead) }
-        addTrackerTimings(try lookAheadTracker!.analyze(frame.input, time: frame.time))
+        addTrackerTimings(try lookAheadTracker!.analyze(frame.input, time: frame.time, previous: frame.trackerLastFrame))
     }
 
     private func addTrackerTimings(_ timings: GPUTimings) { trackerTotals.add(timings, as: "tracker") }

@@ -47,11 +47,12 @@ final class SteadyRenderTests: GPUTestCase {
         XCTAssertEqual(counter.inner.facesPerFrame, Array(repeating: 1, count: 24), "a face in every frame, so every stage runs")
         let counts = counter.atFrameStart + [context.vulkanObjectsCreated]
         print("[objects] Vulkan objects created by the start of each frame: \(counts)")
-        // The look-ahead tracks 6 frames ahead and the frame before is still in flight while it
-        // does: the first detection pass (frame 10, tracked while frame 3 renders) takes pool
-        // buffers the frame in flight holds, so the pool grows once then. The second pass
-        // (frame 20, while frame 13 renders) and every frame after the first must create nothing.
-        let warmUp = 4
+        // The look-ahead tracks 6 frames ahead, one more on its own thread, while the frame
+        // before is still in flight: the first detection pass (frame 10, tracked while frames
+        // 2-4 render) takes pool buffers the frames in flight hold, so the pool grows then.
+        // The second pass (frame 20, while frames 12-14 render) and every frame from the fifth
+        // on must create nothing.
+        let warmUp = 5
         XCTAssertEqual(Set(counts[warmUp...]).count, 1, "frames \(warmUp)... created Vulkan objects: \(counts)")
     }
 }
