@@ -10,6 +10,17 @@
 // The fill moves the pixel towards the ring's mean colour, softly (by the detection
 // score) and by at most maxLift in luma. Only where the mask's spot permission (b) allows it.
 // Output: rgb = fixed colour, a = the fill weight (0 where nothing changed).
+//
+// Spot memory (issue 17): the fill weight is averaged over frames where the face is, so a
+// faint spot that noise lifts over and under the threshold does not come and go. The last
+// frame's weights (`memoryIn`) are read where this pixel was then, through the face's motion
+// (`warp`, an affine fit of its mesh from this frame to the last; so a spot moves with the
+// face), inside the last frame's region of the face. MEMORY_NONE: a face not seen in the
+// last frame takes its own weight. MEMORY_HELD: the face's landmarks repeat the last frame's
+// (the picture repeats), so its weights repeat exactly. MEMORY_MOVED: the weight moves from
+// the remembered one towards this frame's by NEW_WEIGHT. The fill is always this frame's
+// lift (ring minus pixel), so a remembered weight over clean skin changes next to nothing.
+// The weights are written to `memoryOut` for the next frame.
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -17,6 +28,8 @@ layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform sampler2D source;   // linear sampler
 layout(binding = 1) uniform sampler2D mask;     // linear sampler, skin mask image
 layout(binding = 2) writeonly uniform image2D destination;
+layout(binding = 3) uniform sampler2D memoryIn;              // linear: the last frame's weights
+layout(binding = 4) writeonly uniform image2D memoryOut;    // this frame's (r16)
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;       // region of interest in frame pixels
@@ -29,7 +42,17 @@ layout(push_constant) uniform Parameters {
     float spreadRatio;  // ring luma spread (mean abs deviation) over contrast above which the ring is not uniform
     float maxLift;      // largest luma change
     float strength;     // 0...1
+    int memory;         // MEMORY_NONE, MEMORY_HELD or MEMORY_MOVED
+    ivec2 lastOrigin;   // the face's region in the last frame (where memoryIn is valid)
+    ivec2 lastSize;
+    vec4 warpX;         // this frame's pixel -> the last frame's: x' = dot(warpX.xyz, (x, y, 1))
+    vec4 warpY;
 } parameters;
+
+const int MEMORY_NONE = 0;
+const int MEMORY_HELD = 1;
+const int MEMORY_MOVED = 2;
+const float NEW_WEIGHT = 1.0 / 3.0; // as MeasurementMemory.newWeight
 
 const int RING = 12;
 
@@ -37,8 +60,9 @@ vec3 sampleAt(vec2 position) {
     return texture(source, position * parameters.inverseFrame).rgb;
 }
 
-// Returns the fill weight; `lift` receives the colour change for that scale.
-float spotScore(vec2 centre, float radius, vec3 own, out vec3 lift) {
+// Returns the fill weight; `lift` receives the colour change for that scale. With
+// `needsLift` (a remembered spot) the lift is found even where the score is 0.
+float spotScore(vec2 centre, float radius, vec3 own, bool needsLift, out vec3 lift) {
     float ownLuma = beautyLuma(own);
     lift = vec3(0.0);
     // Cheap rejection first (most skin pixels): the pixel must be darker than four points
@@ -48,7 +72,7 @@ float spotScore(vec2 centre, float radius, vec3 own, out vec3 lift) {
         float angle = float(i) * 1.57079632679;
         quick += beautyLuma(sampleAt(centre + 2.0 * radius * vec2(cos(angle), sin(angle))));
     }
-    if (0.25 * quick - ownLuma < 0.5 * parameters.threshold) {
+    if (!needsLift && 0.25 * quick - ownLuma < 0.5 * parameters.threshold) {
         return 0.0;
     }
     float h = 0.5 * radius;
@@ -106,6 +130,20 @@ float spotScore(vec2 centre, float radius, vec3 own, out vec3 lift) {
     return score;
 }
 
+// The weight this pixel had in the last frame, where it was then (0 outside the face's
+// last region).
+float remembered(ivec2 pixel, vec2 centre) {
+    if (parameters.memory == MEMORY_HELD) {
+        return beautyInRegion(pixel, parameters.lastOrigin, parameters.lastSize) ? texelFetch(memoryIn, pixel, 0).r : 0.0;
+    }
+    vec2 there = vec2(dot(parameters.warpX.xyz, vec3(centre, 1.0)), dot(parameters.warpY.xyz, vec3(centre, 1.0)));
+    vec2 low = vec2(parameters.lastOrigin) + 0.5, high = vec2(parameters.lastOrigin + parameters.lastSize) - 0.5;
+    if (any(lessThan(there, low)) || any(greaterThan(there, high))) {
+        return 0.0;
+    }
+    return texture(memoryIn, there * parameters.inverseFrame).r;
+}
+
 void main() {
     ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
     if (!beautyInRegion(pixel, parameters.origin, parameters.size)) {
@@ -116,14 +154,25 @@ void main() {
     float allowed = texture(mask, centre * parameters.inverseFrame).b * parameters.strength;
     if (allowed <= 0.0) {
         imageStore(destination, pixel, vec4(original.rgb, 0.0));
+        imageStore(memoryOut, pixel, vec4(0.0));
         return;
     }
+    float last = parameters.memory == MEMORY_NONE ? 0.0 : remembered(pixel, centre);
     vec3 fineLift;
     vec3 coarseLift;
-    float fine = spotScore(centre, parameters.fineRadius, original.rgb, fineLift);
-    float coarse = spotScore(centre, parameters.coarseRadius, original.rgb, coarseLift);
-    bool useFine = fine * beautyLuma(fineLift) >= coarse * beautyLuma(coarseLift);
+    float fine = spotScore(centre, parameters.fineRadius, original.rgb, last > 0.0, fineLift);
+    float coarse = spotScore(centre, parameters.coarseRadius, original.rgb, last > 0.0, coarseLift);
+    // The scale whose fill lifts more; with no score at either (a remembered spot), the one
+    // whose ring is brighter over the pixel.
+    float fineFill = fine * beautyLuma(fineLift), coarseFill = coarse * beautyLuma(coarseLift);
+    bool useFine = fineFill > 0.0 || coarseFill > 0.0 ? fineFill >= coarseFill : beautyLuma(fineLift) >= beautyLuma(coarseLift);
     float weight = (useFine ? fine : coarse) * allowed;
+    if (parameters.memory == MEMORY_HELD) {
+        weight = last;
+    } else if (parameters.memory == MEMORY_MOVED) {
+        weight = min(mix(last, weight, NEW_WEIGHT), allowed);
+    }
     vec3 lift = useFine ? fineLift : coarseLift;
     imageStore(destination, pixel, vec4(original.rgb + weight * lift, weight));
+    imageStore(memoryOut, pixel, vec4(weight));
 }

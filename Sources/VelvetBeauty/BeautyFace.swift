@@ -11,12 +11,17 @@ public struct BeautyFace: Sendable, Equatable {
     /// How much of the effect the face gets (0...1): 1 while the tracker sees it, less while
     /// it holds a face it lost (fading out rather than popping).
     public let weight: Float
+    /// The tracker's number for the face (`Face.trackID`), which stays with it from frame to
+    /// frame; nil for a still or a face not tracked. Per-face measurements are smoothed over
+    /// frames by it (`MeasurementMemory`).
+    public let track: Int?
 
-    public init(landmarks: [SIMD2<Float>], weight: Float = 1) throws {
+    public init(landmarks: [SIMD2<Float>], weight: Float = 1, track: Int? = nil) throws {
         guard weight.isFinite, (0...1).contains(weight) else {
             throw BeautyError.invalidFace("face weight must be in 0...1, got \(weight)")
         }
         self.weight = weight
+        self.track = track
         guard landmarks.count == MeshRegion.meshPointCount else {
             throw BeautyError.invalidFace("expected \(MeshRegion.meshPointCount) mesh points, got \(landmarks.count)")
         }
@@ -36,7 +41,7 @@ public struct BeautyFace: Sendable, Equatable {
     /// Bounding box of the face-oval polygon.
     public let ovalBounds: (min: SIMD2<Float>, max: SIMD2<Float>)
 
-    public static func == (a: BeautyFace, b: BeautyFace) -> Bool { a.landmarks == b.landmarks && a.weight == b.weight }
+    public static func == (a: BeautyFace, b: BeautyFace) -> Bool { a.landmarks == b.landmarks && a.weight == b.weight && a.track == b.track }
 
     /// The longer side of the face-oval bounding box, in pixels.
     public var faceSize: Float { max(ovalBounds.max.x - ovalBounds.min.x, ovalBounds.max.y - ovalBounds.min.y) }

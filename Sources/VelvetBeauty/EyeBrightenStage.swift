@@ -13,6 +13,8 @@ public struct EyeBrightenGeometry: Sendable {
         public let inset: Float
         public let irisRadius: Float
         public let weight: Float
+        /// What the eye's measurement belongs to (`MeasurementMemory`).
+        public let key: MeasurementKey?
     }
 
     /// The ramp inside the contour, a fraction of the inter-ocular distance: the lid margin
@@ -27,10 +29,11 @@ public struct EyeBrightenGeometry: Sendable {
 
     public init(faces: [BeautyFace]) {
         eyes = faces.filter { $0.weight > 0 }.flatMap { face in
-            TeethGeometry.openEyes(of: face).map { contour in
+            TeethGeometry.openEyeSides(of: face).map { side, contour in
                 let corners = (contour[0], contour[8]) // 33 / 133 and 263 / 362
                 return Eye(contour: contour, inset: max(1, Self.insetShare * face.interOcularDistance),
-                           irisRadius: Self.irisShare * TeethGeometry.distance(corners.0, corners.1), weight: face.weight)
+                           irisRadius: Self.irisShare * TeethGeometry.distance(corners.0, corners.1), weight: face.weight,
+                           key: .of(face, part: side))
             }
         }
     }
@@ -68,9 +71,12 @@ extension EyeBrightenGeometry: FeatureGeometry {
     public typealias Push = KernelLibrary.EyeBrightenPush
     public static var sectionName: String { "eyes" }
     public static var statsPerEntry: Int { 8 }
+    /// The iris centre (x, y in frame pixels).
+    public static var positionStats: Range<Int> { 3..<5 }
     /// The iris's contrast lift reads its neighbours: not in place.
     public static var isPointwise: Bool { false }
     public init(faces: [BeautyFace], width: Int, height: Int) { self.init(faces: faces) }
     public var entryCount: Int { eyes.count }
+    public var entryKeys: [MeasurementKey?] { eyes.map(\.key) }
     public func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion { region(width: width, height: height) }
 }

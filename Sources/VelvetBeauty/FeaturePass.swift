@@ -14,19 +14,29 @@ struct FeaturePass<Push: FeaturePassPush> {
     let statsPerEntry: Int
     private let measure: TypedKernel<Push>
     private let apply: TypedKernel<Push>
+    /// The measurements of each entry, smoothed over frames by track between the two passes.
+    private let memory: MeasurementMemory
 
-    init(context: GPUContext, statsPerEntry: Int) throws {
+    init(context: GPUContext, statsPerEntry: Int, positionStats: Range<Int>) throws {
         self.context = context
         self.statsPerEntry = statsPerEntry
         measure = try TypedKernel(context: context, specialization: ["MEASURE": .int(1)])
         apply = try TypedKernel(context: context)
+        memory = try MeasurementMemory(context: context, stride: statsPerEntry, validity: 0, passedRaw: positionStats)
+    }
+
+    /// Forgets every entry: a frame where the stage found none.
+    func forget() {
+        memory.forgetAll()
     }
 
     /// Records both passes. `table` is the kernel's packed geometry (`face_table.glsl`
-    /// directory, then the blocks); `destination` may be `source` when the apply pass reads only
-    /// the pixel it writes (the measurement runs before it).
-    func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, table: [Float], entries: Int,
+    /// directory, then the blocks); `keys`, one per entry, what each measurement belongs to;
+    /// `destination` may be `source` when the apply pass reads only the pixel it writes (the
+    /// measurement runs before it).
+    func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, table: [Float], keys: [MeasurementKey?],
                 region: PixelRegion, strength: Float, showsMask: Bool) throws {
+        let entries = keys.count
         let tableBuffer = try GPUBuffer.pooled(context: context, size: table.count * 4)
         try table.withUnsafeBytes { try recorder.upload($0, to: tableBuffer) }
         let stats = try GPUBuffer.pooled(context: context, size: entries * statsPerEntry * 4)
@@ -35,6 +45,7 @@ struct FeaturePass<Push: FeaturePassPush> {
                         faceCount: Int32(entries), strength: strength, view: showsMask ? 1 : 0)
         let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .buffer(tableBuffer), .buffer(stats), .storageImage(destination)]
         recorder.dispatch(measure, bindings, push: push, groups: (entries, 1, 1))
+        try memory.record(on: recorder, stats: stats, keys: keys)
         recorder.dispatch(apply, bindings, push: push, covering: region.width, region.height)
     }
 }
@@ -70,14 +81,19 @@ public protocol FeatureGeometry: Sendable {
     associatedtype Push: FeaturePassPush
     /// The stage's timed section (`--json`'s `gpu_ms`).
     static var sectionName: String { get }
-    /// Floats the measurement writes per entry.
+    /// Floats the measurement writes per entry; the first is 1 when it succeeded, 0 when not.
     static var statsPerEntry: Int { get }
+    /// Those floats that are frame positions (not smoothed over frames: a moving face would
+    /// lag).
+    static var positionStats: Range<Int> { get }
     /// Whether the apply pass reads only the pixel it writes (the measurement runs before it),
     /// so that the stage can work in place.
     static var isPointwise: Bool { get }
     init(faces: [BeautyFace], width: Int, height: Int)
     /// Mouths, eyes or regions: one measurement workgroup each.
     var entryCount: Int { get }
+    /// What each entry's measurement belongs to (its face's track and part), in entry order.
+    var entryKeys: [MeasurementKey?] { get }
     /// The frame pixels the stage may change (with `showingMask`, what its debug view draws).
     func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion
     /// The kernel's geometry buffer (`face_table.glsl` directory, then the blocks).
@@ -99,7 +115,7 @@ public final class FeatureStage<Geometry: FeatureGeometry>: BeautyStage {
     public init(context: GPUContext, settings: Geometry.Settings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        pass = try FeaturePass(context: context, statsPerEntry: Geometry.statsPerEntry)
+        pass = try FeaturePass(context: context, statsPerEntry: Geometry.statsPerEntry, positionStats: Geometry.positionStats)
     }
 
     public var section: String? { Self.sectionName }
@@ -111,11 +127,18 @@ public final class FeatureStage<Geometry: FeatureGeometry>: BeautyStage {
         if source !== destination { try checkStageImages(source, destination) }
         let geometry = Geometry(faces: frame.faces, width: source.width, height: source.height)
         let region = geometry.region(width: source.width, height: source.height, showingMask: showsMask)
-        guard geometry.entryCount > 0, !region.isEmpty else { return .skipped }
+        guard geometry.entryCount > 0, !region.isEmpty else {
+            pass.forget()
+            return .skipped
+        }
         try pass.record(on: recorder, source: source, destination: destination, table: geometry.packed(width: source.width, height: source.height),
-                        entries: geometry.entryCount, region: region, strength: settings.strength, showsMask: showsMask)
+                        keys: geometry.entryKeys, region: region, strength: settings.strength, showsMask: showsMask)
         return .wrote(region)
     }
+}
+
+extension FeatureGeometry {
+    public static var positionStats: Range<Int> { 0..<0 }
 }
 
 extension PixelRegion {

@@ -21,6 +21,9 @@ public struct ShineGeometry: Sendable {
         public let low: SIMD2<Float>, high: SIMD2<Float>
         public let cell: Float
         public let columns: Int, rows: Int
+        /// What the region's measurement belongs to (`MeasurementMemory`): its face's track,
+        /// which region, and its grid's size (a grid of another size starts afresh).
+        public let key: MeasurementKey?
     }
 
     /// The regions' feather, a fraction of the inter-ocular distance (shine fades in, no edge).
@@ -48,7 +51,7 @@ public struct ShineGeometry: Sendable {
             let holes = [face.polygon(.rightEye, grownBy: mask.eyeGrowth), face.polygon(.leftEye, grownBy: mask.eyeGrowth),
                          face.polygon(.rightBrow, grownBy: mask.browGrowth), face.polygon(.leftBrow, grownBy: mask.browGrowth),
                          face.polygon(.lipsOuter, grownBy: mask.lipGrowth), face.polygon(.nostrils)]
-            return Self.regions.compactMap { name in
+            return Self.regions.enumerated().compactMap { part, name in
                 let polygon = face.polygon(name)
                 let (rawLow, rawHigh) = TeethGeometry.bounds(polygon, grownBy: feather + 1)
                 let low = pointwiseMax(rawLow, .zero), high = pointwiseMin(rawHigh, size)
@@ -58,7 +61,8 @@ public struct ShineGeometry: Sendable {
                 while count(high.x - low.x) * count(high.y - low.y) > Self.maxCells { cell *= 1.1 }
                 return Region(polygon: polygon, holes: holes, feather: feather, holeFeather: mask.feather * face.faceSize,
                               weight: face.weight, low: low, high: high, cell: cell,
-                              columns: count(high.x - low.x), rows: count(high.y - low.y))
+                              columns: count(high.x - low.x), rows: count(high.y - low.y),
+                              key: .of(face, part: part, layout: count(high.x - low.x) << 16 | count(high.y - low.y)))
             }
         }
     }
@@ -123,6 +127,7 @@ extension ShineGeometry: FeatureGeometry {
     /// pixel it writes (its low band comes from the measured grid), so it can work in place.
     public static var isPointwise: Bool { true }
     public var entryCount: Int { regions.count }
+    public var entryKeys: [MeasurementKey?] { regions.map(\.key) }
     public func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion { region(width: width, height: height) }
     public func packed(width: Int, height: Int) -> [Float] { packed() }
 }

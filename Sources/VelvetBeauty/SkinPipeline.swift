@@ -150,13 +150,14 @@ public final class SkinPipeline {
             // runs over its face's region into a scratch image, and the pixels the face owns
             // are copied into the frame's image.
             let perFace = PerFaceStage(pipeline: self, owner: maskOutput.owner, regions: regions,
-                                       sizes: geometry.faces.map(\.face.faceSize))
+                                       faces: geometry.faces.map(\.face))
 
             recorder.beginSection(Section.spots)
             let spotFixed = try pool.image("skin.spotFixed", width: width, height: height, format: .rgba16f)
-            try perFace.record(on: recorder, into: spotFixed, scratchName: "skin.spotFace") { target, area, faceSize in
+            try spots.beginFrame(width: width, height: height)
+            try perFace.record(on: recorder, into: spotFixed, scratchName: "skin.spotFace") { target, area, face in
                 try spots.record(on: recorder, source: image, mask: maskImage, destination: target, region: area,
-                                 faceSize: faceSize, faceCount: 1, settings: settings)
+                                 face: face, faceCount: 1, settings: settings)
             }
             spotImage = spotFixed
 
@@ -165,7 +166,8 @@ public final class SkinPipeline {
             if settings.strength > 0 {
                 let target = try pool.image("skin.processed", width: width, height: height, format: .rgba16f)
                 var wrote = false
-                try perFace.record(on: recorder, into: target, scratchName: "skin.processedFace") { destination, area, faceSize in
+                try perFace.record(on: recorder, into: target, scratchName: "skin.processedFace") { destination, area, face in
+                    let faceSize = face.faceSize
                     switch settings.smoothing {
                     case .bilateral:
                         if try !bilateral.record(on: recorder, source: spotFixed, mask: maskImage, destination: destination,
@@ -191,6 +193,8 @@ public final class SkinPipeline {
                 recorder.beginSection(Section.fit)
                 gains = try strengthFit.record(on: recorder, input: image, spotFixed: spotFixed, processed: smoothed,
                                                mask: maskImage, faces: orderedFaces, settings: settings)
+            } else {
+                strengthFit.skip()
             }
             recorder.beginSection(Section.blend)
             blend.record(on: recorder, original: image, spotFixed: spotFixed, processed: smoothed, mask: maskImage,
@@ -198,6 +202,8 @@ public final class SkinPipeline {
                          geometry: maskOutput.geometry, faceCount: geometry.faceCount, gains: gains,
                          edgeReach: settings.smoothingReach, userMatte: userMatte)
         } else {
+            strengthFit.skip()
+            spots.skipFrame()
             // Nothing can change: the blend with an empty region copies the frame exactly.
             recorder.beginSection(Section.blend)
             blend.record(on: recorder, original: image, spotFixed: image, processed: image, mask: dummy,
@@ -250,17 +256,17 @@ private struct PerFaceStage {
     let pipeline: SkinPipeline
     let owner: GPUImage
     let regions: [PixelRegion]
-    let sizes: [Float]
+    let faces: [BeautyFace]
 
     func record(on recorder: CommandRecorder, into target: GPUImage, scratchName: String,
-                stage: (_ destination: GPUImage, _ region: PixelRegion, _ faceSize: Float) throws -> Void) throws {
+                stage: (_ destination: GPUImage, _ region: PixelRegion, _ face: BeautyFace) throws -> Void) throws {
         guard regions.count > 1 else {
-            if !regions[0].isEmpty { try stage(target, regions[0], sizes[0]) }
+            if !regions[0].isEmpty { try stage(target, regions[0], faces[0]) }
             return
         }
         let scratch = try pipeline.pool.image(scratchName, width: target.width, height: target.height, format: target.format)
         for (index, region) in regions.enumerated() where !region.isEmpty {
-            try stage(scratch, region, sizes[index])
+            try stage(scratch, region, faces[index])
             let inverse = target.inverseSize
             let push = KernelLibrary.BeautyOwnedCopyPush(origin: SIMD2(Int32(region.x), Int32(region.y)),
                                                          size: SIMD2(Int32(region.width), Int32(region.height)),

@@ -16,12 +16,16 @@ import VelvetKernels
 /// their size. The number is capped too: at most `spotMaxCount` per face, the darkest
 /// against their surroundings (`beauty_spot_peaks.comp` lists one peak per blob,
 /// `beauty_spot_cap.comp` undoes the fills of the rest).
+///
+/// Over the frames of a video the fill weights are averaged by face, through its motion
+/// (`SpotMemory`), so a faint spot does not come and go with the noise.
 final class SpotRemoval {
     private let detect: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let findPeaks: TypedKernel<KernelLibrary.BeautySpotPeaksPush>
     private let cap: TypedKernel<KernelLibrary.BeautySpotCapPush>
     private let context: GPUContext
     private var peakList: GPUBuffer?
+    private let memory: SpotMemory
 
     /// Entries in the peak list; a frame with more blobs than this keeps only listed ones.
     static let peakCapacity = 4096
@@ -33,19 +37,38 @@ final class SpotRemoval {
         detect = try TypedKernel(context: context)
         findPeaks = try TypedKernel(context: context)
         cap = try TypedKernel(context: context)
+        memory = SpotMemory(context: context)
     }
 
+    /// Starts a frame of `width` x `height`: the faces recorded next are this frame's.
+    func beginFrame(width: Int, height: Int) throws {
+        try memory.beginFrame(width: width, height: height)
+    }
+
+    /// A frame without spot removal: the next one starts afresh.
+    func skipFrame() {
+        memory.forget()
+    }
+
+    /// Records spot removal for `face` over `region` (one face's, or all faces' with
+    /// `faceCount` > 1: their spots are capped together).
     func record(on recorder: CommandRecorder, source: GPUImage, mask: GPUImage, destination: GPUImage,
-                region: PixelRegion, faceSize: Float, faceCount: Int, settings: BeautySettings) throws {
-        let fineRadius = max(1, settings.spotFineRadius * faceSize)
-        let coarseRadius = max(2, settings.spotCoarseRadius * faceSize)
+                region: PixelRegion, face: BeautyFace, faceCount: Int, settings: BeautySettings) throws {
+        let fineRadius = max(1, settings.spotFineRadius * face.faceSize)
+        let coarseRadius = max(2, settings.spotCoarseRadius * face.faceSize)
         let inverse = source.inverseSize
+        let recall = memory.recall(face, region: region)
         let push = KernelLibrary.BeautySpotsPush(
             origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
             inverseFrame: SIMD2(inverse.0, inverse.1), fineRadius: fineRadius, coarseRadius: coarseRadius,
             threshold: settings.spotThreshold, contrastCap: settings.spotContrastCap, spreadRatio: settings.spotRingSpread,
-            maxLift: settings.spotMaxLift, strength: settings.spotRemoval)
-        recorder.dispatch(detect, [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination)],
+            maxLift: settings.spotMaxLift, strength: settings.spotRemoval, memory: recall.mode.rawValue,
+            lastOrigin: SIMD2(Int32(recall.lastRegion.x), Int32(recall.lastRegion.y)),
+            lastSize: SIMD2(Int32(recall.lastRegion.width), Int32(recall.lastRegion.height)),
+            warpX: recall.warpX, warpY: recall.warpY)
+        let (last, next) = try memory.images()
+        recorder.dispatch(detect, [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination),
+                                   .sampledImage(last, .linear), .storageImage(next)],
                           push: push, covering: region.width, region.height)
         try recordCap(on: recorder, source: source, destination: destination, region: region,
                       fineRadius: fineRadius, coarseRadius: coarseRadius, maxCount: settings.spotMaxCount * max(1, faceCount))

@@ -8,7 +8,8 @@ import VelvetFace
 /// the mid band (G(0.01 IOD) - G(0.06 IOD) of Y') is measured in its cheek and forehead
 /// discs in the input, the spot-fixed and the smoothed image, and the blend gain that
 /// leaves `settings.midBandTarget` of the input's energy is solved for
-/// (`beauty_fit_reduce.comp`); the blend then weighs each face by its gain. With
+/// (`beauty_fit_reduce.comp`); the gain is averaged over frames by track
+/// (`MeasurementMemory`), and the blend weighs each face by it. With
 /// `measure`, the same discs give the output's achieved M5, M6 and M8.
 final class StrengthFit {
     /// A face's achieved figures, from `measure`'s readback.
@@ -35,6 +36,7 @@ final class StrengthFit {
     private let reduce: TypedKernel<KernelLibrary.BeautyFitReducePush>
     private let reduceMeasure: TypedKernel<KernelLibrary.BeautyFitReducePush>
     private let dummy: GPUImage
+    private let memory: MeasurementMemory
 
     init(context: GPUContext, pool: ImagePool) throws {
         self.context = context
@@ -45,6 +47,7 @@ final class StrengthFit {
         reduce = try TypedKernel(context: context)
         reduceMeasure = try TypedKernel(context: context, specialization: ["MEASURE": .int(1)])
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .rgba16f)
+        memory = try MeasurementMemory(context: context, stride: Self.resultStride, validity: nil)
     }
 
     /// Per face (in `faces`' order): disc centres, radius, pitch, sigmas, patch half-side,
@@ -80,7 +83,13 @@ final class StrengthFit {
                                    .sampledImage(atlases.middle, .nearest), .sampledImage(dummy, .linear),
                                    .sampledImage(dummy, .linear), .buffer(params), .buffer(results)],
                           push: push, groups: (faces.count, 1, 1))
+        try memory.record(on: recorder, stats: results, keys: faces.map { .of($0, part: 0) })
         return results
+    }
+
+    /// A frame without the fit: the faces' averaged gains start afresh on the next one.
+    func skip() {
+        memory.forgetAll()
     }
 
     /// Records the measurement of the output; read the returned buffer with `achieved`

@@ -13,6 +13,8 @@ public struct TeethGeometry: Sendable {
         public let eyes: [[SIMD2<Float>]]
         public let feather: Float
         public let weight: Float
+        /// What the mouth's measurement belongs to (`MeasurementMemory`).
+        public let key: MeasurementKey?
     }
 
     /// The opening's feather, a fraction of the inter-ocular distance (the lipstick's edge).
@@ -33,17 +35,23 @@ public struct TeethGeometry: Sendable {
             let inner = face.polygon(.lipsInner)
             guard face.weight > 0, Self.isOpen(inner, corners: (face.landmarks[78], face.landmarks[308])) else { return nil }
             return FaceShapes(innerLips: inner, eyes: Self.openEyes(of: face), feather: max(0.5, Self.featherShare * face.interOcularDistance),
-                              weight: face.weight)
+                              weight: face.weight, key: .of(face, part: 0))
         }
     }
 
     /// The contours of the face's open eyes: height (159-145, 386-374) at least
     /// `openEyeRatio` of the width (33-133, 263-362).
     public static func openEyes(of face: BeautyFace) -> [[SIMD2<Float>]] {
-        zip([MeshRegion.rightEye, .leftEye], eyeCorners).compactMap { region, points in
+        openEyeSides(of: face).map(\.contour)
+    }
+
+    /// The same, each with its side (0 the right eye, 1 the left).
+    public static func openEyeSides(of face: BeautyFace) -> [(side: Int, contour: [SIMD2<Float>])] {
+        zip([MeshRegion.rightEye, .leftEye], eyeCorners).enumerated().compactMap { side, eye in
+            let (region, points) = eye
             let width = distance(face.landmarks[points.0], face.landmarks[points.1])
             let height = distance(face.landmarks[points.2], face.landmarks[points.3])
-            return height >= openEyeRatio * width ? face.polygon(region) : nil
+            return height >= openEyeRatio * width ? (side, face.polygon(region)) : nil
         }
     }
 
@@ -121,6 +129,7 @@ extension TeethGeometry: FeatureGeometry {
     public static var isPointwise: Bool { true }
     public init(faces: [BeautyFace], width: Int, height: Int) { self.init(faces: faces) }
     public var entryCount: Int { faces.count }
+    public var entryKeys: [MeasurementKey?] { faces.map(\.key) }
     public func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion { region(width: width, height: height) }
 }
 

@@ -18,6 +18,8 @@ public struct UnderEyeGeometry: Sendable {
         /// The low band's Gaussian sigma, in pixels.
         public let sigma: Float
         public let weight: Float
+        /// What the eye's measurement belongs to (`MeasurementMemory`).
+        public let key: MeasurementKey?
 
         /// Where the stage's coverage is full (inside the trough's loop by `feather`, at least
         /// `protect + feather` off the eye): the trough's core, whose level the stage and the metric measure.
@@ -53,8 +55,8 @@ public struct UnderEyeGeometry: Sendable {
             let across = face.landmarks[263] - face.landmarks[33]
             let down = SIMD2(-across.y, across.x) / max(TeethGeometry.distance(face.landmarks[263], face.landmarks[33]), 1e-6)
             let sides = zip([MeshRegion.rightEye, .leftEye], [MeshRegion.rightUnderEye, .leftUnderEye])
-            return zip(zip(sides, TeethGeometry.eyeCorners), [Self.cheekTops.0, Self.cheekTops.1]).compactMap { side, tops -> Eye? in
-                let ((eye, trough), corners) = side
+            return zip(zip(sides, TeethGeometry.eyeCorners), [Self.cheekTops.0, Self.cheekTops.1]).enumerated().compactMap { index, side -> Eye? in
+                let (((eye, trough), corners), tops) = side
                 let width = TeethGeometry.distance(face.landmarks[corners.0], face.landmarks[corners.1])
                 let height = TeethGeometry.distance(face.landmarks[corners.2], face.landmarks[corners.3])
                 guard height >= TeethGeometry.openEyeRatio * width else { return nil }
@@ -62,7 +64,7 @@ public struct UnderEyeGeometry: Sendable {
                 let cheek = top + top.reversed().map { $0 + down * (Self.cheekHeightShare * iod) }
                 return Eye(contour: face.polygon(eye), trough: face.polygon(trough), cheek: cheek,
                            feather: max(2, Self.featherShare * iod), protect: max(2, Self.protectShare * iod),
-                           sigma: max(2, Self.sigmaShare * iod), weight: face.weight)
+                           sigma: max(2, Self.sigmaShare * iod), weight: face.weight, key: .of(face, part: index))
             }
         }
     }
@@ -118,6 +120,7 @@ extension UnderEyeGeometry: FeatureGeometry {
     public static var isPointwise: Bool { true }
     public init(faces: [BeautyFace], width: Int, height: Int) { self.init(faces: faces) }
     public var entryCount: Int { eyes.count }
+    public var entryKeys: [MeasurementKey?] { eyes.map(\.key) }
     public func region(width: Int, height: Int, showingMask: Bool) -> PixelRegion {
         region(width: width, height: height, withCheeks: showingMask)
     }

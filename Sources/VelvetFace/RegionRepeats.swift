@@ -25,8 +25,9 @@ final class RegionRepeats {
     private let kernel: TypedKernel<KernelLibrary.FaceRegionChangePush>
     private let changes: GPUBuffer
     private var previous: GPUImage?
-    /// Whether a frame was recorded since the reset, and whether `previous` holds it.
+    /// Whether a frame was recorded since the reset (the next one has a frame before it).
     private var previousValid = false
+    /// Whether `previous` holds a copy of that frame (`LastFrame.copied`).
     private var copyHoldsLast = false
     let capacity: Int
 
@@ -39,7 +40,6 @@ final class RegionRepeats {
 
     /// Forgets the last frame (the next one repeats nothing).
     func reset() { previousValid = false; copyHoldsLast = false }
-
 
     struct Pending {
         let readback: GPUReadback

@@ -48,7 +48,6 @@ final class FrameProcessor: @unchecked Sendable {
     private var lookAheadImages: [(planes: [GPUImage], working: GPUImage)] = []
     private var lookAheadWorker: LookAheadWorker?
     private static let lookAheadSets = 3
-    private var lookedAt = 0
     private(set) var lastTimings = GPUTimings(sections: [])
 
     /// A frame submitted to the GPU and not yet waited for (`begin`, then `finish`).
@@ -78,22 +77,21 @@ final class FrameProcessor: @unchecked Sendable {
     /// Shows one frame to the effect's look-ahead: upload and conversion to a working image
     /// here, then `look(ahead:)` on the look-ahead thread (`LookAheadWorker`), behind the frames
     /// before; `onTimings` gets the upload's GPU time from there. The frame is uploaded again
-    /// when it is processed.
+    /// when it is processed. `index` counts the frames shown, from 0, one by one.
     func lookAhead(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect,
                    onTimings: @escaping @Sendable (GPUTimings) -> Void) throws {
         let worker = lookAheadWorker ?? LookAheadWorker()
         lookAheadWorker = worker
         // The image set of three frames back is free once the look-ahead of two frames back
         // (which read it as its previous frame) has run.
-        try worker.wait(untilDone: lookedAt - 1)
+        try worker.wait(untilDone: index - 1)
         if lookAheadImages.count < Self.lookAheadSets {
             let upright = plan.uprightSize
             lookAheadImages.append((try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight),
                                     try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)))
         }
-        let images = lookAheadImages[lookedAt % Self.lookAheadSets]
-        let previous = lookedAt > 0 ? lookAheadImages[(lookedAt - 1) % Self.lookAheadSets].working : nil
-        lookedAt += 1
+        let images = lookAheadImages[index % Self.lookAheadSets]
+        let previous = index > 0 ? lookAheadImages[(index - 1) % Self.lookAheadSets].working : nil
         let recorder = try CommandRecorder(context: context)
         recorder.beginSection("lookahead.upload")
         try converter.recordUpload(of: frame, to: images.planes, on: recorder)

@@ -351,7 +351,7 @@ private final class HeldFrames: @unchecked Sendable {
 private final class WriterBox: @unchecked Sendable {
     private let lock = NSLock()
     private var opened: MediaWriter?
-    private var sums: [String: Double] = [:]
+    private let totals = GPUTimeTotals()
     private var lookAheadBusy = 0.0
     var early: [(MediaPacket, Int)] = []
 
@@ -362,9 +362,8 @@ private final class WriterBox: @unchecked Sendable {
     }
 
     var writer: MediaWriter? { lock.withLock { opened } }
-    var timings: [String: Double] { lock.withLock { sums } }
+    var timings: [String: Double] { totals.milliseconds }
     func open(_ writer: MediaWriter) { lock.withLock { opened = writer } }
-    func add(_ timings: GPUTimings) {
-        lock.withLock { for section in timings.sections { sums[section.label, default: 0] += section.milliseconds } }
-    }
+    /// Adds a frame's GPU time per section (from the GPU or the look-ahead thread).
+    func add(_ timings: GPUTimings) { totals.add(timings) }
 }

@@ -39,7 +39,7 @@ final class FacePasses {
     func record(on recorder: CommandRecorder, input: GPUImage, faces: [Face], trackedFaces: [Face], personMask: GPUImage?,
                 userMatte: GPUImage?, output: GPUImage) throws -> (changed: PixelRegion?, frames: [StageFrame]) {
         func frame(_ input: GPUImage, _ faces: [Face]) throws -> StageFrame {
-            StageFrame(input: input, faces: try faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight) },
+            StageFrame(input: input, faces: try faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight, track: $0.trackID) },
                        trackedFaces: trackedFaces, personMask: personMask, userMatte: userMatte)
         }
         guard var rest else {
