@@ -11,8 +11,8 @@
 // histograms of L* and chroma C*, from which
 // this region's own skin level (the median L*), its diffuse spread (p50 - p25: the lower
 // half, which a highlight, a positive excess, never reaches) and its skin chroma (median
-// C*) are read. A cell with no skin pixel takes the level. Writes STATS_HEADER floats and
-// the grid per region.
+// C*) are read, and its skin's hue (the direction of its mean a*, b*). A cell with no skin
+// pixel takes the level. Writes STATS_HEADER floats and the grid per region.
 //
 // Apply (MEASURE = 0, over the regions' boxes): each region the pixel lies in gives its low
 // band, L* and C* (bilinear over its grids' cell centres), and its excess over its threshold,
@@ -23,7 +23,9 @@
 // up to the grown outline, fading over 2 x holeFeather beyond, as the skin mask's) x face
 // weight. L* falls by strength x the largest c x pull over the regions (continuous where
 // two meet): a function of the low band only, so the fine band (pores, grain) is kept; the
-// chroma the highlight washed out returns by the share of the excess removed. A pixel with
+// chroma the highlight washed out returns by the share of the excess removed, as an offset
+// along the region's skin hue (the pixel's own chroma scaled instead would grow its chroma
+// noise by the same factor: the stage flickered 1.035x its input on a noisy still clip). A pixel with
 // no excess, or of weight 0, is copied texel for texel (the host copied the frame to the
 // destination before). With `view` set (`--debug-view shine`) it draws the region weight in
 // blue and the highlight found (the pull's share of PULL x the margin) in red over it,
@@ -101,6 +103,7 @@ shared float level;
 shared float spread;
 shared float skinChroma;
 shared float measured;
+shared vec2 hueSums[256];
 
 // The centre of the bin where the cumulative count first reaches `q` of the total.
 float lightnessQuantile(float q) {
@@ -163,6 +166,7 @@ void measure() {
 
     // Each lane sums its cells (lane, lane + 256, ...): their means, -1 with no skin pixel.
     float means[CELLS_PER_LANE], chromas[CELLS_PER_LANE];
+    vec2 hueSum = vec2(0.0);
     for (int k = 0; k < CELLS_PER_LANE; ++k) {
         means[k] = -1.0;
         chromas[k] = 0.0;
@@ -196,6 +200,7 @@ void measure() {
                 chromaSum += chroma(lab);
                 pixels += 1.0;
                 if (inside) {
+                    hueSum += lab.yz;
                     atomicAdd(lightnessHistogram[clamp(int(lab.x * float(LIGHTNESS_BINS) / 100.0), 0, LIGHTNESS_BINS - 1)], 1u);
                     atomicAdd(chromaHistogram[clamp(int(chroma(lab)), 0, CHROMA_BINS - 1)], 1u);
                 }
@@ -204,8 +209,14 @@ void measure() {
         means[k] = pixels > 0.0 ? sum / pixels : -1.0;
         chromas[k] = pixels > 0.0 ? chromaSum / pixels : -1.0;
     }
+    hueSums[local] = hueSum;
     barrier();
     if (local == 0u) {
+        vec2 hueTotal = vec2(0.0);
+        for (int lane = 0; lane < 256; ++lane) {
+            hueTotal += hueSums[lane];
+        }
+        hueSums[0] = dot(hueTotal, hueTotal) > 0.0 ? normalize(hueTotal) : vec2(0.0);
         uint total = 0u;
         for (int bin = 0; bin < LIGHTNESS_BINS; ++bin) {
             total += lightnessHistogram[bin];
@@ -232,8 +243,8 @@ void measure() {
         stats.data[base + 3] = skinChroma;
         stats.data[base + 4] = measured;
         stats.data[base + 5] = spread;
-        stats.data[base + 6] = 0.0;
-        stats.data[base + 7] = 0.0;
+        stats.data[base + 6] = hueSums[0].x;
+        stats.data[base + 7] = hueSums[0].y;
     }
 }
 
@@ -280,7 +291,8 @@ void apply() {
     vec4 original = texelFetch(source, pixel, 0);
     // The regions' largest weighted corrections (continuous across the feathers where two
     // regions meet, and nothing counted twice there).
-    float darken = 0.0, chromaGain = 0.0, weight = 0.0, highlight = 0.0;
+    float darken = 0.0, chromaLift = 0.0, weight = 0.0, highlight = 0.0;
+    vec2 hue = vec2(0.0);
     for (int region = 0; region < parameters.faceCount; ++region) {
         int base = statsBase(region);
         if (!faceBoxMeets(faceBox(region), p, p) || stats.data[base] == 0.0) {
@@ -309,7 +321,11 @@ void apply() {
         // band over the low band's own, returned by the share of the excess taken out.
         float gain = min(skinRatio * (low - pull + 16.0) / max(lowChroma, 1e-3), MAX_CHROMA_GAIN) - 1.0;
         darken = max(darken, c * pull);
-        chromaGain = max(chromaGain, c * (above > 0.0 ? pull / above : 0.0) * max(gain, 0.0));
+        float lift = c * (above > 0.0 ? pull / above : 0.0) * max(gain, 0.0) * lowChroma;
+        if (lift > chromaLift) {
+            chromaLift = lift;
+            hue = vec2(stats.data[base + 6], stats.data[base + 7]);
+        }
         weight = max(weight, c);
         highlight = max(highlight, c * clamp(pull / (PULL * tau), 0.0, 1.0));
     }
@@ -324,7 +340,9 @@ void apply() {
     }
     vec3 lab = labFromRGB(original.rgb);
     lab.x -= parameters.strength * darken;
-    lab.yz *= 1.0 + parameters.strength * CHROMA_RETURN * chromaGain;
+    // A region with no hue measured (no skin a*, b* at all) lifts along the pixel's own.
+    vec2 direction = dot(hue, hue) > 0.25 ? hue : (dot(lab.yz, lab.yz) > 0.0 ? normalize(lab.yz) : vec2(0.0));
+    lab.yz += parameters.strength * CHROMA_RETURN * chromaLift * direction;
     imageStore(destination, pixel, vec4(rgbFromLab(lab), original.a));
 }
 
