@@ -18,7 +18,7 @@
 // face), inside the last frame's region of the face. MEMORY_NONE: a face not seen in the
 // last frame takes its own weight. MEMORY_HELD: the face's landmarks repeat the last frame's
 // (the picture repeats), so its weights repeat exactly. MEMORY_MOVED: the weight moves from
-// the remembered one towards this frame's by NEW_WEIGHT. The fill is always this frame's
+// the remembered one towards this frame's by `newWeight`. The fill is always this frame's
 // lift (ring minus pixel), so a remembered weight over clean skin changes next to nothing.
 // The weights are written to `memoryOut` for the next frame.
 #include "beauty_common.glsl"
@@ -47,12 +47,12 @@ layout(push_constant) uniform Parameters {
     ivec2 lastSize;
     vec4 warpX;         // this frame's pixel -> the last frame's: x' = dot(warpX.xyz, (x, y, 1))
     vec4 warpY;
+    float newWeight;    // the new frame's weight in the average (MeasurementMemory.newWeight)
 } parameters;
 
 const int MEMORY_NONE = 0;
 const int MEMORY_HELD = 1;
 const int MEMORY_MOVED = 2;
-const float NEW_WEIGHT = 1.0 / 3.0; // as MeasurementMemory.newWeight
 
 const int RING = 12;
 
@@ -170,7 +170,7 @@ void main() {
     if (parameters.memory == MEMORY_HELD) {
         weight = last;
     } else if (parameters.memory == MEMORY_MOVED) {
-        weight = min(mix(last, weight, NEW_WEIGHT), allowed);
+        weight = min(mix(last, weight, parameters.newWeight), allowed);
     }
     vec3 lift = useFine ? fineLift : coarseLift;
     imageStore(destination, pixel, vec4(original.rgb + weight * lift, weight));

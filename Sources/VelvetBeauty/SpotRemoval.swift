@@ -65,7 +65,7 @@ final class SpotRemoval {
             maxLift: settings.spotMaxLift, strength: settings.spotRemoval, memory: recall.mode.rawValue,
             lastOrigin: SIMD2(Int32(recall.lastRegion.x), Int32(recall.lastRegion.y)),
             lastSize: SIMD2(Int32(recall.lastRegion.width), Int32(recall.lastRegion.height)),
-            warpX: recall.warpX, warpY: recall.warpY)
+            warpX: recall.warpX, warpY: recall.warpY, newWeight: MeasurementMemory.newWeight)
         let (last, next) = try memory.images()
         recorder.dispatch(detect, [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination),
                                    .sampledImage(last, .linear), .storageImage(next)],
