@@ -59,6 +59,13 @@ public protocol FrameEffect: AnyObject, Sendable {
     /// renderer's look-ahead thread), possibly while `record` runs for an earlier frame: what
     /// the two share must be safe to touch from both.
     func look(ahead frame: EffectFrame) throws
+    /// Frames the renderer may have submitted to the GPU and not yet waited for when it calls
+    /// `record` (1 or 2). 2 lets frame N + 1 be recorded while frame N runs; an effect says 2
+    /// only if it reads back nothing of a frame before `completed(frame:)` for it.
+    var framesInFlight: Int { get }
+    /// Called once the GPU work recorded for frame `index` has completed (frames in order):
+    /// what the effect downloaded for that frame may be read now.
+    func completed(frame index: Int) throws
 }
 
 extension FrameEffect {
@@ -66,4 +73,6 @@ extension FrameEffect {
     public var workingBytesPerPixel: Int { 0 }
     public var lookAhead: Int { 0 }
     public func look(ahead frame: EffectFrame) throws {}
+    public var framesInFlight: Int { 1 }
+    public func completed(frame index: Int) throws {}
 }

@@ -53,6 +53,8 @@ final class FrameProcessor: @unchecked Sendable {
     /// A frame submitted to the GPU and not yet waited for (`begin`, then `finish`).
     struct Pending {
         fileprivate let frame: MediaFrame
+        fileprivate let index: Int
+        fileprivate let effect: FrameEffect?
         fileprivate let upload: GPUSubmission?
         fileprivate let submission: GPUSubmission
         /// nil: nothing changed, the decoded frame goes to the encoder as it is.
@@ -124,8 +126,10 @@ final class FrameProcessor: @unchecked Sendable {
         try finish(begin(frame, index: index, time: time, isStillImage: isStillImage, effect: effect))
     }
 
-    /// Records and submits one frame; `finish` waits for it. Until then the processor's images
-    /// are in use: the next `begin` must come after `finish` (look-ahead may run between).
+    /// Records and submits one frame; `finish` waits for it. The next `begin` may come first,
+    /// as far as the effect's `framesInFlight` allows: every recorder starts behind the work
+    /// submitted before it, so the images are reused in order on the GPU, and each frame's
+    /// staging and readbacks are its recorder's own.
     func begin(_ frame: MediaFrame, index: Int, time: Double, isStillImage: Bool, effect: FrameEffect?) throws -> Pending {
         var recorder = try CommandRecorder(context: context)
         recorder.beginSection("upload")
@@ -149,7 +153,7 @@ final class FrameProcessor: @unchecked Sendable {
         if plan.usesDelta, change == .none, !forcesRoundTrip {
             // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.
             recorder.endSection()
-            return Pending(frame: frame, upload: upload, submission: try recorder.submit(), readbacks: nil)
+            return Pending(frame: frame, index: index, effect: effect, upload: upload, submission: try recorder.submit(), readbacks: nil)
         }
         recorder.beginSection("color_out")
         // An unchanged frame (a forced round trip, or a plan without delta) converts back whole
@@ -174,13 +178,16 @@ final class FrameProcessor: @unchecked Sendable {
         recorder.beginSection("download")
         let readbacks = try outputPlanes.map { try recorder.download($0) }
         recorder.endSection()
-        return Pending(frame: frame, upload: upload, submission: try recorder.submit(), readbacks: readbacks)
+        return Pending(frame: frame, index: index, effect: effect, upload: upload, submission: try recorder.submit(),
+                       readbacks: readbacks)
     }
 
-    /// Waits for a frame `begin` submitted; returns the output frame (pts copied).
+    /// Waits for a frame `begin` submitted (frames in the order begun), tells the effect it
+    /// completed, and returns the output frame (pts copied).
     func finish(_ pending: Pending) throws -> MediaFrame {
         let sections = try pending.submission.wait().sections
         lastTimings = GPUTimings(sections: (try pending.upload?.wait().sections ?? []) + sections)
+        try pending.effect?.completed(frame: pending.index)
         guard let readbacks = pending.readbacks else {
             pending.frame.pointer.pointee.pts = pending.frame.timestamp
             return pending.frame

@@ -107,9 +107,13 @@ public final class VideoRenderer: @unchecked Sendable {
                 writerBox.lookAheadBusySeconds = processor?.lookAheadBusySeconds ?? 0
             }
             var index = 0, lookedAt = 0
-            /// With look-ahead: the frame submitted last, waited for only after the next frame has
-            /// been shown to the look-ahead, so that the two overlap on the GPU.
-            var inFlight: FrameProcessor.Pending?
+            /// With look-ahead: the frames submitted and not yet waited for, oldest first. The
+            /// newest is waited for only after the next frame has been shown to the look-ahead
+            /// (the two overlap on the GPU); with an effect that takes two frames in flight, also
+            /// only after the next frame has been recorded and submitted (the GPU runs one frame
+            /// while the CPU records the next).
+            var inFlight: [FrameProcessor.Pending] = []
+            let framesInFlight = min(max(effect?.framesInFlight ?? 1, 1), 2)
             func time(_ frame: MediaFrame) -> Double { Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base) }
             /// Processes a frame and queues it for the encoder; false once the queue is closed.
             func render(_ frame: MediaFrame) throws -> Bool {
@@ -121,15 +125,18 @@ public final class VideoRenderer: @unchecked Sendable {
                 index += 1
                 return processed.push(.frame(result))
             }
-            /// Waits for the frame in flight and queues it; false once the queue is closed.
-            func finishInFlight() throws -> Bool {
-                guard let pending = inFlight else { return true }
-                inFlight = nil
-                let result = try gpuClock.measure { try processor!.finish(pending) }
-                writerBox.add(processor!.lastTimings)
-                return processed.push(.frame(result))
+            /// Waits for the frames in flight, oldest first, until at most `keeping` are left, and
+            /// queues them; false once the queue is closed.
+            func finishInFlight(keeping: Int = 0) throws -> Bool {
+                while inFlight.count > keeping {
+                    let pending = inFlight.removeFirst()
+                    let result = try gpuClock.measure { try processor!.finish(pending) }
+                    writerBox.add(processor!.lastTimings)
+                    guard processed.push(.frame(result)) else { return false }
+                }
+                return true
             }
-            /// Queues a stage behind the frame in flight, keeping the input's order.
+            /// Queues a stage behind the frames in flight, keeping the input's order.
             func push(_ stage: Stage) throws -> Bool {
                 guard try finishInFlight() else { return false }
                 return processed.push(stage)
@@ -140,12 +147,12 @@ public final class VideoRenderer: @unchecked Sendable {
                 while let stage = held.popFirst() {
                     if cancellation.isCancelled { return false }
                     if case .frame(let frame) = stage {
-                        guard try finishInFlight() else { return false }
+                        guard try finishInFlight(keeping: framesInFlight - 1) else { return false }
                         // Frame N's faces need the look-ahead through frame N + K.
                         try processor!.waitForLookAhead(frames: all ? lookedAt : index + lookAhead + 1)
-                        inFlight = try gpuClock.measure {
+                        inFlight.append(try gpuClock.measure {
                             try processor!.begin(frame, index: index, time: time(frame), isStillImage: false, effect: effect)
-                        }
+                        })
                         index += 1
                         if !all { return true }
                     } else if !(try push(stage)) {
@@ -190,7 +197,7 @@ public final class VideoRenderer: @unchecked Sendable {
                             guard try render(frame) else { return }
                             continue
                         }
-                        // The frame in flight (submitted last) runs on the GPU meanwhile.
+                        // The frames in flight run on the GPU meanwhile.
                         try gpuClock.measure {
                             try processor!.lookAhead(frame, index: lookedAt, time: time(frame), effect: effect,
                                                      onTimings: { writerBox.add($0) })

@@ -20,9 +20,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// With `options.measuresQuality`: what the output achieved on each face, by track ID,
     /// one entry per frame the face was treated in (complete after `finishMeasuring()`).
     public private(set) var skinQuality: [Int: [FaceSkinQuality]] = [:]
-    /// The last frame's measurement, read once its submission has completed (the next
-    /// frame's, or `finishMeasuring`), with the track ID of each face.
-    private var pendingQuality: [(measurement: PendingSkinQuality, tracks: [Face])] = []
+    /// The measurements of the frames recorded and not yet completed, oldest first, read in
+    /// `completed(frame:)` (or `finishMeasuring`), with the track ID of each face.
+    private var pendingQuality: [(frame: Int, measurement: PendingSkinQuality, tracks: [Face])] = []
 
     private var tracker: FaceTracker?
     private var faceSelector: FaceSelector
@@ -94,10 +94,16 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         add(try tracker.analyze(frame.input, time: frame.time, previous: frame.trackerLastFrame))
     }
 
+    /// Everything read back of a frame waits for `completed(frame:)`.
+    public var framesInFlight: Int { 2 }
+
+    public func completed(frame index: Int) throws {
+        resolveQuality(through: index)
+        try matteRecording?.flush(through: index)
+        try zoneRecording?.flush(through: index)
+    }
+
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
-        finishMeasuring() // the frame before has completed on the GPU
-        try matteRecording?.flush()
-        try zoneRecording?.flush()
         let tracked: FaceTrackerResult
         if let playback = sidecars.tracks {
             tracked = try playback.process(frame.input, index: frame.index, path: sidecars.tracksPath)
@@ -117,24 +123,26 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
                                                        userMatte: try userMatte?.image(for: frame, on: recorder), output: frame.output)
         // The sidecars take one pass's weights: they are refused with per-face settings (SidecarArguments).
         if let skin = stageFrames.first?.skin {
-            if let matteRecording, let weights = skin.weights { try matteRecording.record(weights: weights, time: frame.time, on: recorder) }
+            if let matteRecording, let weights = skin.weights { try matteRecording.record(weights: weights, frame: frame.index, time: frame.time, on: recorder) }
             if let zoneRecording, let zoneMap {
-                try zoneRecording.record(weights: try zoneMap.record(on: recorder, mask: skin.mask, frame: frame.input), time: frame.time,
-                                         on: recorder)
+                try zoneRecording.record(weights: try zoneMap.record(on: recorder, mask: skin.mask, frame: frame.input), frame: frame.index,
+                                         time: frame.time, on: recorder)
             }
         }
-        pendingQuality = stageFrames.compactMap(\.quality).map { ($0, tracked.faces) }
+        pendingQuality += stageFrames.compactMap(\.quality).map { (frame.index, $0, tracked.faces) }
         guard let changed else { return .none }
         // A view replaces the picture: every pixel is converted back as it is, not as a change.
         return options.debugView != nil ? .whole : .region(changed)
     }
 
-    /// Files the last frame's measurement under its faces' track IDs; call once the GPU work
-    /// recorded for it has completed.
-    public func finishMeasuring() {
-        let pending = pendingQuality
-        pendingQuality = []
-        for (measurement, tracks) in pending {
+    /// Files every pending measurement under its faces' track IDs; call once the GPU work
+    /// recorded has completed (the end of a render).
+    public func finishMeasuring() { resolveQuality(through: Int.max) }
+
+    private func resolveQuality(through index: Int) {
+        let done = pendingQuality.prefix { $0.frame <= index }
+        pendingQuality.removeFirst(done.count)
+        for (_, measurement, tracks) in done {
             for figures in measurement.resolve() {
                 guard let track = tracks.first(where: { $0.points == figures.face.landmarks }) else { continue }
                 skinQuality[track.trackID, default: []].append(figures)

@@ -61,8 +61,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         split = try TypedKernel(context: context)
     }
 
+    public func completed(frame index: Int) throws { finishMeasuring() }
+
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
-        finishMeasuring() // the frame before has completed on the GPU
         let tracked: FaceTrackerResult
         if let lookAheadTracker {
             tracked = try lookAheadTracker.result(for: frame.input, index: frame.index)

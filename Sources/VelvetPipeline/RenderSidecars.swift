@@ -22,24 +22,36 @@ public struct RenderSidecars: @unchecked Sendable {
 
 /// The blend weight of each frame on its way to the matte file: the weight image the blend
 /// wrote is downloaded in the frame's own submission and encoded once that has completed
-/// (when the next frame starts, or at `finish`).
+/// (`flush(through:)` from the effect's `completed(frame:)`, or at `finish`).
 final class MatteRecording {
     private let open: (Int, Int) throws -> MatteWriter
     private var writer: MatteWriter?
-    private var pending: (readback: GPUReadback, time: Double, width: Int, height: Int)?
+    private struct Recorded {
+        let frame: Int
+        let readback: GPUReadback
+        let time: Double
+        let width: Int, height: Int
+    }
+    /// The frames recorded and not yet written, oldest first.
+    private var pending: [Recorded] = []
 
     init(open: @escaping (Int, Int) throws -> MatteWriter) { self.open = open }
 
-    func record(weights: GPUImage, time: Double, on recorder: CommandRecorder) throws {
-        precondition(pending == nil, "the frame before was not written")
+    func record(weights: GPUImage, frame: Int, time: Double, on recorder: CommandRecorder) throws {
         guard weights.format == .r16f else { throw BeautyPipelineError.matte("the blend weight is not r16f") }
-        pending = (try recorder.download(weights), time, weights.width, weights.height)
+        pending.append(Recorded(frame: frame, readback: try recorder.download(weights), time: time, width: weights.width,
+                                height: weights.height))
     }
 
-    /// Writes the frame recorded last; call once its submission has completed.
-    func flush() throws {
-        guard let frame = pending else { return }
-        pending = nil
+    /// Writes the frames recorded up to `index`; call once their submissions have completed.
+    func flush(through index: Int = .max) throws {
+        while let frame = pending.first, frame.frame <= index {
+            pending.removeFirst()
+            try write(frame)
+        }
+    }
+
+    private func write(_ frame: Recorded) throws {
         let writer = try self.writer ?? open(frame.width, frame.height)
         self.writer = writer
         guard frame.width == writer.width, frame.height == writer.height else {

@@ -50,6 +50,7 @@ public final class StillQualityProbe {
         let tracked = effect.lastTracking
         let maskReadback = try tracked?.personMask.map { try recorder.download($0) }
         try recorder.submit().wait()
+        try effect.completed(frame: 0)
 
         let width = input.width, height = input.height
         let before = Self.bytes(fromHalfRGBA: inputReadback.bytes), after = Self.bytes(fromHalfRGBA: outputReadback.bytes)

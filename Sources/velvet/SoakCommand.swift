@@ -89,7 +89,9 @@ private final class MemorySampler: FrameEffect, @unchecked Sendable {
     var minimumFrameSide: Int { effect.minimumFrameSide }
     var workingBytesPerPixel: Int { effect.workingBytesPerPixel }
     var lookAhead: Int { effect.lookAhead }
+    var framesInFlight: Int { effect.framesInFlight }
     func look(ahead frame: EffectFrame) throws { try effect.look(ahead: frame) }
+    func completed(frame index: Int) throws { try effect.completed(frame: index) }
 
     func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         if frame.index % every == 0 {

@@ -19,8 +19,10 @@ final class SteadyRenderTests: GPUTestCase {
         init(_ inner: BeautyEffect) { self.inner = inner }
         var minimumFrameSide: Int { inner.minimumFrameSide }
         var workingBytesPerPixel: Int { inner.workingBytesPerPixel }
-    var lookAhead: Int { inner.lookAhead }
-    func look(ahead frame: EffectFrame) throws { try inner.look(ahead: frame) }
+        var lookAhead: Int { inner.lookAhead }
+        var framesInFlight: Int { inner.framesInFlight }
+        func look(ahead frame: EffectFrame) throws { try inner.look(ahead: frame) }
+        func completed(frame index: Int) throws { try inner.completed(frame: index) }
         func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
             atFrameStart.append(inner.context.vulkanObjectsCreated)
             return try inner.record(frame, on: recorder)

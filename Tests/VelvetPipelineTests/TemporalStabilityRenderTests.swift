@@ -11,33 +11,36 @@ import XCTest
 /// losslessly so a repeated frame decodes as an exact repeat), at the shipped default preset
 /// and the default look-ahead.
 final class TemporalStabilityRenderTests: GPUTestCase {
-    /// Runs the beauty effect and feeds every frame's input, output and faces to M15.
+    /// Runs the beauty effect and feeds every frame's input, output and faces to M15, with
+    /// the effect's frames in flight (each frame read back once it has completed).
     final class StabilityProbe: FrameEffect, @unchecked Sendable {
         let inner: BeautyEffect
         private(set) var stability = QualityMetrics.TemporalStability()
-        private var pending: (input: GPUReadback, output: GPUReadback?, width: Int, height: Int, faces: [BeautyFace])?
+        private var pending: [(frame: Int, input: GPUReadback, output: GPUReadback?, width: Int, height: Int, faces: [BeautyFace])] = []
         init(_ inner: BeautyEffect) { self.inner = inner }
         var minimumFrameSide: Int { inner.minimumFrameSide }
         var workingBytesPerPixel: Int { inner.workingBytesPerPixel }
-    var lookAhead: Int { inner.lookAhead }
-    func look(ahead frame: EffectFrame) throws { try inner.look(ahead: frame) }
+        var lookAhead: Int { inner.lookAhead }
+        var framesInFlight: Int { inner.framesInFlight }
+        func look(ahead frame: EffectFrame) throws { try inner.look(ahead: frame) }
 
         func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
-            finish()
             let change = try inner.record(frame, on: recorder)
             let faces = try (inner.lastTracking?.faces ?? []).map { try BeautyFace(landmarks: $0.points) }
             // No change: the output is the input (the effect did not write it).
-            pending = (try recorder.download(frame.input), change == .none ? nil : try recorder.download(frame.output),
-                       frame.input.width, frame.input.height, faces)
+            pending.append((frame.index, try recorder.download(frame.input), change == .none ? nil : try recorder.download(frame.output),
+                            frame.input.width, frame.input.height, faces))
             return change
         }
 
-        func finish() {
-            guard let (input, output, width, height, faces) = pending else { return }
-            pending = nil
-            let before = QualityMetrics.TemporalStability.levels(input, pixels: width * height)
-            let after = output.map { QualityMetrics.TemporalStability.levels($0, pixels: width * height) } ?? before
-            stability.add(input: before, output: after, width: width, height: height, faces: faces)
+        func completed(frame index: Int) throws {
+            try inner.completed(frame: index)
+            while let first = pending.first, first.frame <= index {
+                pending.removeFirst()
+                let before = QualityMetrics.TemporalStability.levels(first.input, pixels: first.width * first.height)
+                let after = first.output.map { QualityMetrics.TemporalStability.levels($0, pixels: first.width * first.height) } ?? before
+                stability.add(input: before, output: after, width: first.width, height: first.height, faces: first.faces)
+            }
         }
     }
 
@@ -56,7 +59,6 @@ final class TemporalStabilityRenderTests: GPUTestCase {
         let probe = StabilityProbe(try BeautyEffect(context: context, options: options))
         let summary = try VideoRenderer(context: context).render(input: clip, output: scratch.path("out.mkv"), settings: lossless,
                                                                  effect: probe)
-        probe.finish()
         XCTAssertEqual(summary.frames, frames)
         XCTAssertEqual(summary.lookAhead, LookAheadTracker.standardFrames, "the default look-ahead of a video file")
         return (probe.stability.result, probe.inner.facesPerFrame)
