@@ -41,13 +41,16 @@ final class FrameProcessor: @unchecked Sendable {
     private let processed: GPUImage
     private let outputPlanes: [GPUImage]
     private let outputFrames: OutputFramePool
-    /// The look-ahead's own input planes and working images, three sets taken in turn, so that
-    /// showing frame N+K+1 to the effect touches neither what frame N's submission, still in
-    /// flight, reads nor what the look-ahead of frame N+K, still running, reads (its frame and,
-    /// as `previousInput`, the one before).
+    /// Frames shown to the look-ahead beyond the K that frame N needs when it is recorded: the
+    /// look-ahead thread has this many frames' time to track each one, so neither thread waits
+    /// on the other's every round trip.
+    static let lookAheadLead = 2
+    /// The look-ahead's own input planes and working images, taken in turn: one set per frame
+    /// whose look-ahead may still be running or queued (`lookAheadLead`), plus the frame before
+    /// the oldest of them (read as its `previousInput`) and the frame being shown.
     private var lookAheadImages: [(planes: [GPUImage], working: GPUImage)] = []
     private var lookAheadWorker: LookAheadWorker?
-    private static let lookAheadSets = 3
+    static let lookAheadSets = lookAheadLead + 2
     private(set) var lastTimings = GPUTimings(sections: [])
 
     /// A frame submitted to the GPU and not yet waited for (`begin`, then `finish`).
@@ -84,9 +87,9 @@ final class FrameProcessor: @unchecked Sendable {
                    onTimings: @escaping @Sendable (GPUTimings) -> Void) throws {
         let worker = lookAheadWorker ?? LookAheadWorker()
         lookAheadWorker = worker
-        // The image set of three frames back is free once the look-ahead of two frames back
-        // (which read it as its previous frame) has run.
-        try worker.wait(untilDone: index - 1)
+        // The set of `lookAheadSets` frames back is free once the look-ahead of the frame after
+        // it (which read it as its previous frame) has run.
+        try worker.wait(untilDone: index - Self.lookAheadSets + 2)
         if lookAheadImages.count < Self.lookAheadSets {
             let upright = plan.uprightSize
             lookAheadImages.append((try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight),

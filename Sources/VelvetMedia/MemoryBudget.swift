@@ -24,28 +24,28 @@ struct MemoryEstimate {
     ///   - effectBytesPerPixel: what the effects keep (`FrameEffect.workingBytesPerPixel`);
     ///     nil without effects.
     ///   - encoderLookahead: frames the encoder holds before it writes one.
-    ///   - effectLookAhead: the effects' look-ahead (`FrameEffect.lookAhead`): K + 1 + F decoded
-    ///     frames are held at once (frame N + K + 1 is looked at while frame N is recorded, and
-    ///     F frames are in flight).
+    ///   - effectLookAhead: the effects' look-ahead (`FrameEffect.lookAhead`): K + L + F decoded
+    ///     frames are held at once (frames up to N + K + L are looked at while frame N is
+    ///     recorded, L = `FrameProcessor.lookAheadLead`, and F frames are in flight).
     ///   - framesInFlight: with a look-ahead, frames submitted and not yet waited for (F,
     ///     `FrameEffect.framesInFlight`), each with its own upload and readback staging.
     init(width: Int, height: Int, input: VideoPlaneLayout, output: VideoPlaneLayout, repackedBytesPerPixel: Double,
          isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0, framesInFlight: Int = 1) {
         let pixels = Double(width) * Double(height)
         // Planes in and out with their staging buffers, the working image (rgba16f), and with
-        // effects their result (rgba16f) and their own images; with a look-ahead, three sets of
-        // its own input planes and working image (the frame in flight keeps the others; the
+        // effects their result (rgba16f) and their own images; with a look-ahead, its own sets of
+        // input planes and working image (`FrameProcessor.lookAheadSets`; the
         // effects' count still holds the tracker's copy of the last frame, which the look-ahead
         // does without).
         let effects = effectBytesPerPixel.map { 8 + Double($0) } ?? 0
-        let lookAheadImages = effectLookAhead > 0 ? 3 * (input.bytesPerPixel + 8) : 0
+        let lookAheadImages = effectLookAhead > 0 ? Double(FrameProcessor.lookAheadSets) * (input.bytesPerPixel + 8) : 0
         let inFlight = Double(effectLookAhead > 0 ? max(framesInFlight, 1) : 1)
         gpuBytes = pixels * ((1 + inFlight) * (input.bytesPerPixel + output.bytesPerPixel) + 8 + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel
         let frames = isVideo
             ? Self.videoFramesInFlight * (decoded + output.bytesPerPixel)
                 + Double(encoderLookahead) * Self.bytesPerLookaheadFrame * output.bytesPerPixel
-                + (effectLookAhead > 0 ? Double(effectLookAhead + 1) + inFlight : 0) * decoded
+                + (effectLookAhead > 0 ? Double(effectLookAhead + FrameProcessor.lookAheadLead) + inFlight : 0) * decoded
             : decoded + 2 * output.bytesPerPixel
         cpuBytes = Self.baseBytes + pixels * frames
     }

@@ -94,8 +94,9 @@ public final class VideoRenderer: @unchecked Sendable {
         // GPU thread: the first frame decides the plan; the writer is opened from it. With an
         // effect's look-ahead, each frame is first shown to it (on the look-ahead thread) and
         // then held (with the packets that follow it, so the order to the encoder is unchanged)
-        // until K + 1 later frames have been shown, or the input ends: the look-ahead of frame
-        // N + K + 1 runs while frame N is recorded, which needs only N + K's.
+        // until K + L later frames have been shown (L: `FrameProcessor.lookAheadLead`), or the
+        // input ends: the look-ahead of frames N + K + 1 ... N + K + L runs while frame N is
+        // recorded, which needs only N + K's.
         let writerBox = WriterBox()
         let lookAhead = cpuOnly || reader.info.isStillImage || outputPlan.isStillImage ? 0 : max(0, effect?.lookAhead ?? 0)
         let held = HeldFrames()
@@ -204,7 +205,7 @@ public final class VideoRenderer: @unchecked Sendable {
                         }
                         lookedAt += 1
                         held.append(.frame(frame), bytes: frame.byteCount)
-                        if held.frames > lookAhead + 1 { guard try release(all: false) else { return } }
+                        if held.frames > lookAhead + FrameProcessor.lookAheadLead { guard try release(all: false) else { return } }
                     case .packet where !held.isEmpty:
                         held.append(stage, bytes: 0)
                     case .end:
