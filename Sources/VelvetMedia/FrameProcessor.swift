@@ -51,6 +51,9 @@ final class FrameProcessor: @unchecked Sendable {
     private var lookAheadImages: [(planes: [GPUImage], working: GPUImage)] = []
     private var lookAheadWorker: LookAheadWorker?
     static let lookAheadSets = lookAheadLead + 2
+
+    /// The frames kept in flight for `effect` with a look-ahead: what it takes, 1 to 2.
+    static func framesInFlight(for effect: FrameEffect?) -> Int { min(max(effect?.framesInFlight ?? 1, 1), 2) }
     private(set) var lastTimings = GPUTimings(sections: [])
 
     /// A frame submitted to the GPU and not yet waited for (`begin`, then `finish`).

@@ -39,7 +39,7 @@ struct MemoryEstimate {
         // does without).
         let effects = effectBytesPerPixel.map { 8 + Double($0) } ?? 0
         let lookAheadImages = effectLookAhead > 0 ? Double(FrameProcessor.lookAheadSets) * (input.bytesPerPixel + 8) : 0
-        let inFlight = Double(effectLookAhead > 0 ? max(framesInFlight, 1) : 1)
+        let inFlight = Double(effectLookAhead > 0 ? framesInFlight : 1)
         gpuBytes = pixels * ((1 + inFlight) * (input.bytesPerPixel + output.bytesPerPixel) + 8 + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel
         let frames = isVideo

@@ -97,7 +97,7 @@ struct OutputPlan: @unchecked Sendable {
             repackedBytesPerPixel: input.pixelFormat == decoded ? 0 : Self.bytesPerPixel(decoded), isVideo: !container.isStillImage,
             effectBytesPerPixel: effect?.workingBytesPerPixel, encoderLookahead: MemoryEstimate.lookahead(preset: settings.preset),
             effectLookAhead: container.isStillImage || info.isStillImage ? 0 : effect?.lookAhead ?? 0,
-            framesInFlight: effect?.framesInFlight ?? 1)
+            framesInFlight: FrameProcessor.framesInFlight(for: effect))
         guard let limit = MemoryLimit() else { throw MediaError.refused(path: info.path, reason: MemoryLimit.malformed) }
         if let reason = limit.refusal(estimate, width: info.width, height: info.height) {
             throw MediaError.refused(path: info.path, reason: reason)

@@ -114,7 +114,7 @@ public final class VideoRenderer: @unchecked Sendable {
             /// only after the next frame has been recorded and submitted (the GPU runs one frame
             /// while the CPU records the next).
             var inFlight: [FrameProcessor.Pending] = []
-            let framesInFlight = min(max(effect?.framesInFlight ?? 1, 1), 2)
+            let framesInFlight = FrameProcessor.framesInFlight(for: effect)
             func time(_ frame: MediaFrame) -> Double { Double(frame.timestamp) * av_q2d(reader.videoStream.pointee.time_base) }
             /// Processes a frame and queues it for the encoder; false once the queue is closed.
             func render(_ frame: MediaFrame) throws -> Bool {
