@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFiles
 import VelvetGPU
 import VelvetMedia
 import VelvetTestSupport
@@ -31,7 +32,9 @@ final class FramesInFlightTests: GPUTestCase {
             events.append(.completed(index))
             while let first = pending.first, first.frame <= index {
                 pending.removeFirst()
-                digests[first.frame] = first.readback.raw.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+                var hash = FNV1a()
+                hash.update(first.readback.raw)
+                digests[first.frame] = hash.value
             }
         }
     }
