@@ -341,7 +341,7 @@ public final class CommandRecorder {
                                  0, 1, &barrier, 0, nil, 0, nil)
         }
         try vkCheck(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
-        try context.submit(commandBuffer, fence: slot.fence)
+        try Trace.span("submit") { try context.submit(commandBuffer, fence: slot.fence) }
         submitted = true
         return GPUSubmission(recorder: self, fence: slot.fence)
     }
@@ -352,6 +352,14 @@ public final class CommandRecorder {
         let result = vkGetQueryPoolResults(context.handle, queryPool, 0, UInt32(ticks.count), ticks.count * 8, &ticks, 8,
                                            VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue)
         guard result == VK_SUCCESS else { return GPUTimings(sections: []) }
+        if let trace = Trace.shared, let clock = context.traceClock {
+            func nanoseconds(_ tick: UInt64) -> UInt64 {
+                UInt64(max(0, Double(clock.nanoseconds) + Double(Int64(bitPattern: tick &- clock.ticks)) * period))
+            }
+            for (index, label) in sectionLabels.enumerated() {
+                trace.recordGPU(label, start: nanoseconds(ticks[index * 2]), end: nanoseconds(ticks[index * 2 + 1]))
+            }
+        }
         return GPUTimings(sections: sectionLabels.enumerated().map { index, label in
             let elapsed = ticks[index * 2 + 1] &- ticks[index * 2]
             return (label, Double(elapsed) * period / 1e6)
@@ -458,7 +466,7 @@ public final class GPUSubmission: @unchecked Sendable {
     }
 
     deinit {
-        if !completed, waitForFence() == VK_SUCCESS { completed = true }
+        if !completed, Trace.span("fence.wait", waitForFence) == VK_SUCCESS { completed = true }
         recorder.completed = completed
     }
 
@@ -466,10 +474,10 @@ public final class GPUSubmission: @unchecked Sendable {
     @discardableResult
     public func wait() throws -> GPUTimings {
         if !completed {
-            try vkCheck(waitForFence(), "vkWaitForFences")
+            try Trace.span("fence.wait") { try vkCheck(waitForFence(), "vkWaitForFences") }
             completed = true
         }
-        return recorder.timings()
+        return Trace.span("query.results") { recorder.timings() }
     }
 
     private func waitForFence() -> VkResult {

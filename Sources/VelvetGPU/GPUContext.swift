@@ -21,6 +21,10 @@ public final class GPUContext: @unchecked Sendable {
     /// Nanoseconds per timestamp tick; nil when the queue has no timestamps.
     let timestampPeriod: Double?
     let cmdPushDescriptorSet: PFN_vkCmdPushDescriptorSetKHR
+    /// With a trace (`Trace.shared`): a device timestamp and the CLOCK_MONOTONIC
+    /// nanoseconds of the same instant, so timed sections can be placed on the trace's
+    /// timeline; nil otherwise, or when the device cannot calibrate.
+    let traceClock: (ticks: UInt64, nanoseconds: UInt64)?
     private let messenger: VkDebugUtilsMessengerEXT?
     private let queueLock = NSLock()
     let allocator: MemoryAllocator
@@ -68,7 +72,10 @@ public final class GPUContext: @unchecked Sendable {
                 throw GPUError.unsupported("\(chosen.name) lacks VK_KHR_push_descriptor")
             }
             let family = try Self.computeQueueFamily(physical)
-            deviceHandle = try Self.createDevice(physical, queueFamily: family.index)
+            let calibrates = Trace.shared != nil && family.hasTimestamps
+                && Self.deviceExtensions(physical).contains("VK_EXT_calibrated_timestamps")
+            deviceHandle = try Self.createDevice(physical, queueFamily: family.index,
+                                                 extensions: calibrates ? ["VK_EXT_calibrated_timestamps"] : [])
 
             var queue: VkQueue? = nil
             vkGetDeviceQueue(deviceHandle, family.index, 0, &queue)
@@ -91,6 +98,7 @@ public final class GPUContext: @unchecked Sendable {
             self.memoryProperties = memory
             self.timestampPeriod = family.hasTimestamps ? Double(properties.limits.timestampPeriod) : nil
             self.cmdPushDescriptorSet = pushDescriptor
+            self.traceClock = calibrates ? Self.calibrate(deviceHandle!) : nil
             self.createdObjects = tally
             self.pipelineCache = PipelineCache(root: pipelineCacheRoot ?? PipelineCache.root(), properties: properties)
             self.pipelineCompiler = PipelineCompiler(threadLimit: compileThreads ?? PipelineCompiler.threadLimit())
@@ -313,7 +321,23 @@ public final class GPUContext: @unchecked Sendable {
         return (UInt32(best.offset), best.element.timestampValidBits > 0)
     }
 
-    private static func createDevice(_ physical: VkPhysicalDevice, queueFamily: UInt32) throws -> VkDevice {
+    /// A device timestamp and CLOCK_MONOTONIC (what `DispatchTime` reads on Linux) at one instant.
+    private static func calibrate(_ device: VkDevice) -> (ticks: UInt64, nanoseconds: UInt64)? {
+        guard let calibrated = unsafeBitCast(vkGetDeviceProcAddr(device, "vkGetCalibratedTimestampsEXT"),
+                                             to: PFN_vkGetCalibratedTimestampsEXT?.self) else { return nil }
+        var infos = [VK_TIME_DOMAIN_DEVICE_EXT, VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT].map { domain in
+            var info = VkCalibratedTimestampInfoEXT()
+            info.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_EXT
+            info.timeDomain = domain
+            return info
+        }
+        var values: [UInt64] = [0, 0]
+        var deviation: UInt64 = 0
+        guard calibrated(device, 2, &infos, &values, &deviation) == VK_SUCCESS else { return nil }
+        return (values[0], values[1])
+    }
+
+    private static func createDevice(_ physical: VkPhysicalDevice, queueFamily: UInt32, extensions extra: [String]) throws -> VkDevice {
         let arena = Arena()
         var supported = VkPhysicalDeviceFeatures()
         vkGetPhysicalDeviceFeatures(physical, &supported)
@@ -330,7 +354,7 @@ public final class GPUContext: @unchecked Sendable {
         queueInfo.queueCount = 1
         queueInfo.pQueuePriorities = UnsafePointer(arena.pointer(to: priority))
 
-        let extensions = ["VK_KHR_push_descriptor"]
+        let extensions = ["VK_KHR_push_descriptor"] + extra
         var info = VkDeviceCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
         info.queueCreateInfoCount = 1

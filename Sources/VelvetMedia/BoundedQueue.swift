@@ -1,4 +1,5 @@
 import Foundation
+import VelvetGPU
 
 /// A blocking FIFO with a capacity, linking the pipeline's threads. `close()` wakes every
 /// waiter: pushes are then dropped and pops return nil once the queue is empty.
@@ -7,15 +8,22 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     private var items: [Element] = []
     private var closed = false
     let capacity: Int
+    /// The queue's name in a trace: a blocked push or pop is a span "queue.NAME.push" / ".pop".
+    private let name: String
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, name: String = "queue") {
+        self.capacity = capacity
+        self.name = name
+    }
 
     /// Blocks while full. Returns false if the queue was closed.
     @discardableResult
     func push(_ item: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while items.count >= capacity && !closed { condition.wait() }
+        if items.count >= capacity && !closed {
+            Trace.span("queue.\(name).push") { while items.count >= capacity && !closed { condition.wait() } }
+        }
         guard !closed else { return false }
         items.append(item)
         condition.broadcast()
@@ -26,7 +34,9 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty && !closed { condition.wait() }
+        if items.isEmpty && !closed {
+            Trace.span("queue.\(name).pop") { while items.isEmpty && !closed { condition.wait() } }
+        }
         guard !items.isEmpty else { return nil }
         let item = items.removeFirst()
         condition.broadcast()

@@ -113,7 +113,7 @@ final class FrameProcessor: @unchecked Sendable {
         let shown = EffectFrame(index: index, time: time, isStillImage: false, input: images.working, output: images.working,
                                 previousInput: previous)
         worker.submit {
-            try effect.look(ahead: shown)
+            try Trace.span("lookahead.track") { try effect.look(ahead: shown) }
             onTimings(GPUTimings(sections: try upload.wait().sections))
         }
     }
@@ -153,8 +153,10 @@ final class FrameProcessor: @unchecked Sendable {
             recorder.endSection()
             upload = try recorder.submit()
             recorder = try CommandRecorder(context: context)
-            change = try effect.record(EffectFrame(index: index, time: time, isStillImage: isStillImage, input: working,
-                                                   output: processed), on: recorder)
+            change = try Trace.span("effect.record") {
+                try effect.record(EffectFrame(index: index, time: time, isStillImage: isStillImage, input: working,
+                                              output: processed), on: recorder)
+            }
         }
         if plan.usesDelta, change == .none, !forcesRoundTrip {
             // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.
@@ -193,13 +195,14 @@ final class FrameProcessor: @unchecked Sendable {
     func finish(_ pending: Pending) throws -> MediaFrame {
         let sections = try pending.submission.wait().sections
         lastTimings = GPUTimings(sections: (try pending.upload?.wait().sections ?? []) + sections)
-        try pending.effect?.completed(frame: pending.index)
+        try Trace.span("effect.completed") { try pending.effect?.completed(frame: pending.index) }
         guard let readbacks = pending.readbacks else {
             pending.frame.pointer.pointee.pts = pending.frame.timestamp
             return pending.frame
         }
-        let output = try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat,
-                                    pool: outputFrames)
+        let output = try Trace.span("readback.copy") {
+            try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat, pool: outputFrames)
+        }
         output.copyTiming(from: pending.frame)
         return output
     }

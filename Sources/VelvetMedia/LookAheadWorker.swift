@@ -1,4 +1,5 @@
 import Foundation
+import VelvetGPU
 
 /// Runs an effect's look-ahead on a thread of its own, one job per frame in order, so that
 /// the tracker's submit-and-wait round trips overlap the GPU thread's recording of the frames
@@ -14,7 +15,10 @@ final class LookAheadWorker: @unchecked Sendable {
     private var busyNanoseconds: UInt64 = 0
 
     init() {
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            Trace.nameThread("v-lookahead")
+            run()
+        }
         thread.stackSize = 8 << 20
         thread.start()
     }

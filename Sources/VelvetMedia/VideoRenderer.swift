@@ -53,29 +53,31 @@ public final class VideoRenderer: @unchecked Sendable {
                        cancellation: CancellationFlag = CancellationFlag(), commit: CommitPolicy = .replace,
                        cpuOnly: Bool = false) throws -> RenderSummary {
         let started = Date()
+        let traceStart = DispatchTime.now().uptimeNanoseconds
         let reader = try MediaReader(path: input)
         reader.keepsTruncated = options.allowTruncated
         // Every refusal comes here, before anything is decoded.
         let outputPlan = try OutputPlan(reader: reader, output: output, settings: settings, options: options,
                                         effect: cpuOnly ? nil : effect)
-        let decoded = BoundedQueue<Stage>(capacity: 3)
-        let processed = BoundedQueue<Stage>(capacity: 3)
+        let decoded = BoundedQueue<Stage>(capacity: 3, name: "decoded")
+        let processed = BoundedQueue<Stage>(capacity: 3, name: "processed")
         let decodeClock = BusyClock(), gpuClock = BusyClock(), encodeClock = BusyClock()
 
         // Decode thread.
         let decodeThread = Thread {
+            Trace.nameThread("v-decode")
             let repacker = PixelRepacker()
             var position = 0
             defer { decoded.close() }
             do {
-                while let item = try decodeClock.measure({ try reader.next() }) {
+                while let item = try decodeClock.measure({ try Trace.span("decode") { try reader.next() } }) {
                     if cancellation.isCancelled { return }
                     switch item {
                     case .video(let frame):
                         defer { position += 1 }
                         // A still output takes one frame: skip to it (without GPU work), stop after it.
                         if outputPlan.isStillImage && position < outputPlan.stillFrame { continue }
-                        let ready = try decodeClock.measure { try repacker.readable(frame) }
+                        let ready = try decodeClock.measure { try Trace.span("repack") { try repacker.readable(frame) } }
                         guard decoded.push(.frame(ready)) else { return }
                         if outputPlan.isStillImage { decoded.push(.end); return }
                     case .packet(let packet, let index):
@@ -101,6 +103,7 @@ public final class VideoRenderer: @unchecked Sendable {
         let lookAhead = cpuOnly || reader.info.isStillImage || outputPlan.isStillImage ? 0 : max(0, effect?.lookAhead ?? 0)
         let held = HeldFrames()
         let gpuThread = Thread { [converter, context] in
+            Trace.nameThread("v-gpu")
             defer { processed.close() }
             var processor: FrameProcessor?
             defer {
@@ -119,8 +122,10 @@ public final class VideoRenderer: @unchecked Sendable {
             /// Processes a frame and queues it for the encoder; false once the queue is closed.
             func render(_ frame: MediaFrame) throws -> Bool {
                 let result = try gpuClock.measure {
-                    try processor!.process(frame, index: index, time: time(frame), isStillImage: reader.info.isStillImage,
-                                           effect: effect)
+                    try Trace.span("frame.process") {
+                        try processor!.process(frame, index: index, time: time(frame), isStillImage: reader.info.isStillImage,
+                                               effect: effect)
+                    }
                 }
                 writerBox.add(processor!.lastTimings)
                 index += 1
@@ -131,7 +136,7 @@ public final class VideoRenderer: @unchecked Sendable {
             func finishInFlight(keeping: Int = 0) throws -> Bool {
                 while inFlight.count > keeping {
                     let pending = inFlight.removeFirst()
-                    let result = try gpuClock.measure { try processor!.finish(pending) }
+                    let result = try gpuClock.measure { try Trace.span("frame.finish") { try processor!.finish(pending) } }
                     writerBox.add(processor!.lastTimings)
                     guard processed.push(.frame(result)) else { return false }
                 }
@@ -150,9 +155,13 @@ public final class VideoRenderer: @unchecked Sendable {
                     if case .frame(let frame) = stage {
                         guard try finishInFlight(keeping: framesInFlight - 1) else { return false }
                         // Frame N's faces need the look-ahead through frame N + K.
-                        try processor!.waitForLookAhead(frames: all ? lookedAt : index + lookAhead + 1)
+                        try Trace.span("lookahead.wait") {
+                            try processor!.waitForLookAhead(frames: all ? lookedAt : index + lookAhead + 1)
+                        }
                         inFlight.append(try gpuClock.measure {
-                            try processor!.begin(frame, index: index, time: time(frame), isStillImage: false, effect: effect)
+                            try Trace.span("frame.begin") {
+                                try processor!.begin(frame, index: index, time: time(frame), isStillImage: false, effect: effect)
+                            }
                         })
                         index += 1
                         if !all { return true }
@@ -200,8 +209,10 @@ public final class VideoRenderer: @unchecked Sendable {
                         }
                         // The frames in flight run on the GPU meanwhile.
                         try gpuClock.measure {
-                            try processor!.lookAhead(frame, index: lookedAt, time: time(frame), effect: effect,
-                                                     onTimings: { writerBox.add($0) })
+                            try Trace.span("lookahead.show") {
+                                try processor!.lookAhead(frame, index: lookedAt, time: time(frame), effect: effect,
+                                                         onTimings: { writerBox.add($0) })
+                            }
                         }
                         lookedAt += 1
                         held.append(.frame(frame), bytes: frame.byteCount)
@@ -228,6 +239,12 @@ public final class VideoRenderer: @unchecked Sendable {
         gpuThread.start()
 
         // Encode on this thread.
+        Trace.nameThread("v-encode", system: false)
+        defer {
+            // The render as one span on the calling thread (a trace holds every render of the process).
+            Trace.shared?.record("render", since: traceStart)
+            Trace.shared?.save()
+        }
         var frames = 0
         var failure: Error?
         defer {
@@ -240,7 +257,7 @@ public final class VideoRenderer: @unchecked Sendable {
                 switch stage {
                 case .frame(let frame):
                     let writer = writerBox.writer!
-                    try encodeClock.measure { try writer.encode(frame) }
+                    try encodeClock.measure { try Trace.span("encode") { try writer.encode(frame) } }
                     frames += 1
                     progress?.update(frames: frames, total: reader.info.progressTotal)
                     if writer.isStillImage {

@@ -1,0 +1,98 @@
+import Foundation
+import VelvetTestSupport
+import XCTest
+
+/// `VELVET_TRACE=FILE`: a render's timeline per thread, in the Trace Event format, and
+/// `Tools/trace-summary.py` over it.
+final class TraceTests: XCTestCase {
+    private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    private struct Span {
+        let name: String
+        let thread: Int
+        let start: Double
+        let end: Double
+    }
+
+    /// A 12-frame clip rendered with the default look-ahead and the trace on: every thread of
+    /// the render is named and its spans nest; one "render" span holds them all; the encode
+    /// thread encoded each output frame once; the GPU thread waited on fences and the
+    /// look-ahead thread tracked frames; the GPU row has each frame's colour conversion in; and
+    /// the summary reads it.
+    func testRenderWritesATimelinePerThread() throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("clip.mp4"), output = scratch.path("out.mp4"), trace = scratch.path("trace.json")
+        try Tool.ffmpeg(["-loop", "1", "-framerate", "25", "-t", "0.48", "-i", repository.appendingPathComponent("test-assets/grace_hopper.jpg").path,
+                         "-vf", "scale=192:224,setsar=1,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", clip])
+        let result = try Tool.run(Tool.velvet, ["render", clip, "-o", output, "--quiet"],
+                                  environment: ["VELVET_VALIDATION": "1", "VELVET_TRACE": trace,
+                                                "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let frames = try Tool.probe(output, "packet=pts_time").split(separator: "\n").count
+        XCTAssertEqual(frames, 12)
+
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: trace))) as? [String: Any])
+        let events = try XCTUnwrap(document["traceEvents"] as? [[String: Any]])
+        var threads: [String: Int] = [:]
+        for event in events where event["ph"] as? String == "M" {
+            let name = try XCTUnwrap((event["args"] as? [String: Any])?["name"] as? String)
+            threads[name] = try XCTUnwrap(event["tid"] as? Int)
+        }
+        XCTAssertEqual(Set(threads.keys), ["v-decode", "v-gpu", "v-lookahead", "v-encode", "gpu"])
+        let spans = try events.filter { $0["ph"] as? String == "X" }.map { event in
+            let start = try XCTUnwrap(event["ts"] as? Double), duration = try XCTUnwrap(event["dur"] as? Double)
+            XCTAssertGreaterThanOrEqual(duration, 0)
+            return Span(name: try XCTUnwrap(event["name"] as? String), thread: try XCTUnwrap(event["tid"] as? Int),
+                        start: start, end: start + duration)
+        }
+        func named(_ thread: String, _ name: String) -> [Span] { spans.filter { $0.thread == threads[thread] && $0.name == name } }
+
+        let renders = spans.filter { $0.name == "render" }
+        XCTAssertEqual(renders.count, 1)
+        let render = try XCTUnwrap(renders.first)
+        // The render's own threads work inside it (the calling thread loads the models before).
+        let renderThreads = Set(["v-decode", "v-gpu", "v-lookahead"].compactMap { threads[$0] })
+        for span in spans where renderThreads.contains(span.thread) {
+            XCTAssertTrue(span.start >= render.start && span.end <= render.end, "\(span.name) lies outside the render")
+        }
+        // On one thread, two spans are nested or apart, never half over each other.
+        for thread in threads.values where thread != threads["gpu"] {
+            let own = spans.filter { $0.thread == thread }.sorted { ($0.start, -$0.end) < ($1.start, -$1.end) }
+            var open: [Span] = []
+            for span in own {
+                while let last = open.last, span.start >= last.end { open.removeLast() }
+                if let last = open.last { XCTAssertLessThanOrEqual(span.end, last.end, "\(span.name) overlaps \(last.name)") }
+                open.append(span)
+            }
+        }
+        XCTAssertEqual(named("v-encode", "encode").count, frames)
+        XCTAssertEqual(named("v-decode", "decode").count, frames + 1, "every frame, then the end of the input")
+        XCTAssertEqual(named("v-gpu", "frame.begin").count, frames)
+        XCTAssertEqual(named("v-gpu", "frame.finish").count, frames)
+        XCTAssertFalse(named("v-gpu", "fence.wait").isEmpty)
+        XCTAssertEqual(named("v-lookahead", "lookahead.track").count, frames)
+        XCTAssertEqual(named("gpu", "color_in").count, frames)
+        XCTAssertEqual(named("gpu", "lookahead.color_in").count, frames)
+
+        let summary = try Tool.run("python3", [repository.appendingPathComponent("Tools/trace-summary.py").path, trace, "--from-frame", "2"])
+        XCTAssertEqual(summary.status, 0, summary.stderr)
+        for row in ["9 frames from frame 2", "v-gpu: work", "v-lookahead: work", "gpu: work", "frame.finish/fence.wait"] {
+            XCTAssertTrue(summary.stdout.contains(row), "summary lacks \(row):\n\(summary.stdout)")
+        }
+    }
+
+    /// A trace that cannot be written is one warning line; the render still succeeds.
+    func testAnUnwritableTraceOnlyWarns() throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("clip.mp4"), output = scratch.path("out.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=0.3", "-pix_fmt", "yuv420p", "-c:v", "libx264", clip])
+        let result = try Tool.run(Tool.velvet, ["render", clip, "-o", output, "--quiet"],
+                                  environment: ["VELVET_TRACE": scratch.path("missing/trace.json"),
+                                                "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output))
+        let warnings = result.stderr.split(separator: "\n").filter { !$0.contains("validation layer on") }
+        XCTAssertEqual(warnings.count, 1, result.stderr)
+        XCTAssertTrue(warnings.first?.hasPrefix("velvet: warning: VELVET_TRACE: cannot write") == true, result.stderr)
+    }
+}
