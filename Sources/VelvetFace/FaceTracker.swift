@@ -201,6 +201,21 @@ public final class FaceTracker: @unchecked Sendable {
         repeats.reset()
     }
 
+    /// Loads the models a first frame of `width` x `height` runs (the detectors, and the
+    /// segmentation when this tracker segments; nil size: the detectors only), so that the
+    /// first `process` does not: a render calls it while it opens its decoder and encoder.
+    public func prepare(width: Int?, height: Int?) throws {
+        let models: [FaceDetectorModel] = switch options.detector {
+        case .short: [.shortRange]
+        case .full: [.fullRange]
+        case .auto: [.shortRange, .fullRange]
+        }
+        for model in models { _ = try detector(model) }
+        if options.segmentationInterval > 0, let width, let height {
+            _ = try segmenter(for: width, height)
+        }
+    }
+
     private func detector(_ model: FaceDetectorModel) throws -> FaceDetector {
         if let detector = detectors[model] { return detector }
         let detector = try FaceDetector(context: context, model: model, files: files, kernels: kernels,
@@ -210,7 +225,11 @@ public final class FaceTracker: @unchecked Sendable {
     }
 
     private func segmenter(for image: GPUImage) throws -> PersonSegmenter {
-        let model = options.segmentationModel.resolved(width: image.width, height: image.height)
+        try segmenter(for: image.width, image.height)
+    }
+
+    private func segmenter(for width: Int, _ height: Int) throws -> PersonSegmenter {
+        let model = options.segmentationModel.resolved(width: width, height: height)
         if let segmenter = segmenters[model] { return segmenter }
         let segmenter = try PersonSegmenter(context: context, model: model, files: files, kernels: kernels)
         segmenters[model] = segmenter

@@ -16,13 +16,18 @@ final class FrameSegmentation {
         (self.context, self.model, self.files, self.kernels) = (context, model, files, kernels)
     }
 
+    /// Loads the model a `width` x `height` frame takes, before the first `segment`.
+    func prepare(width: Int, height: Int) throws {
+        let resolved = model.resolved(width: width, height: height)
+        if segmenter?.model != resolved { segmenter = try PersonSegmenter(context: context, model: resolved, files: files, kernels: kernels) }
+    }
+
     /// The person probability of `image` at frame size and at the model's (images owned here,
     /// overwritten by the next call), with the GPU time it took. With `recorder`, it is
     /// recorded there (no submission and wait of its own; the time is that recorder's).
     func segment(_ image: GPUImage, on recorder: CommandRecorder? = nil) throws
         -> (mask: GPUImage, lowResolution: GPUImage, timings: GPUTimings) {
-        let resolved = model.resolved(width: image.width, height: image.height)
-        if segmenter?.model != resolved { segmenter = try PersonSegmenter(context: context, model: resolved, files: files, kernels: kernels) }
+        try prepare(width: image.width, height: image.height)
         if mask?.width != image.width || mask?.height != image.height {
             mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
         }

@@ -47,6 +47,13 @@ public final class LookAheadTracker: @unchecked Sendable {
             ? FrameSegmentation(context: context, model: options.segmentationModel, files: files, kernels: kernels) : nil
     }
 
+    /// Loads the models before the first frame (the tracker's, and the segmentation's for a
+    /// `width` x `height` frame when the size is known), as `FaceTracker.prepare`.
+    public func prepare(width: Int?, height: Int?) throws {
+        try tracker.prepare(width: nil, height: nil)
+        if let segmentation, let width, let height { try segmentation.prepare(width: width, height: height) }
+    }
+
     /// Tracks the next frame of the input (frames in order, each one once); returns the
     /// tracker's GPU time per section. `previous`: the caller's image of the frame analysed
     /// last, intact until this returns (`.copied`: the tracker keeps a copy).

@@ -76,14 +76,16 @@ public final class Trace: @unchecked Sendable {
     }
 
     /// The calling thread's number in the trace, from 1 in the order threads first record
-    /// (under the lock).
-    private var threadNumbers: [UInt: Int32] = [:]
+    /// (under the lock), kept in the thread's own dictionary: a thread id can be reused once
+    /// its thread has ended.
+    private var threadCount: Int32 = 0
     private func threadNumber() -> Int32 {
-        let key = UInt(pthread_self())
-        if let number = threadNumbers[key] { return number }
-        let number = Int32(threadNumbers.count + 1)
-        threadNumbers[key] = number
-        return number
+        let key = "velvet.trace.thread"
+        let dictionary = Thread.current.threadDictionary
+        if let number = dictionary[key] as? Int32 { return number }
+        threadCount += 1
+        dictionary[key] = threadCount
+        return threadCount
     }
 
     /// The spans so far as Trace Event JSON: complete events ("X", microseconds from the

@@ -24,6 +24,26 @@ public struct EffectFrame {
     }
 }
 
+/// What a render knows of its input before the first frame is decoded (`FrameEffect.prepare`).
+public struct EffectInput: Sendable, Equatable {
+    /// A still image (a photo), not a video.
+    public var isStillImage: Bool
+    /// The renderer shows each frame to `look(ahead:)` before recording it.
+    public var looksAhead: Bool
+    /// The upright frame size the video stream declares; nil for a still (its EXIF
+    /// orientation is read from the decoded frame).
+    public var uprightSize: (width: Int, height: Int)?
+
+    public init(isStillImage: Bool, looksAhead: Bool, uprightSize: (width: Int, height: Int)?) {
+        (self.isStillImage, self.looksAhead, self.uprightSize) = (isStillImage, looksAhead, uprightSize)
+    }
+
+    public static func == (a: EffectInput, b: EffectInput) -> Bool {
+        a.isStillImage == b.isStillImage && a.looksAhead == b.looksAhead
+            && a.uprightSize?.width == b.uprightSize?.width && a.uprightSize?.height == b.uprightSize?.height
+    }
+}
+
 /// What the effects changed in a frame. When the output has the input's layout, colour and
 /// orientation, unchanged pixels are not converted back: an unchanged frame's decoded planes
 /// go to the encoder as they are (bit-exact, no GPU work; `RenderOptions.forcesGPURoundTrip`
@@ -39,6 +59,11 @@ public enum FrameChange: Sendable, Equatable {
 /// protocol so media I/O knows nothing of faces. Called from the GPU thread, but for
 /// `look(ahead:)`, which runs on the renderer's look-ahead thread.
 public protocol FrameEffect: AnyObject, Sendable {
+    /// Loads what the effect needs before its first frame (its models), once per render and
+    /// before any other call: the renderer runs it on a thread of its own while it opens the
+    /// decoder and the encoder, and waits for it before showing or recording the first frame.
+    /// An error fails the render.
+    func prepare(for input: EffectInput) throws
     /// Records the effects of one frame on `recorder` and says what they changed. The input
     /// is complete when this is called, so an effect may also submit work of its own first
     /// (and wait for it) before recording the rest on `recorder`.
@@ -69,6 +94,7 @@ public protocol FrameEffect: AnyObject, Sendable {
 }
 
 extension FrameEffect {
+    public func prepare(for input: EffectInput) throws {}
     public var minimumFrameSide: Int { 1 }
     public var workingBytesPerPixel: Int { 0 }
     public var lookAhead: Int { 0 }

@@ -102,6 +102,11 @@ public final class VideoRenderer: @unchecked Sendable {
         let writerBox = WriterBox()
         let lookAhead = cpuOnly || reader.info.isStillImage || outputPlan.isStillImage ? 0 : max(0, effect?.lookAhead ?? 0)
         let held = HeldFrames()
+        // The effect loads its models while the decoder, the encoder and the GPU images are set up.
+        let preparation = cpuOnly ? nil : effect.map {
+            EffectPreparation(effect: $0, input: EffectInput(isStillImage: reader.info.isStillImage, looksAhead: lookAhead > 0,
+                                                             uprightSize: reader.info.isStillImage ? nil : reader.info.uprightSize))
+        }
         let gpuThread = Thread { [converter, context] in
             Trace.nameThread("v-gpu")
             defer { processed.close() }
@@ -202,6 +207,7 @@ public final class VideoRenderer: @unchecked Sendable {
                                                            encoderPixelFormat: plan.encoderPixelFormat,
                                                            color: plan.outputColor, settings: settings, setup: setup,
                                                            commit: commit))
+                            try Trace.span("effect.prepare.wait") { try preparation?.wait() }
                         }
                         guard lookAhead > 0, let effect else {
                             guard try render(frame) else { return }
@@ -290,6 +296,8 @@ public final class VideoRenderer: @unchecked Sendable {
         processed.close()
         decodeThread.cancel()
         while !(decodeThread.isFinished && gpuThread.isFinished) { usleep(1000) }
+        // No thread outlives the render, also where no frame came to wait for the preparation.
+        preparation?.waitUntilFinished()
         if failure == nil && cancellation.isCancelled && writerBox.writer?.isFinished != true { failure = MediaError.interrupted }
         if let failure {
             cancellation.cancel()
@@ -342,6 +350,38 @@ public final class VideoRenderer: @unchecked Sendable {
         case end
         case failure(Error)
     }
+}
+
+/// `FrameEffect.prepare` on a thread of its own, started as the render begins: the GPU thread
+/// waits for it before the effect's first frame, and the render for it before it returns.
+private final class EffectPreparation: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var finished = false
+    private var failure: Error?
+
+    init(effect: FrameEffect, input: EffectInput) {
+        let thread = Thread { [self] in
+            Trace.nameThread("v-prepare")
+            var error: Error?
+            do { try Trace.span("effect.prepare") { try effect.prepare(for: input) } } catch let caught { error = caught }
+            condition.withLock {
+                (failure, finished) = (error, true)
+                condition.broadcast()
+            }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Blocks until the effect is prepared; throws what preparing it threw.
+    func wait() throws {
+        try condition.withLock {
+            while !finished { condition.wait() }
+            if let failure { throw failure }
+        }
+    }
+
+    func waitUntilFinished() { condition.withLock { while !finished { condition.wait() } } }
 }
 
 /// The decoded frames (and the packets after them) waiting on the effect's look-ahead: used

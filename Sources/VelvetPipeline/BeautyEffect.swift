@@ -89,6 +89,15 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// A track file holds the faces already: no look-ahead then.
     public var lookAhead: Int { sidecars.tracks == nil ? options.lookAhead : 0 }
 
+    public func prepare(for input: EffectInput) throws {
+        guard sidecars.tracks == nil else { return }
+        if input.looksAhead {
+            try (lookAheadTracker ?? makeLookAheadTracker()).prepare(width: input.uprightSize?.width, height: input.uprightSize?.height)
+        } else {
+            try (tracker ?? makeTracker(still: input.isStillImage)).prepare(width: input.uprightSize?.width, height: input.uprightSize?.height)
+        }
+    }
+
     public func look(ahead frame: EffectFrame) throws {
         let tracker = try lookAheadTracker ?? makeLookAheadTracker()
         add(try tracker.analyze(frame.input, time: frame.time, previous: frame.trackerLastFrame))

@@ -105,6 +105,12 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         return .whole
     }
 
+    public func prepare(for input: EffectInput) throws {
+        guard input.looksAhead else { return }
+        if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: lookAhead) }
+        try lookAheadTracker!.prepare(width: input.uprightSize?.width, height: input.uprightSize?.height)
+    }
+
     public func look(ahead frame: EffectFrame) throws {
         if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: lookAhead) }
         addTrackerTimings(try lookAheadTracker!.analyze(frame.input, time: frame.time, previous: frame.trackerLastFrame))

@@ -15,7 +15,7 @@ final class TraceTests: XCTestCase {
     }
 
     /// A 12-frame clip rendered with the default look-ahead and the trace on: every thread of
-    /// the render is named and its spans nest; one "render" span holds them all; the encode
+    /// the render is named and its spans nest; the models load on the preparation thread; one "render" span holds them all; the encode
     /// thread encoded each output frame once; the GPU thread waited on fences and the
     /// look-ahead thread tracked frames; the GPU row has each frame's colour conversion in; and
     /// the summary reads it.
@@ -38,7 +38,7 @@ final class TraceTests: XCTestCase {
             let name = try XCTUnwrap((event["args"] as? [String: Any])?["name"] as? String)
             threads[name] = try XCTUnwrap(event["tid"] as? Int)
         }
-        XCTAssertEqual(Set(threads.keys), ["v-decode", "v-gpu", "v-lookahead", "v-encode", "gpu"])
+        XCTAssertEqual(Set(threads.keys), ["v-decode", "v-gpu", "v-lookahead", "v-encode", "v-prepare", "gpu"])
         let spans = try events.filter { $0["ph"] as? String == "X" }.map { event in
             let start = try XCTUnwrap(event["ts"] as? Double), duration = try XCTUnwrap(event["dur"] as? Double)
             XCTAssertGreaterThanOrEqual(duration, 0)
@@ -51,7 +51,7 @@ final class TraceTests: XCTestCase {
         XCTAssertEqual(renders.count, 1)
         let render = try XCTUnwrap(renders.first)
         // The render's own threads work inside it (the calling thread loads the models before).
-        let renderThreads = Set(["v-decode", "v-gpu", "v-lookahead"].compactMap { threads[$0] })
+        let renderThreads = Set(["v-decode", "v-gpu", "v-lookahead", "v-prepare"].compactMap { threads[$0] })
         for span in spans where renderThreads.contains(span.thread) {
             XCTAssertTrue(span.start >= render.start && span.end <= render.end, "\(span.name) lies outside the render")
         }
@@ -71,6 +71,10 @@ final class TraceTests: XCTestCase {
         XCTAssertEqual(named("v-gpu", "frame.finish").count, frames)
         XCTAssertFalse(named("v-gpu", "fence.wait").isEmpty)
         XCTAssertEqual(named("v-lookahead", "lookahead.track").count, frames)
+        // The models load on the preparation thread, before the first frame is tracked.
+        let prepared = try XCTUnwrap(named("v-prepare", "effect.prepare").first)
+        XCTAssertEqual(Set(spans.filter { $0.name.hasPrefix("model.load") }.map(\.thread)), [threads["v-prepare"]!])
+        XCTAssertLessThanOrEqual(prepared.end, try XCTUnwrap(named("v-lookahead", "lookahead.track").map(\.start).min()))
         XCTAssertEqual(named("gpu", "color_in").count, frames)
         XCTAssertEqual(named("gpu", "lookahead.color_in").count, frames)
 

@@ -59,7 +59,9 @@ public final class NNModelPlan: @unchecked Sendable {
     /// Loads a .tflite file and plans it.
     public convenience init(context: GPUContext, contentsOf url: URL, kernels: NNKernels? = nil,
                             options: Options = Options()) throws {
+        let start = DispatchTime.now().uptimeNanoseconds
         try self.init(context: context, graph: try NNGraph(contentsOf: url), kernels: kernels, options: options)
+        Trace.shared?.record("model.load \(url.lastPathComponent)", since: start)
     }
 
     public init(context: GPUContext, graph: NNGraph, kernels: NNKernels? = nil, options: Options = Options()) throws {
