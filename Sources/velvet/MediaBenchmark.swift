@@ -36,6 +36,19 @@ enum MediaBenchmark {
                                        translation: (x: 20 * t, y: Double(size.height) * 0.3 - 10 * t))
         }
         let renderer = try VideoRenderer(context: context)
+        if beauty {
+            // Untimed: a short render with each method first, so that no timed render compiles
+            // the pipelines or fills the driver's caches (a cold start is Tools/bench-cold-start.sh's).
+            let warmUp = directory + "/velvet-bench-warm-up-\(URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent)-\(size.width)x\(size.height).mp4"
+            try FaceClip.make(warmUp, photo: photo, size: size, frames: Self.warmUpFrames, noise: 2 / 255, settings: clipSettings,
+                              context: context) { _, fill in
+                SimilarityTransform(scale: fill, rotation: 0, translation: (x: 0, y: Double(size.height) * 0.3))
+            }
+            for smoothing in [BeautySettings.Smoothing.frequencySeparation, .bilateral] {
+                let effect = try BeautyEffect(context: context, options: try BeautyArguments.defaultOptions(smoothing: smoothing, context: context))
+                _ = try renderer.render(input: warmUp, output: directory + "/velvet-bench-beauty.mp4", settings: settings, effect: effect)
+            }
+        }
         var rows: [(String, Double)] = []
         /// Per pipeline: ms per frame each render thread was busy (the last repeat's).
         var busy: [String: [String: Double]] = [:]
@@ -82,11 +95,14 @@ enum MediaBenchmark {
         try ValidationReport.check(context)
     }
 
+    /// Frames of the untimed warm-up render before the timed beauty renders.
+    static let warmUpFrames = 8
+
     private static func printTable(rows: [(String, Double)], stageTimes: [(String, [String: Double], Int)],
                                    busy: [String: [String: Double]], size: (width: Int, height: Int), frames: Int,
                                    settings: EncoderSettings, device: String, cores: Int, repeats: Int) {
         print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, \(settings.encoderName(forMuxer: "mp4")) crf \(settings.crf) preset \(settings.preset), "
-              + "\(device), \(cores) CPU cores\n")
+              + "\(device), \(cores) CPU cores" + (stageTimes.isEmpty ? "" : "; each method rendered \(warmUpFrames) frames first, untimed") + "\n")
         print("| pipeline | fps |")
         print("|---|---:|")
         for (name, fps) in rows { print("| \(name) | \(String(format: "%.1f", fps)) |") }

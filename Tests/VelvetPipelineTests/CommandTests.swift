@@ -166,6 +166,21 @@ final class CommandTests: XCTestCase {
         XCTAssertTrue(media.stdout.contains("| plain transcode") && media.stdout.contains("| Velvet passthrough"), media.stdout)
         XCTAssertTrue(media.stdout.contains("passthrough / plain transcode = "), media.stdout)
 
+        // With --beauty, each method renders the warm-up clip first, untimed: the trace shows
+        // two 8-frame renders before the four timed ones.
+        let trace = scratch.path("trace.json")
+        let beauty = try Tool.run(Tool.velvet, ["bench", "media", "--photo", photo, "--frames", "4", "--size", "160x120", "--work-dir",
+                                                scratch.url.path, "--preset-x264", "ultrafast", "--beauty"],
+                                  environment: ["VELVET_TRACE": trace, "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(beauty.status, 0, beauty.stderr)
+        XCTAssertTrue(beauty.stdout.contains("each method rendered 8 frames first, untimed"), beauty.stdout)
+        XCTAssertTrue(beauty.stdout.contains("beauty (bilateral) / plain transcode = "), beauty.stdout)
+        let events = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: trace))) as? [String: Any])?["traceEvents"] as? [[String: Any]])
+        let spans = events.filter { $0["ph"] as? String == "X" }.sorted { ($0["ts"] as? Double ?? 0) < ($1["ts"] as? Double ?? 0) }
+        let renders = spans.filter { $0["name"] as? String == "render" }.map { ($0["ts"] as? Double ?? 0, ($0["ts"] as? Double ?? 0) + ($0["dur"] as? Double ?? 0)) }
+        let encoded = renders.map { render in spans.filter { $0["name"] as? String == "encode" && (render.0...render.1).contains($0["ts"] as? Double ?? -1) }.count }
+        XCTAssertEqual(encoded, [8, 8, 4, 4, 4, 4], "warm-up renders, then plain, passthrough, freqsep, bilateral")
+
         // The soak's growth check, shown failing against a bar no run can meet.
         let arguments = ["bench", "soak", "--photo", photo, "--frames", "10", "--every", "2", "--size", "160x120", "--work-dir", scratch.url.path]
         let soak = try velvet(arguments + ["--max-growth", "-100"], status: 1)

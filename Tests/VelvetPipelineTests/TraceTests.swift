@@ -80,7 +80,8 @@ final class TraceTests: XCTestCase {
 
         let summary = try Tool.run("python3", [repository.appendingPathComponent("Tools/trace-summary.py").path, trace, "--from-frame", "2"])
         XCTAssertEqual(summary.status, 0, summary.stderr)
-        for row in ["9 frames from frame 2", "v-gpu: work", "v-lookahead: work", "gpu: work", "frame.finish/fence.wait"] {
+        // (The look-ahead may have tracked every frame before frame 2 was encoded: its row can be empty.)
+        for row in ["9 frames from frame 2", "v-gpu: work", "gpu: work", "frame.finish/fence.wait"] {
             XCTAssertTrue(summary.stdout.contains(row), "summary lacks \(row):\n\(summary.stdout)")
         }
     }
