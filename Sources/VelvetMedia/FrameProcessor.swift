@@ -45,12 +45,25 @@ final class FrameProcessor: @unchecked Sendable {
     /// look-ahead thread has this many frames' time to track each one, so neither thread waits
     /// on the other's every round trip.
     static let lookAheadLead = 2
-    /// The look-ahead's own input planes and working images, taken in turn: one set per frame
-    /// whose look-ahead may still be running or queued (`lookAheadLead`), plus the frame before
-    /// the oldest of them (read as its `previousInput`) and the frame being shown.
-    private var lookAheadImages: [(planes: [GPUImage], working: GPUImage)] = []
-    private var lookAheadWorker: LookAheadWorker?
+    /// The look-ahead's working images, taken in turn: one per frame whose look-ahead may still
+    /// be running or queued (`lookAheadLead`), plus the frame before the oldest of them (read as
+    /// its `previousInput`) and the frame being shown.
+    private var lookAheadWorking: [GPUImage] = []
     static let lookAheadSets = lookAheadLead + 2
+    /// The input planes of every frame shown to the look-ahead and not yet rendered, taken in
+    /// turn: the frame's render reads them instead of uploading the frame again.
+    private var lookAheadPlanes: [[GPUImage]] = []
+    private let lookAheadPlaneSets: Int
+    /// Frames shown to the look-ahead so far.
+    private var shown = 0
+    private var lookAheadWorker: LookAheadWorker?
+
+    /// Input plane sets a look-ahead of K frames keeps, with F frames in flight: frames up to
+    /// N + K + L are shown while frame N is recorded and frames N - F + 1 ... N are unfinished,
+    /// and the frame being shown needs one more.
+    static func lookAheadPlaneSets(lookAhead: Int, framesInFlight: Int) -> Int {
+        lookAhead + lookAheadLead + framesInFlight + 1
+    }
 
     /// The frames kept in flight for `effect` with a look-ahead: what it takes, 1 to 2.
     static func framesInFlight(for effect: FrameEffect?) -> Int { min(max(effect?.framesInFlight ?? 1, 1), 2) }
@@ -67,9 +80,14 @@ final class FrameProcessor: @unchecked Sendable {
         fileprivate let readbacks: [GPUReadback]?
     }
 
-    init(context: GPUContext, converter: ColorConverter, plan: Plan, forcesRoundTrip: Bool = false) throws {
+    /// - Parameters:
+    ///   - lookAhead, framesInFlight: the effect's look-ahead K (0: none) and frames in flight,
+    ///     which size the look-ahead's plane sets.
+    init(context: GPUContext, converter: ColorConverter, plan: Plan, forcesRoundTrip: Bool = false, lookAhead: Int = 0,
+         framesInFlight: Int = 1) throws {
         precondition(plan.outputOrientation == plan.inputOrientation || plan.outputOrientation == .identity)
         self.context = context
+        lookAheadPlaneSets = Self.lookAheadPlaneSets(lookAhead: lookAhead, framesInFlight: framesInFlight)
         self.converter = converter
         self.plan = plan
         self.forcesRoundTrip = forcesRoundTrip
@@ -84,8 +102,9 @@ final class FrameProcessor: @unchecked Sendable {
 
     /// Shows one frame to the effect's look-ahead: upload and conversion to a working image
     /// here, then `look(ahead:)` on the look-ahead thread (`LookAheadWorker`), behind the frames
-    /// before; `onTimings` gets the upload's GPU time from there. The frame is uploaded again
-    /// when it is processed. `index` counts the frames shown, from 0, one by one.
+    /// before; `onTimings` gets the upload's GPU time from there. The uploaded planes are kept
+    /// for the frame's render (`begin` converts them again, it does not upload). `index` counts
+    /// the frames shown, from 0, one by one, in the order they are rendered.
     func lookAhead(_ frame: MediaFrame, index: Int, time: Double, effect: FrameEffect,
                    onTimings: @escaping @Sendable (GPUTimings) -> Void) throws {
         let worker = lookAheadWorker ?? LookAheadWorker()
@@ -93,27 +112,31 @@ final class FrameProcessor: @unchecked Sendable {
         // The set of `lookAheadSets` frames back is free once the look-ahead of the frame after
         // it (which read it as its previous frame) has run.
         try worker.wait(untilDone: index - Self.lookAheadSets + 2)
-        if lookAheadImages.count < Self.lookAheadSets {
+        precondition(index == shown, "frames are shown to the look-ahead one by one")
+        if lookAheadWorking.count < Self.lookAheadSets {
             let upright = plan.uprightSize
-            lookAheadImages.append((try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight),
-                                    try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)))
+            lookAheadWorking.append(try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f))
         }
-        let images = lookAheadImages[index % Self.lookAheadSets]
-        let previous = index > 0 ? lookAheadImages[(index - 1) % Self.lookAheadSets].working : nil
+        if lookAheadPlanes.count < lookAheadPlaneSets {
+            lookAheadPlanes.append(try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight))
+        }
+        let planes = lookAheadPlanes[index % lookAheadPlaneSets], working = lookAheadWorking[index % Self.lookAheadSets]
+        let previous = index > 0 ? lookAheadWorking[(index - 1) % Self.lookAheadSets] : nil
         let recorder = try CommandRecorder(context: context)
         recorder.beginSection("lookahead.upload")
-        try converter.recordUpload(of: frame, to: images.planes, on: recorder)
+        try converter.recordUpload(of: frame, to: planes, on: recorder)
         recorder.beginSection("lookahead.color_in")
-        converter.recordToWorking(planes: images.planes, layout: plan.inputLayout, color: plan.inputColor,
-                                  orientation: plan.inputOrientation, working: images.working, on: recorder)
+        converter.recordToWorking(planes: planes, layout: plan.inputLayout, color: plan.inputColor,
+                                  orientation: plan.inputOrientation, working: working, on: recorder)
         recorder.endSection()
         // Submitted, not waited for: the effect's own submissions run behind it. The effect
         // only reads the frame here (`look(ahead:)` writes no output).
         let upload = try recorder.submit()
-        let shown = EffectFrame(index: index, time: time, isStillImage: false, input: images.working, output: images.working,
-                                previousInput: previous)
+        shown += 1
+        let shownFrame = EffectFrame(index: index, time: time, isStillImage: false, input: working, output: working,
+                                     previousInput: previous)
         worker.submit {
-            try Trace.span("lookahead.track") { try effect.look(ahead: shown) }
+            try Trace.span("lookahead.track") { try effect.look(ahead: shownFrame) }
             onTimings(GPUTimings(sections: try upload.wait().sections))
         }
     }
@@ -138,8 +161,16 @@ final class FrameProcessor: @unchecked Sendable {
     /// staging and readbacks are its recorder's own.
     func begin(_ frame: MediaFrame, index: Int, time: Double, isStillImage: Bool, effect: FrameEffect?) throws -> Pending {
         var recorder = try CommandRecorder(context: context)
-        recorder.beginSection("upload")
-        try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
+        // A frame the look-ahead was shown is on the GPU already, in its plane set (kept until
+        // the frame has finished: `lookAheadPlaneSets`); any other is uploaded.
+        let inputPlanes: [GPUImage]
+        if lookAheadWorker != nil, index < shown, index >= shown - lookAheadPlaneSets {
+            inputPlanes = lookAheadPlanes[index % lookAheadPlaneSets]
+        } else {
+            inputPlanes = self.inputPlanes
+            recorder.beginSection("upload")
+            try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
+        }
         recorder.beginSection("color_in")
         converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
                                   orientation: plan.inputOrientation, working: working, on: recorder)

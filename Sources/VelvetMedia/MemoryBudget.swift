@@ -33,12 +33,14 @@ struct MemoryEstimate {
          isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0, framesInFlight: Int = 1) {
         let pixels = Double(width) * Double(height)
         // Planes in and out with their staging buffers, the working image (rgba16f), and with
-        // effects their result (rgba16f) and their own images; with a look-ahead, its own sets of
-        // input planes and working image (`FrameProcessor.lookAheadSets`; the
-        // effects' count still holds the tracker's copy of the last frame, which the look-ahead
-        // does without).
+        // effects their result (rgba16f) and their own images; with a look-ahead, its own
+        // working images (`FrameProcessor.lookAheadSets`) and the input planes of the frames
+        // shown to it and not yet rendered (`FrameProcessor.lookAheadPlaneSets`; the effects'
+        // count still holds the tracker's copy of the last frame, which the look-ahead does without).
         let effects = effectBytesPerPixel.map { 8 + Double($0) } ?? 0
-        let lookAheadImages = effectLookAhead > 0 ? Double(FrameProcessor.lookAheadSets) * (input.bytesPerPixel + 8) : 0
+        let planeSets = FrameProcessor.lookAheadPlaneSets(lookAhead: effectLookAhead, framesInFlight: framesInFlight)
+        let lookAheadImages = effectLookAhead > 0
+            ? Double(FrameProcessor.lookAheadSets) * 8 + Double(planeSets) * input.bytesPerPixel : 0
         let inFlight = Double(effectLookAhead > 0 ? framesInFlight : 1)
         gpuBytes = pixels * ((1 + inFlight) * (input.bytesPerPixel + output.bytesPerPixel) + 8 + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel

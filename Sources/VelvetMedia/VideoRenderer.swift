@@ -198,7 +198,8 @@ public final class VideoRenderer: @unchecked Sendable {
                         if processor == nil {
                             let plan = try Self.plan(for: frame, reader: reader, output: outputPlan)
                             processor = try FrameProcessor(context: context, converter: converter, plan: plan,
-                                                       forcesRoundTrip: options.forcesGPURoundTrip)
+                                                           forcesRoundTrip: options.forcesGPURoundTrip, lookAhead: lookAhead,
+                                                           framesInFlight: framesInFlight)
                             let setup = WriterSetup(routes: outputPlan.routes, keepsDisplayMatrix: plan.outputOrientation != .identity,
                                                     hdr: HDRMetadata(stream: reader.videoStream, firstFrame: frame),
                                                     fieldOrder: frame.fieldOrder(stream: reader.videoStream))

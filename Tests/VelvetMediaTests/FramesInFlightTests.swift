@@ -14,13 +14,13 @@ final class FramesInFlightTests: GPUTestCase {
     private final class Probe: FrameEffect, @unchecked Sendable {
         enum Event: Equatable { case record(Int), completed(Int) }
         let framesInFlight: Int
-        var lookAhead: Int { 2 }
+        let lookAhead: Int
         private(set) var events: [Event] = []
         /// FNV-1a of each frame's working image as read back, by frame.
         private(set) var digests: [Int: UInt64] = [:]
         private var pending: [(frame: Int, readback: GPUReadback)] = []
 
-        init(framesInFlight: Int) { self.framesInFlight = framesInFlight }
+        init(framesInFlight: Int, lookAhead: Int = 2) { (self.framesInFlight, self.lookAhead) = (framesInFlight, lookAhead) }
 
         func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
             events.append(.record(frame.index))
@@ -39,13 +39,13 @@ final class FramesInFlightTests: GPUTestCase {
         }
     }
 
-    private func render(framesInFlight: Int, frames: Int, scratch: Scratch) throws -> Probe {
+    private func render(framesInFlight: Int, frames: Int, scratch: Scratch, lookAhead: Int = 2) throws -> Probe {
         let input = scratch.path("clip.mkv")
         if !FileManager.default.fileExists(atPath: input) {
             try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-frames:v", "\(frames)", "-c:v", "ffv1", input])
         }
-        let probe = Probe(framesInFlight: framesInFlight)
-        let summary = try VideoRenderer(context: context).render(input: input, output: scratch.path("out-\(framesInFlight).mkv"),
+        let probe = Probe(framesInFlight: framesInFlight, lookAhead: lookAhead)
+        let summary = try VideoRenderer(context: context).render(input: input, output: scratch.path("out-\(framesInFlight)-\(lookAhead).mkv"),
                                                                   settings: EncoderSettings(), effect: probe)
         XCTAssertEqual(summary.frames, frames)
         return probe
@@ -82,5 +82,22 @@ final class FramesInFlightTests: GPUTestCase {
         }
         XCTAssertEqual(Set(one.digests.values).count, frames, "every frame differs")
         XCTAssertEqual(two.digests, one.digests, "each frame read back once complete, as with one frame in flight")
+    }
+
+    /// With a look-ahead the render converts the planes the look-ahead uploaded (kept per
+    /// frame until it has finished) instead of uploading the frame again: every frame's working
+    /// image is the one a render without look-ahead, which uploads each frame, makes, at every
+    /// look-ahead and with one or two frames in flight (the plane sets turn over several times).
+    func testALookedAtFrameIsRenderedFromItsOwnUpload() throws {
+        let scratch = try Scratch()
+        let frames = 24
+        let uploaded = try render(framesInFlight: 1, frames: frames, scratch: scratch, lookAhead: 0)
+        XCTAssertEqual(Set(uploaded.digests.values).count, frames, "every frame differs")
+        for lookAhead in [1, 3, 6] {
+            for framesInFlight in [1, 2] {
+                let probe = try render(framesInFlight: framesInFlight, frames: frames, scratch: scratch, lookAhead: lookAhead)
+                XCTAssertEqual(probe.digests, uploaded.digests, "look-ahead \(lookAhead), \(framesInFlight) in flight")
+            }
+        }
     }
 }

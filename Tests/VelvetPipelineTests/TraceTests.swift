@@ -77,6 +77,8 @@ final class TraceTests: XCTestCase {
         XCTAssertLessThanOrEqual(prepared.end, try XCTUnwrap(named("v-lookahead", "lookahead.track").map(\.start).min()))
         XCTAssertEqual(named("gpu", "color_in").count, frames)
         XCTAssertEqual(named("gpu", "lookahead.color_in").count, frames)
+        XCTAssertEqual(named("gpu", "lookahead.upload").count, frames)
+        XCTAssertEqual(named("gpu", "upload").count, 0, "a frame shown to the look-ahead is not uploaded again")
 
         let summary = try Tool.run("python3", [repository.appendingPathComponent("Tools/trace-summary.py").path, trace, "--from-frame", "2"])
         XCTAssertEqual(summary.status, 0, summary.stderr)
