@@ -7,8 +7,9 @@ For each thread: its spans as a tree (a span inside another on the same thread i
 child), each path with its count, total and per-frame milliseconds; then the thread's time
 in waits (fence.wait, queue.*, lookahead.wait) and in work, against the wall time of the
 frames. A trace holds every render of the process (`velvet bench media` makes several: the
-plain transcode, passthrough, then each beauty render); --render K picks the K-th (from 0,
-default the last). Frames are its "encode" spans; --from-frame skips the first N (start-up
+plain transcode, passthrough, then each beauty render; with --beauty two untimed warm-up
+renders come first, so freqsep is render 4 and bilateral 5); --render K picks the K-th (from
+0, default the last). Frames are its "encode" spans; --from-frame skips the first N (start-up
 and the first frame's full detection search) by starting at the N-th encode.
 """
 import argparse
