@@ -97,7 +97,7 @@ public final class Trace: @unchecked Sendable {
         }
         events += spans.map { span in
             ["name": span.name, "ph": "X", "pid": 1, "tid": Int(span.thread),
-             "ts": Double(span.start &- origin) / 1000, "dur": Double(span.end &- span.start) / 1000]
+             "ts": Double(Int64(bitPattern: span.start &- origin)) / 1000, "dur": Double(span.end &- span.start) / 1000]
         }
         let document: [String: Any] = ["traceEvents": events, "displayTimeUnit": "ms", "otherData": ["dropped_spans": dropped]]
         return (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()

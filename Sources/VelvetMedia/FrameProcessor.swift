@@ -36,7 +36,9 @@ final class FrameProcessor: @unchecked Sendable {
     private let forcesRoundTrip: Bool
     private let context: GPUContext
     private let converter: ColorConverter
-    private let inputPlanes: [GPUImage]
+    /// The planes a frame not shown to the look-ahead is uploaded into (made at its first
+    /// use: with a look-ahead every frame comes in the look-ahead's plane sets).
+    private var uploadPlanes: [GPUImage]?
     private let working: GPUImage
     private let processed: GPUImage
     private let outputPlanes: [GPUImage]
@@ -91,7 +93,6 @@ final class FrameProcessor: @unchecked Sendable {
         self.converter = converter
         self.plan = plan
         self.forcesRoundTrip = forcesRoundTrip
-        inputPlanes = try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight)
         let upright = plan.uprightSize
         working = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
         processed = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
@@ -167,7 +168,8 @@ final class FrameProcessor: @unchecked Sendable {
         if lookAheadWorker != nil, index < shown, index >= shown - lookAheadPlaneSets {
             inputPlanes = lookAheadPlanes[index % lookAheadPlaneSets]
         } else {
-            inputPlanes = self.inputPlanes
+            inputPlanes = try uploadPlanes ?? converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight)
+            uploadPlanes = inputPlanes
             recorder.beginSection("upload")
             try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
         }
