@@ -1,5 +1,6 @@
 import Foundation
 import VelvetGPU
+import VelvetNN
 import VelvetKernels
 
 /// A detection pass decoded and merged on the GPU: every view's raw outputs are decoded
@@ -54,6 +55,21 @@ final class DetectionMerge {
     /// Records inference and decoding of every (detector, view) run, then one suppression
     /// per model; read the result with `Pending.detections` after the submission completed.
     func record(_ runs: [(FaceDetector, DetectionView)], of image: GPUImage, on recorder: CommandRecorder) throws -> Pending {
+        let batch = NNBatch()
+        let lists = try add(runs, of: image, to: batch, on: recorder)
+        try batch.record(on: recorder)
+        return try finish(lists, on: recorder)
+    }
+
+    /// The candidate lists of views added to a batch, to `finish` once it is recorded.
+    struct Lists {
+        fileprivate let byModel: [FaceDetectorModel: CandidateList]
+    }
+
+    /// Records the candidate lists' headers, and adds each view's inference and decoding to
+    /// `batch` (so the detectors can run side by side with each other and with other models).
+    func add(_ runs: [(FaceDetector, DetectionView)], of image: GPUImage, to batch: NNBatch,
+             on recorder: CommandRecorder) throws -> Lists {
         var lists: [FaceDetectorModel: CandidateList] = [:]
         for (model, count) in Dictionary(grouping: runs, by: { $0.0.model }).mapValues(\.count) {
             // Room for every anchor of every view: the list cannot overflow.
@@ -63,11 +79,17 @@ final class DetectionMerge {
             lists[model] = CandidateList(buffer: buffer, capacity: capacity)
         }
         for (detector, view) in runs {
-            try detector.recordInference(on: recorder, image: image, view: view)
-            recordDecode(detector, view: view, into: lists[detector.model]!, on: recorder)
+            let list = lists[detector.model]!
+            detector.add(to: batch, image: image, view: view) { self.recordDecode(detector, view: view, into: list, on: $0) }
         }
+        return Lists(byModel: lists)
+    }
+
+    /// Records each model's suppression over its views' candidates (after the batch `add`
+    /// filled was recorded).
+    func finish(_ lists: Lists, on recorder: CommandRecorder) throws -> Pending {
         var readbacks: [FaceDetectorModel: GPUReadback] = [:]
-        for (model, list) in lists {
+        for (model, list) in lists.byModel {
             readbacks[model] = try recordSuppression(list, on: recorder)
         }
         return Pending(readbacks: readbacks)

@@ -65,10 +65,20 @@ public final class FaceDetector: @unchecked Sendable {
     /// Records the view's resampling into the model's input and inference; the outputs stay
     /// on the GPU (`regressors`, `logits`) until the next inference overwrites them.
     func recordInference(on recorder: CommandRecorder, image: GPUImage, view: DetectionView) throws {
+        try recordInput(on: recorder, image: image, view: view)
+        plan.record(on: recorder)
+    }
+
+    /// Adds the view's resampling and inference to `batch`; `output` records what reads
+    /// `regressors` and `logits` (before the next inference of this detector overwrites them).
+    func add(to batch: NNBatch, image: GPUImage, view: DetectionView, output: @escaping (CommandRecorder) throws -> Void) {
+        batch.add(plan, input: { try self.recordInput(on: $0, image: image, view: view) }, output: output)
+    }
+
+    private func recordInput(on recorder: CommandRecorder, image: GPUImage, view: DetectionView) throws {
         let border = model.letterboxBorder
         try toTensor.record(on: recorder, image: image, transform: view.square.tensorTransform(size: model.inputSize),
                             into: plan.inputs[0], scale: (2, 2, 2), offset: (-1, -1, -1), border: .constant(border, border, border))
-        plan.record(on: recorder)
     }
 
     /// The candidates of completed readbacks in frame pixels, before suppression (to be

@@ -41,9 +41,24 @@ public final class FaceMeshModel: @unchecked Sendable {
     /// Records crop, inference and readback for one ROI. Several ROIs can share a recorder:
     /// each readback is taken before the next crop overwrites the model's buffers.
     public func record(on recorder: CommandRecorder, image: GPUImage, roi: FaceROI) throws -> Pending {
+        try recordInput(on: recorder, image: image, roi: roi)
+        plan.record(on: recorder)
+        return try recordOutput(on: recorder, roi: roi)
+    }
+
+    /// Adds one ROI's crop, inference and readback to `batch`; `done` gets the pending mesh
+    /// when the batch is recorded.
+    public func add(to batch: NNBatch, image: GPUImage, roi: FaceROI, done: @escaping (Pending) -> Void) {
+        batch.add(plan, input: { try self.recordInput(on: $0, image: image, roi: roi) },
+                  output: { done(try self.recordOutput(on: $0, roi: roi)) })
+    }
+
+    private func recordInput(on recorder: CommandRecorder, image: GPUImage, roi: FaceROI) throws {
         try toTensor.record(on: recorder, image: image, transform: roi.tensorTransform(size: Self.inputSize),
                             into: plan.inputs[0], border: .replicate)
-        plan.record(on: recorder)
+    }
+
+    private func recordOutput(on recorder: CommandRecorder, roi: FaceROI) throws -> Pending {
         let readbacks = try plan.readOutputs(on: recorder)
         return Pending(roi: roi, landmarks: readbacks[landmarkIndex], presence: readbacks[presenceIndex])
     }

@@ -91,7 +91,9 @@ public final class FaceTracker: @unchecked Sendable {
     private let files: FaceModelFiles
     private let kernels: NNKernels
     private let mesh: FaceMeshModel
-    private var detectors: [FaceDetectorModel: FaceDetector] = [:]
+    /// Each detector model's instances: a pass runs its views one per instance, side by side
+    /// (`NNBatch`); a view beyond the last instance waits for an earlier one's outputs.
+    private var detectors: [FaceDetectorModel: [FaceDetector]] = [:]
     private let merge: DetectionMerge
     private var segmenters: [SegmentationModel: PersonSegmenter] = [:]
     private var mask: GPUImage?
@@ -174,8 +176,9 @@ public final class FaceTracker: @unchecked Sendable {
     /// The next tile a video detection pass searches.
     private var tileCursor = 0
     private var nextID = 1
-    /// GPU time per section of the last frame ("face.detect", "face.repeats", "face.mesh",
-    /// "face.segment").
+    /// GPU time per section of the last frame: "face.repeats"; the first submission's models,
+    /// side by side, named by what ran ("face.detect+mesh+segment", "face.mesh", ...); then
+    /// "face.detect" and "face.mesh" for faces searched and meshed afresh.
     public private(set) var lastTimings = GPUTimings()
     /// Whether the last frame was a cut (a new shot: tracking started afresh).
     public private(set) var lastFrameWasCut = false
@@ -204,24 +207,57 @@ public final class FaceTracker: @unchecked Sendable {
     /// Loads the models a first frame of `width` x `height` runs (the detectors, and the
     /// segmentation when this tracker segments; nil size: the detectors only), so that the
     /// first `process` does not: a render calls it while it opens its decoder and encoder.
-    public func prepare(width: Int?, height: Int?) throws {
+    /// `segmentation`: whether frames are segmented (by default: when `segmentationInterval`
+    /// says so; a caller that passes `process` a person mask says true).
+    public func prepare(width: Int?, height: Int?, segmentation: Bool? = nil) throws {
         let models: [FaceDetectorModel] = switch options.detector {
         case .short: [.shortRange]
         case .full: [.fullRange]
         case .auto: [.shortRange, .fullRange]
         }
-        for model in models { _ = try detector(model) }
-        if options.segmentationInterval > 0, let width, let height {
+        for model in models {
+            for instance in 0..<instanceCount(model) { _ = try detector(model, instance: instance) }
+        }
+        if segmentation ?? (options.segmentationInterval > 0), let width, let height {
             _ = try segmenter(for: width, height)
         }
     }
 
-    private func detector(_ model: FaceDetectorModel) throws -> FaceDetector {
-        if let detector = detectors[model] { return detector }
-        let detector = try FaceDetector(context: context, model: model, files: files, kernels: kernels,
-                                        scoreThreshold: options.minDetectionScore)
-        detectors[model] = detector
-        return detector
+    /// An image for `process(personMask:)`: the person probability at the segmentation
+    /// model's size for `width` x `height` frames.
+    public func makePersonMask(width: Int, height: Int) throws -> GPUImage {
+        try segmenter(for: width, height).makeLowResolutionMask()
+    }
+
+    /// Records `low` (a mask from `process(personMask:)`) resized to `mask`'s size.
+    public func recordPersonMaskResize(_ low: GPUImage, into mask: GPUImage, on recorder: CommandRecorder) throws {
+        try segmenter(for: mask.width, mask.height).recordResize(on: recorder, from: low, into: mask)
+    }
+
+    private func detector(_ model: FaceDetectorModel, instance: Int = 0) throws -> FaceDetector {
+        var instances = detectors[model] ?? []
+        while instances.count <= instance {
+            instances.append(try FaceDetector(context: context, model: model, files: files, kernels: kernels,
+                                              scoreThreshold: options.minDetectionScore))
+        }
+        detectors[model] = instances
+        return instances[instance]
+    }
+
+    /// Instances of `model` a pass runs side by side: for the full-range detector, one for the
+    /// whole frame and one per tile of a video pass (a still's passes take more tiles, in turns).
+    private func instanceCount(_ model: FaceDetectorModel) -> Int {
+        model == .fullRange && options.detector == .auto ? options.policy.tilesPerVideoPass + 1 : 1
+    }
+
+    /// The detectors of a pass's views: a model's n-th view on its instance n mod the count.
+    private func detectors(for runs: [(FaceDetectorModel, DetectionView)]) throws -> [(FaceDetector, DetectionView)] {
+        var seen: [FaceDetectorModel: Int] = [:]
+        return try runs.map { model, view in
+            let n = seen[model, default: 0]
+            seen[model] = n + 1
+            return (try detector(model, instance: n % instanceCount(model)), view)
+        }
     }
 
     private func segmenter(for image: GPUImage) throws -> PersonSegmenter {
@@ -256,7 +292,11 @@ public final class FaceTracker: @unchecked Sendable {
     ///   - time: presentation time in seconds (for the landmark filter); frames are taken to
     ///     be 1/30 s apart when nil.
     ///   - last: where the last frame is compared from (the look-ahead keeps its frames).
-    public func process(_ image: GPUImage, time: Double? = nil, last: LastFrame = .copied) throws -> FaceTrackerResult {
+    ///   - personMask: when given (from `makePersonMask`), the frame's person probability at
+    ///     the model's size is written there, side by side with the meshes, whatever
+    ///     `segmentationInterval` says (the look-ahead keeps one per frame).
+    public func process(_ image: GPUImage, time: Double? = nil, last: LastFrame = .copied,
+                        personMask: GPUImage? = nil) throws -> FaceTrackerResult {
         guard image.width >= Self.minimumFrameSide, image.height >= Self.minimumFrameSide else {
             throw FaceError.invalidArgument("frames must be at least \(Self.minimumFrameSide)x\(Self.minimumFrameSide) pixels, got \(image.width)x\(image.height)")
         }
@@ -277,13 +317,9 @@ public final class FaceTracker: @unchecked Sendable {
         let fullSearch = !options.tracking || (options.detectionInterval > 0 && frameIndex % options.detectionInterval == 0)
         let detectNow = tracks.isEmpty || (fullSearch && tracks.count < options.maxFaces)
 
-        // Submission 1: tracked meshes, segmentation, and the detectors when due.
+        // Submission 1: the repeat check, then the detectors when due, the tracked meshes and
+        // the segmentation, side by side (`NNBatch`).
         let recorder = try CommandRecorder(context: context)
-        var pendingDetections: DetectionMerge.Pending?
-        if detectNow {
-            recorder.beginSection("face.detect")
-            pendingDetections = try recordDetection(uprightViews(for: image, fullSearch: fullSearch), of: image, on: recorder)
-        }
         let before = tracks
         var repeatCheck: RegionRepeats.Pending?
         if options.tracking {
@@ -291,19 +327,36 @@ public final class FaceTracker: @unchecked Sendable {
             repeatCheck = try repeats.record(on: recorder, image: image, last: last,
                                              regions: tracks.map { $0.repeatRegion(width: image.width, height: image.height) })
         }
-        recorder.beginSection("face.mesh")
-        for index in tracks.indices { tracks[index].usedROI = tracks[index].nextROI(predict: options.predictsMotion) }
-        let pendingMeshes = try tracks.map { try mesh.record(on: recorder, image: image, roi: $0.usedROI!) }
-        if segmentNow {
-            recorder.beginSection("face.segment")
-            let segmenter = try segmenter(for: image)
-            if options.fullResolutionMask, mask == nil {
-                mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
-            }
-            try segmenter.record(on: recorder, image: image, into: options.fullResolutionMask ? mask : nil)
-            lastSegmenter = segmenter
-            maskValid = true
+        let models = NNBatch()
+        var ran: [String] = []
+        var detectionLists: DetectionMerge.Lists?
+        if detectNow {
+            let runs = try detectors(for: uprightViews(for: image, fullSearch: fullSearch))
+            detectionLists = try merge.add(runs, of: image, to: models, on: recorder)
+            ran.append("detect")
         }
+        for index in tracks.indices { tracks[index].usedROI = tracks[index].nextROI(predict: options.predictsMotion) }
+        var pendingMeshes = [FaceMeshModel.Pending?](repeating: nil, count: tracks.count)
+        for (index, track) in tracks.enumerated() {
+            mesh.add(to: models, image: image, roi: track.usedROI!) { pendingMeshes[index] = $0 }
+        }
+        if !tracks.isEmpty { ran.append("mesh") }
+        if segmentNow || personMask != nil {
+            let segmenter = try segmenter(for: image)
+            if personMask == nil {
+                if options.fullResolutionMask, mask == nil {
+                    mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
+                }
+                lastSegmenter = segmenter
+                maskValid = true
+            }
+            segmenter.add(to: models, image: image, lowResolution: personMask,
+                          mask: personMask == nil && options.fullResolutionMask ? mask : nil)
+            ran.append("segment")
+        }
+        if !ran.isEmpty { recorder.beginSection("face." + ran.joined(separator: "+")) }
+        try models.record(on: recorder)
+        let pendingDetections = try detectionLists.map { try merge.finish($0, on: recorder) }
         recorder.endSection()
         try submit(recorder)
 
@@ -319,7 +372,7 @@ public final class FaceTracker: @unchecked Sendable {
             lostAny = !tracks.isEmpty
             tracks = []
         }
-        for (index, (track, pending)) in zip(tracks, pendingMeshes).enumerated() {
+        for (index, (track, pending)) in zip(tracks, pendingMeshes.map { $0! }).enumerated() {
             if finding.repeated[index] {
                 kept.append(before[index])
                 continue
@@ -437,7 +490,7 @@ public final class FaceTracker: @unchecked Sendable {
 
     private func recordDetection(_ runs: [(FaceDetectorModel, DetectionView)], of image: GPUImage,
                                  on recorder: CommandRecorder) throws -> DetectionMerge.Pending {
-        try merge.record(runs.map { (try detector($0.0), $0.1) }, of: image, on: recorder)
+        try merge.record(try detectors(for: runs), of: image, on: recorder)
     }
 
     /// Meshes what the detectors found and keeps the faces whose mesh the model accepts.

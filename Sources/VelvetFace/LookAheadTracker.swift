@@ -5,8 +5,9 @@ import VelvetNN
 /// The face tracker run K frames ahead of the frame being rendered (`--look-ahead K`):
 /// `analyze` tracks each frame as it is decoded (raw landmarks: the window smooths them,
 /// not the causal filter), and `result` gives a frame's faces once the K frames after it
-/// have been analysed (`TrackWindow`), with its person mask segmented then, on the frame
-/// itself (so no mask is kept per pending frame). A lost face is held K frames (at least the
+/// have been analysed (`TrackWindow`), with its person mask: segmented at the model's size in
+/// `analyze` (side by side with the mesh) and kept until the frame has completed, resized to
+/// the frame in `result`. A lost face is held K frames (at least the
 /// tracker's own hold): a gap of up to K frames is interpolated, and a face that leaves fades
 /// out over K + 1. `analyze` may run on a thread of its own, alongside `result` for an
 /// earlier frame (the window is shared under a lock; each has its own GPU work).
@@ -21,7 +22,14 @@ public final class LookAheadTracker: @unchecked Sendable {
     public let lookAhead: Int
     private var window: TrackWindow
     private let windowLock = NSLock()
-    private let segmentation: FrameSegmentation?
+    private let segments: Bool
+    /// Model-sized person masks of the frames analysed and not yet completed, by frame index;
+    /// a completed frame's mask is reused (`completed(through:)`), so a steady render makes none.
+    private var personMasks: [Int: GPUImage] = [:]
+    private var freePersonMasks: [GPUImage] = []
+    private let masksLock = NSLock()
+    /// The person mask at frame size `result` resizes into (overwritten by the next call).
+    private var frameMask: GPUImage?
     /// The tracker's raw faces of the last frame analysed, as the window took them (read it
     /// on the thread that calls `analyze`).
     public private(set) var lastAnalysed: [Face] = []
@@ -29,7 +37,7 @@ public final class LookAheadTracker: @unchecked Sendable {
     public private(set) var lastTimings = GPUTimings()
 
     /// - Parameter options: the tracker's video options; their landmark filter is replaced by
-    ///   the window, their segmentation runs in `result`.
+    ///   the window, their segmentation (on or off) runs on every frame in `analyze`.
     public init(context: GPUContext, options: FaceTrackerOptions = .video, lookAhead: Int = standardFrames,
                 files: FaceModelFiles = .standard) throws {
         var trackerOptions = options
@@ -43,27 +51,40 @@ public final class LookAheadTracker: @unchecked Sendable {
         tracker = try FaceTracker(context: context, options: trackerOptions, files: files, kernels: kernels)
         self.lookAhead = lookAhead
         window = TrackWindow(lookAhead: lookAhead)
-        segmentation = options.segmentationInterval > 0
-            ? FrameSegmentation(context: context, model: options.segmentationModel, files: files, kernels: kernels) : nil
+        segments = options.segmentationInterval > 0
     }
 
     /// Loads the models before the first frame (the tracker's, and the segmentation's for a
     /// `width` x `height` frame when the size is known), as `FaceTracker.prepare`.
     public func prepare(width: Int?, height: Int?) throws {
-        try tracker.prepare(width: nil, height: nil)
-        if let segmentation, let width, let height { try segmentation.prepare(width: width, height: height) }
+        try tracker.prepare(width: width, height: height, segmentation: segments)
     }
 
-    /// Tracks the next frame of the input (frames in order, each one once); returns the
-    /// tracker's GPU time per section. `previous`: the caller's image of the frame analysed
-    /// last, intact until this returns (`.copied`: the tracker keeps a copy).
+    /// Tracks and segments the next frame of the input (frames in order, each one once);
+    /// returns the tracker's GPU time per section. `previous`: the caller's image of the frame
+    /// analysed last, intact until this returns (`.copied`: the tracker keeps a copy).
     @discardableResult
     public func analyze(_ image: GPUImage, time: Double, previous: FaceTracker.LastFrame = .copied) throws -> GPUTimings {
-        let found = try tracker.process(image, time: time, last: previous)
+        var personMask: GPUImage?
+        if segments {
+            let reused = masksLock.withLock { freePersonMasks.popLast() }
+            personMask = try reused ?? tracker.makePersonMask(width: image.width, height: image.height)
+            let index = analysed
+            masksLock.withLock { personMasks[index] = personMask }
+        }
+        let found = try tracker.process(image, time: time, last: previous, personMask: personMask)
         let isCut = tracker.lastFrameWasCut
         windowLock.withLock { window.add(found.faces, isCut: isCut) }
         lastAnalysed = found.faces
         return tracker.lastTimings
+    }
+
+    /// Frames through `index` have finished on the GPU: their person masks may be reused by
+    /// later frames' `analyze` (a steady render then allocates none).
+    public func completed(through index: Int) {
+        masksLock.withLock {
+            for frame in personMasks.keys where frame <= index { freePersonMasks.append(personMasks.removeValue(forKey: frame)!) }
+        }
     }
 
     /// Frames analysed so far, and results handed out.
@@ -72,8 +93,9 @@ public final class LookAheadTracker: @unchecked Sendable {
 
     /// The faces of frame `index`, the next one not yet handed out, over `image` (that frame's
     /// working image): call once the K frames after it are analysed, or at the end of the input.
-    /// With `recorder`, the person mask is recorded there (for stages recorded after it on the
-    /// same recorder: one round trip to the GPU fewer a frame), else submitted and waited for.
+    /// The person mask `analyze` segmented is resized to the frame on `recorder` (for stages
+    /// recorded after it on the same recorder), else on a submission of its own, waited for;
+    /// its model-sized mask stays the frame's until `completed(through:)` passes it.
     public func result(for image: GPUImage, index: Int, on recorder: CommandRecorder? = nil) throws -> FaceTrackerResult {
         let faces = try windowLock.withLock { () throws -> [Face] in
             guard index == window.emitted, window.isReady(atEnd: true) else {
@@ -81,9 +103,21 @@ public final class LookAheadTracker: @unchecked Sendable {
             }
             return window.next()
         }
-        let person = try segmentation?.segment(image, on: recorder)
-        lastTimings = person?.timings ?? GPUTimings()
-        return FaceTrackerResult(faces: faces, personMask: person?.mask, lowResolutionPersonMask: person?.lowResolution,
-                                 ranDetection: false)
+        guard segments else {
+            lastTimings = GPUTimings()
+            return FaceTrackerResult(faces: faces, personMask: nil, lowResolutionPersonMask: nil, ranDetection: false)
+        }
+        guard let low = masksLock.withLock({ personMasks[index] }) else {
+            throw FaceError.invalidArgument("look-ahead: frame \(index) has no person mask")
+        }
+        if frameMask?.width != image.width || frameMask?.height != image.height {
+            frameMask = try GPUImage(context: tracker.context, width: image.width, height: image.height, format: .r16f)
+        }
+        let target = try recorder ?? CommandRecorder(context: tracker.context)
+        target.beginSection("face.segment.resize")
+        try tracker.recordPersonMaskResize(low, into: frameMask!, on: target)
+        target.endSection()
+        lastTimings = recorder == nil ? try target.submit().wait() : GPUTimings()
+        return FaceTrackerResult(faces: faces, personMask: frameMask, lowResolutionPersonMask: low, ranDetection: false)
     }
 }

@@ -53,22 +53,48 @@ public final class PersonSegmenter: @unchecked Sendable {
         lowResolutionMask = try GPUImage(context: context, width: width, height: height, format: .r32f)
     }
 
+    /// An image the size and format of `lowResolutionMask`, for a caller that keeps the masks
+    /// of several frames.
+    public func makeLowResolutionMask() throws -> GPUImage {
+        try GPUImage(context: context, width: lowResolutionMask.width, height: lowResolutionMask.height, format: .r32f)
+    }
+
     /// Records segmentation of `image` into `lowResolutionMask` and, when given, resized
     /// into `mask` (any size; r16f or r32f).
     public func record(on recorder: CommandRecorder, image: GPUImage, into mask: GPUImage?) throws {
+        try recordInput(on: recorder, image: image)
+        plan.record(on: recorder)
+        recordOutput(on: recorder, lowResolution: lowResolutionMask, mask: mask)
+    }
+
+    /// Adds segmentation of `image` to `batch`: into `lowResolution` (by default
+    /// `lowResolutionMask`; from `makeLowResolutionMask`) and, when given, resized into `mask`.
+    public func add(to batch: NNBatch, image: GPUImage, lowResolution: GPUImage? = nil, mask: GPUImage?) {
+        let low = lowResolution ?? lowResolutionMask
+        precondition(low.width == lowResolutionMask.width && low.height == lowResolutionMask.height)
+        batch.add(plan, input: { try self.recordInput(on: $0, image: image) },
+                  output: { self.recordOutput(on: $0, lowResolution: low, mask: mask) })
+    }
+
+    /// Records a model-sized probability `low` resized into `mask`.
+    public func recordResize(on recorder: CommandRecorder, from low: GPUImage, into mask: GPUImage) {
+        let push = KernelLibrary.FaceMaskResamplePush(size: SIMD2(Int32(mask.width), Int32(mask.height)))
+        recorder.dispatch(resample, [.sampledImage(low, .linear), .storageImage(mask)], push: push,
+                          covering: mask.width, mask.height)
+    }
+
+    private func recordInput(on recorder: CommandRecorder, image: GPUImage) throws {
         let low = lowResolutionMask
         let transform = NNImageToTensor.Transform.region(x: 0, y: 0, width: Float(image.width), height: Float(image.height),
                                                          tensorWidth: low.width, tensorHeight: low.height).sampledAsMediaPipe
         try toTensor.record(on: recorder, image: image, transform: transform, into: plan.inputs[0], border: .replicate)
-        plan.record(on: recorder)
+    }
+
+    private func recordOutput(on recorder: CommandRecorder, lowResolution low: GPUImage, mask: GPUImage?) {
         let output = plan.outputs[0]
         let push = KernelLibrary.FaceMaskFromTensorPush(size: SIMD2(Int32(low.width), Int32(low.height)),
                                                         offset: Int32(output.byteOffset / 4))
         recorder.dispatch(fromTensor, [.buffer(output.buffer), .storageImage(low)], push: push, covering: low.width, low.height)
-        if let mask {
-            let push = KernelLibrary.FaceMaskResamplePush(size: SIMD2(Int32(mask.width), Int32(mask.height)))
-            recorder.dispatch(resample, [.sampledImage(low, .linear), .storageImage(mask)], push: push,
-                              covering: mask.width, mask.height)
-        }
+        if let mask { recordResize(on: recorder, from: low, into: mask) }
     }
 }

@@ -107,6 +107,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     public var framesInFlight: Int { 2 }
 
     public func completed(frame index: Int) throws {
+        lookAheadTracker?.completed(through: index)
         resolveQuality(through: index)
         try matteRecording?.flush(through: index)
         try zoneRecording?.flush(through: index)

@@ -61,7 +61,10 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         split = try TypedKernel(context: context)
     }
 
-    public func completed(frame index: Int) throws { finishMeasuring() }
+    public func completed(frame index: Int) throws {
+        lookAheadTracker?.completed(through: index)
+        finishMeasuring()
+    }
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         let tracked: FaceTrackerResult

@@ -34,7 +34,22 @@ enum BenchNNCommand {
 
         let context = try GPUContext(request: request)
         let kernels = NNKernels(context: context)
+        /// GPU ms of what `record` records, median and least of `iterations` after `warmup`.
+        func median(_ record: (CommandRecorder) -> Void) throws -> (median: Double, min: Double) {
+            var samples: [Double] = []
+            for _ in 0..<(warmup + iterations) {
+                let recorder = try CommandRecorder(context: context)
+                recorder.beginSection("inference")
+                record(recorder)
+                recorder.endSection()
+                if let milliseconds = try recorder.submit().wait()["inference"] { samples.append(milliseconds) }
+            }
+            let measured = samples.dropFirst(warmup).sorted()
+            guard !measured.isEmpty else { throw GPUError.unsupported("timestamps on \(context.device.name)") }
+            return (measured[measured.count / 2], measured.first!)
+        }
         var results: [[String: Any]] = []
+        var plans: [String: NNModelPlan] = [:]
         for name in modelNames where only == nil || only == name {
             let url = URL(fileURLWithPath: directory).appendingPathComponent(name + ".tflite")
             guard FileManager.default.fileExists(atPath: url.path) else {
@@ -46,20 +61,12 @@ enum BenchNNCommand {
                 try plan.writeInput(photoLikeInput(shape: input.shape), index: index, on: upload)
             }
             try upload.submit().wait()
+            plans[name] = plan
 
-            var samples: [Double] = []
-            for _ in 0..<(warmup + iterations) {
-                let recorder = try CommandRecorder(context: context)
-                recorder.beginSection("inference")
-                plan.record(on: recorder)
-                recorder.endSection()
-                if let milliseconds = try recorder.submit().wait()["inference"] { samples.append(milliseconds) }
-            }
-            let measured = samples.dropFirst(warmup).sorted()
-            guard !measured.isEmpty else { throw GPUError.unsupported("timestamps on \(context.device.name)") }
+            let measured = try median { plan.record(on: $0) }
             var result: [String: Any] = [
-                "model": name, "median_ms": measured[measured.count / 2], "min_ms": measured.first!,
-                "launches": plan.launchCount, "levels": plan.levelCount, "arena_bytes": plan.arenaByteCount, "iterations": measured.count,
+                "model": name, "median_ms": measured.median, "min_ms": measured.min,
+                "launches": plan.launchCount, "levels": plan.levelCount, "arena_bytes": plan.arenaByteCount, "iterations": iterations,
             ]
             if profile {
                 let recorder = try CommandRecorder(context: context)
@@ -80,6 +87,18 @@ enum BenchNNCommand {
             results.append(result)
         }
         var report: [String: Any] = ["device": context.device.name, "kind": context.device.kind.rawValue, "models": results]
+        // The models a tracker frame runs together, one after another and side by side
+        // (`NNModelPlan.recordSideBySide`): what sharing the barriers saves.
+        var together: [[String: Any]] = []
+        for names in Self.sideBySideSets {
+            let members = names.compactMap { plans[$0] }
+            guard members.count == names.count else { continue }
+            let sequential = try median { recorder in members.forEach { $0.record(on: recorder) } }
+            let sideBySide = try median { NNModelPlan.recordSideBySide(members, on: $0) }
+            together.append(["models": names.joined(separator: " + "), "one_after_another_ms": sequential.median,
+                             "side_by_side_ms": sideBySide.median])
+        }
+        if !together.isEmpty { report["together"] = together }
         if profileLevel == 2 {
             let overhead = try NNLaunchOverhead.measure(kernels: kernels)
             report["launch_us"] = ["dependent": overhead.dependentMicroseconds, "compute_barrier": overhead.computeBarrierMicroseconds,
@@ -89,6 +108,14 @@ enum BenchNNCommand {
         print(String(decoding: data, as: UTF8.self))
         try ValidationReport.check(context)
     }
+
+    /// Sets of models a tracker frame runs together: a tracked face's mesh with the person
+    /// mask, and a detection pass's two detectors (with a mesh).
+    static let sideBySideSets = [
+        ["face_landmark", "selfie_segmentation_landscape"],
+        ["face_detection_short_range", "face_detection_full_range_sparse"],
+        ["face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "selfie_segmentation_landscape"],
+    ]
 
     /// Smooth gradients in the models' input range; the time does not depend on the values.
     static func photoLikeInput(shape: [Int]) -> [Float] {

@@ -39,8 +39,8 @@ public final class NNModelPlan: @unchecked Sendable {
     public let launchDetails: [String]
 
     private let launches: [Launch]
-    /// Whether each launch begins a new level (and so waits behind a barrier).
-    private let startsLevel: [Bool]
+    /// The launches of each level, in order (each level after the first waits behind a barrier).
+    private let levelRanges: [Range<Int>]
     /// Levels of independent launches: the barriers one inference needs.
     public let levelCount: Int
     private let arena: GPUBuffer
@@ -170,7 +170,8 @@ public final class NNModelPlan: @unchecked Sendable {
                                     },
                                     outputs: outputs)
         launches = try steps.map { try builder.launch(for: $0) }
-        startsLevel = levels.indices.map { $0 == 0 || levels[$0] != levels[$0 - 1] }
+        let starts = levels.indices.filter { $0 == 0 || levels[$0] != levels[$0 - 1] }
+        levelRanges = zip(starts, starts.dropFirst() + [levels.count]).map { $0..<$1 }
         levelCount = levels.last ?? 0
         launchNames = steps.map(\.name)
         launchDetails = steps.map { step in
@@ -189,9 +190,29 @@ public final class NNModelPlan: @unchecked Sendable {
     /// earlier work on those buffers; inside, launches of a level run side by side and a
     /// barrier separates the levels.
     public func record(on recorder: CommandRecorder) {
-        recorder.synchronize(reading: inputs.map(\.buffer) + [constants], writing: [arena, scratch] + outputs.map(\.buffer))
-        for (index, launch) in launches.enumerated() {
-            launch.dispatch(recorder, index > 0 && startsLevel[index] ? .afterBarrier : .concurrent)
+        Self.recordSideBySide([self], on: recorder)
+    }
+
+    /// Records one inference of each plan with their levels side by side: level i of every
+    /// plan between the same two barriers. A model's small launches leave most of a large GPU
+    /// idle and each barrier drains it, so models recorded together cost about the barriers of
+    /// the deepest one instead of the sum of all. The results are those of recording the plans
+    /// one after another (each plan has its own buffers; a plan may appear once).
+    public static func recordSideBySide(_ plans: [NNModelPlan], on recorder: CommandRecorder) {
+        precondition(Set(plans.map(ObjectIdentifier.init)).count == plans.count, "a plan runs once in a side-by-side recording")
+        for plan in plans {
+            recorder.synchronize(reading: plan.inputs.map(\.buffer) + [plan.constants],
+                                 writing: [plan.arena, plan.scratch] + plan.outputs.map(\.buffer))
+        }
+        let levels = plans.map(\.levelRanges)
+        for level in 0..<(levels.map(\.count).max() ?? 0) {
+            var ordering: DispatchOrdering = level > 0 ? .afterBarrier : .concurrent
+            for (plan, ranges) in zip(plans, levels) where level < ranges.count {
+                for index in ranges[level] {
+                    plan.launches[index].dispatch(recorder, ordering)
+                    ordering = .concurrent
+                }
+            }
         }
     }
 

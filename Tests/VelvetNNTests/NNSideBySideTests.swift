@@ -1,0 +1,46 @@
+import Foundation
+import VelvetGPU
+import VelvetTestSupport
+import XCTest
+@testable import VelvetNN
+
+/// `NNModelPlan.recordSideBySide`: the models a tracker frame runs, recorded with their levels
+/// side by side, give exactly the outputs of recording them one after another (a level left
+/// out, or one run before the level it reads, changes them; a missing barrier is a
+/// synchronization-validation message, which fails the test).
+final class NNSideBySideTests: GPUTestCase {
+    func testSideBySideGivesTheOutputsOfOneAfterAnother() throws {
+        let names = ["face_detection_short_range", "face_detection_full_range_sparse", "face_landmark",
+                     "selfie_segmentation_landscape"]
+        let kernels = NNKernels(context: try context)
+        for tuning in [NNTuning.gpu, .cpu] {
+            let plans = try names.map { name in
+                try NNModelPlan(context: context, graph: try NNGraph(contentsOf: try ModelFixtures.url(name)), kernels: kernels,
+                                options: .init(tuning: tuning))
+            }
+            func outputs(sideBySide: Bool) throws -> [[UInt8]] {
+                let recorder = try CommandRecorder(context: context)
+                for (name, plan) in zip(names, plans) {
+                    let input = NNTestInputs.inputs(for: name, shape: plan.inputs[0].shape)[1].values
+                    try plan.writeInput(input, on: recorder)
+                }
+                if sideBySide {
+                    NNModelPlan.recordSideBySide(plans, on: recorder)
+                } else {
+                    plans.forEach { $0.record(on: recorder) }
+                }
+                let readbacks = try plans.flatMap { try $0.readOutputs(on: recorder) }
+                try recorder.submit().wait()
+                return readbacks.map { Array($0.raw) }
+            }
+            let expected = try outputs(sideBySide: false)
+            // Nothing left over from the run before: every output is rewritten.
+            for plan in plans { try plan.run([[Float](repeating: 0, count: plan.inputs[0].elementCount)]) }
+            let together = try outputs(sideBySide: true)
+            XCTAssertEqual(together.count, expected.count)
+            for (index, (a, b)) in zip(together, expected).enumerated() {
+                XCTAssertTrue(a == b, "\(tuning == .gpu ? "GPU" : "CPU") tuning, output \(index): side by side differs from one after another")
+            }
+        }
+    }
+}
