@@ -43,4 +43,34 @@ final class NNSideBySideTests: GPUTestCase {
             }
         }
     }
+
+    /// A batch holding one plan twice (two faces' meshes) with another plan: the second mesh
+    /// waits for the first one's outputs, and each inference gives what it gives alone.
+    func testABatchRunsOnePlanTwiceInTurn() throws {
+        let kernels = NNKernels(context: try context)
+        let mesh = try NNModelPlan(context: context, graph: try NNGraph(contentsOf: try ModelFixtures.url("face_landmark")),
+                                   kernels: kernels, options: .init(tuning: .gpu))
+        let mask = try NNModelPlan(context: context,
+                                   graph: try NNGraph(contentsOf: try ModelFixtures.url("selfie_segmentation_landscape")),
+                                   kernels: kernels, options: .init(tuning: .gpu))
+        let meshInputs = NNTestInputs.inputs(for: "face_landmark", shape: mesh.inputs[0].shape).map(\.values)
+        let maskInput = NNTestInputs.inputs(for: "selfie_segmentation_landscape", shape: mask.inputs[0].shape)[0].values
+        let alone = try meshInputs.map { try mesh.run([$0]) } + [try mask.run([maskInput])]
+
+        let batch = NNBatch()
+        let recorder = try CommandRecorder(context: context)
+        var readbacks: [[GPUReadback]] = [[], [], []]
+        for (index, input) in meshInputs.enumerated() {
+            batch.add(mesh, input: { try mesh.writeInput(input, on: $0) }, output: { readbacks[index] = try mesh.readOutputs(on: $0) })
+        }
+        batch.add(mask, input: { try mask.writeInput(maskInput, on: $0) }, output: { readbacks[2] = try mask.readOutputs(on: $0) })
+        try batch.record(on: recorder)
+        XCTAssertTrue(batch.isEmpty)
+        try recorder.submit().wait()
+        let plans = [mesh, mesh, mask]
+        for (index, (plan, expected)) in zip(plans, alone).enumerated() {
+            let got = zip(readbacks[index], plan.outputs).map { Array(NNModelPlan.floats($0).prefix($1.elementCount)) }
+            XCTAssertTrue(got == expected, "inference \(index) of the batch differs from the same inference alone")
+        }
+    }
 }
