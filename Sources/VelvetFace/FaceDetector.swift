@@ -47,6 +47,22 @@ public final class FaceDetector: @unchecked Sendable {
         try recorder.submit().wait()
     }
 
+    /// Another instance of this detector (`NNModelPlan.twin`: its own buffers, the same
+    /// launches and constants; the anchors shared), to run side by side with it.
+    func twin() throws -> FaceDetector {
+        try FaceDetector(twinOf: self)
+    }
+
+    private init(twinOf original: FaceDetector) throws {
+        model = original.model
+        plan = try original.plan.twin()
+        toTensor = original.toTensor
+        decoder = original.decoder
+        regressorIndex = original.regressorIndex
+        logitIndex = original.logitIndex
+        anchorBuffer = original.anchorBuffer
+    }
+
     /// Detections waiting for their submission to complete.
     public struct Pending: @unchecked Sendable {
         fileprivate let readbacks: [GPUReadback]

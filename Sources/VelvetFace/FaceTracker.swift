@@ -237,8 +237,9 @@ public final class FaceTracker: @unchecked Sendable {
     private func detector(_ model: FaceDetectorModel, instance: Int = 0) throws -> FaceDetector {
         var instances = detectors[model] ?? []
         while instances.count <= instance {
-            instances.append(try FaceDetector(context: context, model: model, files: files, kernels: kernels,
-                                              scoreThreshold: options.minDetectionScore))
+            instances.append(try instances.first?.twin()
+                ?? FaceDetector(context: context, model: model, files: files, kernels: kernels,
+                                scoreThreshold: options.minDetectionScore))
         }
         detectors[model] = instances
         return instances[instance]

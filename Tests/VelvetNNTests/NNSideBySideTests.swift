@@ -73,4 +73,31 @@ final class NNSideBySideTests: GPUTestCase {
             XCTAssertTrue(got == expected, "inference \(index) of the batch differs from the same inference alone")
         }
     }
+
+    /// A twin (`NNModelPlan.twin`: own buffers, shared launches and constants) runs side by
+    /// side with its original, each giving what the original gives alone on its input.
+    func testATwinRunsSideBySideWithItsOriginal() throws {
+        let name = "face_detection_full_range_sparse"
+        let plan = try NNModelPlan(context: context, graph: try NNGraph(contentsOf: try ModelFixtures.url(name)),
+                                   kernels: NNKernels(context: try context), options: .init(tuning: .gpu))
+        let twin = try plan.twin()
+        XCTAssertEqual(twin.launchCount, plan.launchCount)
+        XCTAssertEqual(twin.levelCount, plan.levelCount)
+        let inputs = NNTestInputs.inputs(for: name, shape: plan.inputs[0].shape).map(\.values)
+        let alone = try inputs.map { try plan.run([$0]) }
+
+        let batch = NNBatch()
+        let recorder = try CommandRecorder(context: context)
+        var readbacks: [[GPUReadback]] = [[], []]
+        for (index, (instance, input)) in zip([plan, twin], inputs).enumerated() {
+            batch.add(instance, input: { try instance.writeInput(input, on: $0) },
+                      output: { readbacks[index] = try instance.readOutputs(on: $0) })
+        }
+        try batch.record(on: recorder)
+        try recorder.submit().wait()
+        for (index, instance) in [plan, twin].enumerated() {
+            let got = zip(readbacks[index], instance.outputs).map { Array(NNModelPlan.floats($0).prefix($1.elementCount)) }
+            XCTAssertTrue(got == alone[index], "instance \(index) side by side differs from the plan alone")
+        }
+    }
 }

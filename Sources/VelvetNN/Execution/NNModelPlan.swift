@@ -64,44 +64,45 @@ public final class NNModelPlan: @unchecked Sendable {
         Trace.shared?.record("model.load \(url.lastPathComponent)", since: start)
     }
 
-    public init(context: GPUContext, graph: NNGraph, kernels: NNKernels? = nil, options: Options = Options()) throws {
+    /// What planning decided, kept so that `twin()` can make another instance without
+    /// planning again: the launches in level order, the arena placement, the buffer sizes.
+    private struct Blueprint {
+        let kernels: NNKernels
+        let graph: NNGraph
+        let aliases: [Int: Int]
+        let steps: [NNStep]
+        let levels: [Int]
+        let offsets: [Int: Int]
+        let arenaVec4s: Int
+        let scratchVec4s: Int
+
+        func root(_ tensor: Int) -> Int {
+            var t = tensor
+            while let next = aliases[t] { t = next }
+            return t
+        }
+    }
+    private let blueprint: Blueprint
+
+    public convenience init(context: GPUContext, graph: NNGraph, kernels: NNKernels? = nil, options: Options = Options()) throws {
         let kernels = kernels ?? NNKernels(context: context)
         guard kernels.context === context else {
             throw NNError.invalidArgument("the NNKernels belong to another GPUContext")
         }
-        self.context = context
         var tuning = options.tuning ?? NNTuning.forDevice(context.device.kind)
         // A device may take fewer invocations per workgroup than the tuning asks for.
         tuning.blockPairThreads = [256, 512, 1024].last { $0 <= min(tuning.blockPairThreads, context.maxWorkgroupInvocations) } ?? 256
-        self.tuning = tuning
         var planner = NNPlanner(graph: graph, fuse: options.fuse, tuning: tuning)
         try planner.run()
         let plannedSteps = planner.steps
-
+        let aliases = planner.aliases
         func root(_ tensor: Int) -> Int {
             var t = tensor
-            while let next = planner.aliases[t] { t = next }
+            while let next = aliases[t] { t = next }
             return t
         }
-
-        // Dedicated buffers for inputs (packed) and outputs (dense).
-        var inputs: [NNTensor] = []
-        var inputBuffers: [Int: GPUBuffer] = [:]
-        for index in graph.inputs {
-            let shape = graph.tensors[index].shape
-            guard NNTensorGeometry.isSupported(shape) else {
-                throw NNError.unsupportedOperator("graph input \(graph.name(index)) has shape \(shape)")
-            }
-            let buffer = try GPUBuffer(context: context, size: max(NNTensorGeometry(shape: shape).vec4Count * 16, 16))
-            inputBuffers[index] = buffer
-            inputs.append(NNTensor(name: graph.tensors[index].name, buffer: buffer, byteOffset: 0, shape: shape,
-                                   layout: .packedNHWC4))
-        }
-        var outputs: [NNTensor] = []
-        for index in graph.outputs {
-            let shape = graph.tensors[index].shape
-            let buffer = try GPUBuffer(context: context, size: max(shape.reduce(1, *) * 4, 4))
-            outputs.append(NNTensor(name: graph.tensors[index].name, buffer: buffer, byteOffset: 0, shape: shape, layout: .dense))
+        for index in graph.inputs where !NNTensorGeometry.isSupported(graph.tensors[index].shape) {
+            throw NNError.unsupportedOperator("graph input \(graph.name(index)) has shape \(graph.tensors[index].shape)")
         }
 
         // Launches in levels: a launch runs one level after the latest launch whose output
@@ -135,7 +136,8 @@ public final class NNModelPlan: @unchecked Sendable {
             }
             for read in step.reads.map(root) { last[read] = max(last[read] ?? level, level) }
         }
-        for read in last.keys where first[read] == nil && inputBuffers[read] == nil {
+        let inputSet = Set(graph.inputs)
+        for read in last.keys where first[read] == nil && !inputSet.contains(read) {
             throw NNError.invalidGraph("\(graph.name(read)) is read but never written")
         }
         let requests = first.keys.sorted().map { t in
@@ -143,10 +145,40 @@ public final class NNModelPlan: @unchecked Sendable {
                                     firstStep: first[t]!, lastStep: last[t]!)
         }
         let (offsets, arenaVec4s) = NNMemoryPlanner.place(requests)
-        let arena = try GPUBuffer(context: context, size: max(arenaVec4s, 1) * 16)
+        let scratchVec4s = tuning.scratchVec4s(for: steps, geometry: { NNTensorGeometry(shape: graph.tensors[$0].shape) })
         let constants = try GPUBuffer(context: context, size: planner.constantData.count * 4)
-        let scratch = try GPUBuffer(context: context, size: 16 * tuning.scratchVec4s(
-            for: steps, geometry: { NNTensorGeometry(shape: graph.tensors[$0].shape) }))
+        let blueprint = Blueprint(kernels: kernels, graph: graph, aliases: aliases, steps: steps, levels: levels, offsets: offsets,
+                                  arenaVec4s: arenaVec4s, scratchVec4s: scratchVec4s)
+        try self.init(context: context, tuning: tuning, blueprint: blueprint, constants: constants,
+                      constantData: planner.constantData)
+    }
+
+    /// Makes the plan's buffers and launches; uploads `constantData` into `constants` when
+    /// given (a twin shares its original's).
+    private init(context: GPUContext, tuning: NNTuning, blueprint: Blueprint, constants: GPUBuffer, constantData: [Float]?) throws {
+        self.context = context
+        self.tuning = tuning
+        self.blueprint = blueprint
+        let graph = blueprint.graph
+
+        // Dedicated buffers for inputs (packed) and outputs (dense).
+        var inputs: [NNTensor] = []
+        var inputBuffers: [Int: GPUBuffer] = [:]
+        for index in graph.inputs {
+            let shape = graph.tensors[index].shape
+            let buffer = try GPUBuffer(context: context, size: max(NNTensorGeometry(shape: shape).vec4Count * 16, 16))
+            inputBuffers[index] = buffer
+            inputs.append(NNTensor(name: graph.tensors[index].name, buffer: buffer, byteOffset: 0, shape: shape,
+                                   layout: .packedNHWC4))
+        }
+        var outputs: [NNTensor] = []
+        for index in graph.outputs {
+            let shape = graph.tensors[index].shape
+            let buffer = try GPUBuffer(context: context, size: max(shape.reduce(1, *) * 4, 4))
+            outputs.append(NNTensor(name: graph.tensors[index].name, buffer: buffer, byteOffset: 0, shape: shape, layout: .dense))
+        }
+        let arena = try GPUBuffer(context: context, size: max(blueprint.arenaVec4s, 1) * 16)
+        let scratch = try GPUBuffer(context: context, size: 16 * blueprint.scratchVec4s)
         self.scratch = scratch
         self.arena = arena
         self.constants = constants
@@ -156,19 +188,21 @@ public final class NNModelPlan: @unchecked Sendable {
         self.outputs = outputs
 
         let upload = try CommandRecorder(context: context)
-        try planner.constantData.withUnsafeBytes { try upload.upload($0, to: constants) }
+        if let constantData { try constantData.withUnsafeBytes { try upload.upload($0, to: constants) } }
         try upload.fill(scratch, size: scratch.size)
         try upload.submit().wait()
 
-        let builder = LaunchBuilder(graph: graph, kernels: kernels, arena: arena, constants: constants, scratch: scratch,
+        let offsets = blueprint.offsets
+        let builder = LaunchBuilder(graph: graph, kernels: blueprint.kernels, arena: arena, constants: constants, scratch: scratch,
                                     tuning: tuning,
                                     location: { tensor in
-                                        let r = root(tensor)
+                                        let r = blueprint.root(tensor)
                                         let count = NNTensorGeometry(shape: graph.tensors[r].shape).vec4Count
                                         if let buffer = inputBuffers[r] { return (buffer, 0, count) }
                                         return (arena, offsets[r] ?? 0, count)
                                     },
                                     outputs: outputs)
+        let steps = blueprint.steps, levels = blueprint.levels
         launches = try steps.map { try builder.launch(for: $0) }
         let starts = levels.indices.filter { $0 == 0 || levels[$0] != levels[$0 - 1] }
         levelRanges = zip(starts, starts.dropFirst() + [levels.count]).map { $0..<$1 }
@@ -182,6 +216,13 @@ public final class NNModelPlan: @unchecked Sendable {
             let input = step.reads.first.map(shape) ?? "?"
             return "\(step.name) \(input) -> \(step.write.map(shape) ?? "output")"
         }
+    }
+
+    /// Another instance of this plan: its own inputs, outputs and intermediate memory, the
+    /// same launches and constants (shared, not uploaded again), so it can run side by side
+    /// with this one (`NNBatch`) at a fraction of the cost of loading the model again.
+    public func twin() throws -> NNModelPlan {
+        try NNModelPlan(context: context, tuning: tuning, blueprint: blueprint, constants: constants, constantData: nil)
     }
 
     public var launchCount: Int { launches.count }
