@@ -73,16 +73,10 @@ public final class FaceDetector: @unchecked Sendable {
     /// the raw outputs. The default view is MediaPipe's: the whole frame letterboxed.
     public func record(on recorder: CommandRecorder, image: GPUImage, view: DetectionView? = nil) throws -> Pending {
         let view = view ?? .letterbox(width: image.width, height: image.height)
-        try recordInference(on: recorder, image: image, view: view)
-        let readbacks = try plan.readOutputs(on: recorder)
-        return Pending(readbacks: readbacks, view: view)
-    }
-
-    /// Records the view's resampling into the model's input and inference; the outputs stay
-    /// on the GPU (`regressors`, `logits`) until the next inference overwrites them.
-    func recordInference(on recorder: CommandRecorder, image: GPUImage, view: DetectionView) throws {
         try recordInput(on: recorder, image: image, view: view)
         plan.record(on: recorder)
+        let readbacks = try plan.readOutputs(on: recorder)
+        return Pending(readbacks: readbacks, view: view)
     }
 
     /// Adds the view's resampling and inference to `batch`; `output` records what reads

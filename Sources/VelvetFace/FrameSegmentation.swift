@@ -2,8 +2,8 @@ import VelvetGPU
 import VelvetNN
 
 /// The person segmentation of one frame on its own, as the tracker runs it (the model chosen
-/// by frame shape, the mask resized to frame size): for the paths where the faces come from
-/// elsewhere (a track file, the look-ahead window).
+/// by frame shape, the mask resized to frame size): for the path where the faces come from a
+/// track file.
 final class FrameSegmentation {
     let context: GPUContext
     private let files: FaceModelFiles
@@ -23,18 +23,16 @@ final class FrameSegmentation {
     }
 
     /// The person probability of `image` at frame size and at the model's (images owned here,
-    /// overwritten by the next call), with the GPU time it took. With `recorder`, it is
-    /// recorded there (no submission and wait of its own; the time is that recorder's).
-    func segment(_ image: GPUImage, on recorder: CommandRecorder? = nil) throws
-        -> (mask: GPUImage, lowResolution: GPUImage, timings: GPUTimings) {
+    /// overwritten by the next call), with the GPU time it took (one submission, waited for).
+    func segment(_ image: GPUImage) throws -> (mask: GPUImage, lowResolution: GPUImage, timings: GPUTimings) {
         try prepare(width: image.width, height: image.height)
         if mask?.width != image.width || mask?.height != image.height {
             mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
         }
-        let target = try recorder ?? CommandRecorder(context: context)
-        target.beginSection("face.segment")
-        try segmenter!.record(on: target, image: image, into: mask)
-        target.endSection()
-        return (mask!, segmenter!.lowResolutionMask, recorder == nil ? try target.submit().wait() : GPUTimings())
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("face.segment")
+        try segmenter!.record(on: recorder, image: image, into: mask)
+        recorder.endSection()
+        return (mask!, segmenter!.lowResolutionMask, try recorder.submit().wait())
     }
 }

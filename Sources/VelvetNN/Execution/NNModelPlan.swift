@@ -76,7 +76,10 @@ public final class NNModelPlan: @unchecked Sendable {
         let arenaVec4s: Int
         let scratchVec4s: Int
 
-        func root(_ tensor: Int) -> Int {
+        func root(_ tensor: Int) -> Int { Self.root(tensor, aliases: aliases) }
+
+        /// The tensor whose memory `tensor` shares (itself when it is no alias).
+        static func root(_ tensor: Int, aliases: [Int: Int]) -> Int {
             var t = tensor
             while let next = aliases[t] { t = next }
             return t
@@ -96,11 +99,7 @@ public final class NNModelPlan: @unchecked Sendable {
         try planner.run()
         let plannedSteps = planner.steps
         let aliases = planner.aliases
-        func root(_ tensor: Int) -> Int {
-            var t = tensor
-            while let next = aliases[t] { t = next }
-            return t
-        }
+        func root(_ tensor: Int) -> Int { Blueprint.root(tensor, aliases: aliases) }
         for index in graph.inputs where !NNTensorGeometry.isSupported(graph.tensors[index].shape) {
             throw NNError.unsupportedOperator("graph input \(graph.name(index)) has shape \(graph.tensors[index].shape)")
         }
