@@ -31,6 +31,17 @@ public final class FaceMeshModel: @unchecked Sendable {
         presenceIndex = presence
     }
 
+    /// Another instance of the model (`NNModelPlan.twin`: its own buffers, the same launches
+    /// and weights), so that several faces' meshes run side by side.
+    public func twin() throws -> FaceMeshModel { try FaceMeshModel(twinOf: self) }
+
+    private init(twinOf original: FaceMeshModel) throws {
+        plan = try original.plan.twin()
+        toTensor = original.toTensor
+        landmarkIndex = original.landmarkIndex
+        presenceIndex = original.presenceIndex
+    }
+
     /// A mesh waiting for its submission to complete.
     public struct Pending: @unchecked Sendable {
         public let roi: FaceROI

@@ -245,6 +245,19 @@ public final class FaceTracker: @unchecked Sendable {
         return instances[instance]
     }
 
+    /// Twins of `mesh`, made as more faces are tracked: face i's mesh runs on instance
+    /// i mod `meshInstanceLimit`, side by side with the others (`NNBatch`).
+    private var meshTwins: [FaceMeshModel] = []
+    /// Mesh instances kept at most (each twin holds about 2.5 MB of GPU buffers).
+    static let meshInstanceLimit = 8
+
+    private func meshInstance(for face: Int) throws -> FaceMeshModel {
+        let slot = face % Self.meshInstanceLimit
+        guard slot > 0 else { return mesh }
+        while meshTwins.count < slot { meshTwins.append(try mesh.twin()) }
+        return meshTwins[slot - 1]
+    }
+
     /// Instances of `model` a pass runs side by side: for the full-range detector, one for the
     /// whole frame and one per tile of a video pass (a still's passes take more tiles, in turns).
     private func instanceCount(_ model: FaceDetectorModel) -> Int {
@@ -339,7 +352,7 @@ public final class FaceTracker: @unchecked Sendable {
         for index in tracks.indices { tracks[index].usedROI = tracks[index].nextROI(predict: options.predictsMotion) }
         var pendingMeshes = [FaceMeshModel.Pending?](repeating: nil, count: tracks.count)
         for (index, track) in tracks.enumerated() {
-            mesh.add(to: models, image: image, roi: track.usedROI!) { pendingMeshes[index] = $0 }
+            try meshInstance(for: index).add(to: models, image: image, roi: track.usedROI!) { pendingMeshes[index] = $0 }
         }
         if !tracks.isEmpty { ran.append("mesh") }
         if segmentNow || personMask != nil {
