@@ -39,11 +39,16 @@ public final class CommandRecorder {
     private var queryPool: VkQueryPool? { slot.queryPool }
     private var sectionLabels: [String] = []
     private var openSection = false
+    /// With tracing: when the open section began on the CPU (its recording is a span).
+    private var sectionRecordStart: UInt64 = 0
     private var retained: [AnyObject] = []
     private var writtenSinceBarrier = Set<ObjectIdentifier>()
     private var readSinceBarrier = Set<ObjectIdentifier>()
     private var needsHostBarrier = false
     private var submitted = false
+    /// The label of the section the caller began (its dispatches' own sections are
+    /// `label/kernel` when `DispatchTiming` splits it).
+    private var callerSection: String?
     /// The first kernel recorded whose pipeline failed to compile; `submit()` throws it.
     private var pipelineFailure: Error?
     /// Set once the submission's fence signalled; only then may the slot be reused.
@@ -179,6 +184,9 @@ public final class CommandRecorder {
             vkCmdPushConstants(commandBuffer, kernel.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
                                UInt32(push.count), push)
         }
+        if let section = callerSection, DispatchTiming.splits(section) {
+            startSection(section + "/" + kernel.source.name)
+        }
         vkCmdDispatch(commandBuffer, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
     }
 
@@ -210,7 +218,9 @@ public final class CommandRecorder {
             throw GPUError.invalidArgument("upload of \(bytes.count) B (row pitch \(pitch)) into a \(image.width)x\(image.height) \(image.format) image")
         }
         let staging = try context.staging.take(context: context, size: pitch * image.height)
-        staging.contents.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(min(bytes.count, staging.count))))
+        if let destination = staging.contents.baseAddress, let source = bytes.baseAddress {
+            Trace.span("upload.copy") { ParallelCopy.copy(to: destination, from: source, count: min(bytes.count, staging.count)) }
+        }
         // The layout barriers order the copy after earlier use of the image and make it
         // visible to later commands, so the image needs no tracking here.
         transition(image, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
@@ -311,17 +321,29 @@ public final class CommandRecorder {
 
     /// Starts a timed section (ends the open one). Timings come back from `GPUSubmission.wait()`.
     public func beginSection(_ label: String) {
-        endSection()
+        callerSection = label
+        startSection(label)
+    }
+
+    private func startSection(_ label: String) {
+        endTimestamp()
         guard let queryPool, sectionLabels.count < Self.maxSections else { return }
         vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, UInt32(sectionLabels.count * 2))
         sectionLabels.append(label)
         openSection = true
+        if Trace.shared != nil { sectionRecordStart = DispatchTime.now().uptimeNanoseconds }
     }
 
     public func endSection() {
+        callerSection = nil
+        endTimestamp()
+    }
+
+    private func endTimestamp() {
         guard openSection, let queryPool else { return }
         vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, UInt32(sectionLabels.count * 2 - 1))
         openSection = false
+        Trace.shared?.record("record:" + sectionLabels[sectionLabels.count - 1], since: sectionRecordStart)
     }
 
     // MARK: - Submission
@@ -340,7 +362,7 @@ public final class CommandRecorder {
             vkCmdPipelineBarrier(commandBuffer, VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, VK_PIPELINE_STAGE_HOST_BIT.rawValue,
                                  0, 1, &barrier, 0, nil, 0, nil)
         }
-        try vkCheck(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
+        try Trace.span("end") { try vkCheck(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer") }
         try Trace.span("submit") { try context.submit(commandBuffer, fence: slot.fence) }
         submitted = true
         return GPUSubmission(recorder: self, fence: slot.fence)

@@ -21,9 +21,14 @@ extension MediaFrame {
             let rowBytes = image.width * image.format.bytesPerPixel
             let pitch = Int(velvet_frame_linesize(pointer, Int32(index)))
             guard let destination = velvet_frame_data(pointer, Int32(index)), let source = readback.raw.baseAddress else { continue }
-            for row in 0..<image.height {
-                (destination + row * pitch).update(from: source.advanced(by: row * rowBytes).assumingMemoryBound(to: UInt8.self),
-                                                   count: rowBytes)
+            let height = image.height
+            let parts = ParallelCopy.parts(for: rowBytes * height)
+            let rowsPerPart = (height + parts - 1) / parts
+            ParallelCopy.run(parts: parts) { part in
+                for row in (part * rowsPerPart)..<min(height, (part + 1) * rowsPerPart) {
+                    (destination + row * pitch).update(from: source.advanced(by: row * rowBytes).assumingMemoryBound(to: UInt8.self),
+                                                       count: rowBytes)
+                }
             }
         }
     }

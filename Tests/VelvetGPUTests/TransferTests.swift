@@ -1,3 +1,4 @@
+import Foundation
 import VelvetGPU
 import VelvetTestSupport
 import XCTest
@@ -16,6 +17,37 @@ final class TransferTests: GPUTestCase {
                 XCTAssertEqual(readback.bytes, bytes, "\(format) \(width)x\(height)")
             }
         }
+    }
+
+    /// Transfers large enough to be copied on several threads (`ParallelCopy`) come back
+    /// exact: each part lands where it belongs, none is left out or copied twice.
+    func testLargeTransfersCopiedInPartsAreExact() throws {
+        var random = SeededGenerator(state: 7)
+        let image = try GPUImage(context: context, width: 701, height: 303, format: .rgba8)
+        XCTAssertGreaterThan(ParallelCopy.parts(for: image.byteCount), ProcessInfo.processInfo.activeProcessorCount > 1 ? 1 : 0)
+        let bytes = (0..<image.byteCount).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let recorder = try CommandRecorder(context: context)
+        try bytes.withUnsafeBytes { try recorder.upload($0, to: image) }
+        let readback = try recorder.download(image)
+        try recorder.submit().wait()
+        let got = readback.bytes
+        XCTAssertTrue(got == bytes, "first wrong byte at \(got.indices.first { got[$0] != bytes[$0] } ?? -1)")
+
+        for count in [ParallelCopy.minimumBytes - 1, ParallelCopy.minimumBytes, 3 * ParallelCopy.minimumBytes + 5] {
+            let source = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 8) }
+            var destination = [UInt8](repeating: 0, count: count + 1)
+            source.withUnsafeBytes { from in
+                destination.withUnsafeMutableBytes { to in
+                    ParallelCopy.copy(to: to.baseAddress!, from: from.baseAddress!, count: count)
+                }
+            }
+            XCTAssertTrue(Array(destination.prefix(count)) == source, "\(count) bytes: first wrong at \(source.indices.first { destination[$0] != source[$0] } ?? -1)")
+            XCTAssertEqual(destination.last, 0, "nothing past the end")
+        }
+        let parts = 3
+        let runs = Counter()
+        ParallelCopy.run(parts: parts) { runs.add($0) }
+        XCTAssertEqual(runs.values.sorted(), Array(0..<parts))
     }
 
     func testBufferRoundTrip() throws {
@@ -90,4 +122,12 @@ final class TransferTests: GPUTestCase {
         XCTAssertEqual(images.count, 64)
         XCTAssertLessThanOrEqual(try context.memoryBlockCount - before, 4, "images must be sub-allocated, not one allocation each")
     }
+}
+
+/// Which parts `ParallelCopy.run` ran, from several threads.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [Int] = []
+    func add(_ value: Int) { lock.withLock { seen.append(value) } }
+    var values: [Int] { lock.withLock { seen } }
 }

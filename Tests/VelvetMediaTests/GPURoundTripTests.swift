@@ -35,6 +35,22 @@ final class GPURoundTripTests: GPUTestCase {
         }
     }
 
+    /// A frame whose planes are large enough to be copied in parts (`ParallelCopy`: into
+    /// staging, and from the readback into the encoder's frame, each row to FFmpeg's padded
+    /// layout) comes back bit-exact, 8- and 16-bit.
+    func testLargeFramesCopiedInPartsComeBackBitExact() throws {
+        for format in [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P10LE] {
+            let layout = try XCTUnwrap(VideoPlaneLayout(format))
+            let size = (722, 398)
+            XCTAssertGreaterThan(ParallelCopy.parts(for: size.0 * size.1), ProcessInfo.processInfo.activeProcessorCount > 1 ? 1 : 0)
+            let processor = try makeProcessor(layout, size: size, inputOrientation: .identity)
+            let input = try RandomFrame.make(layout, width: size.0, height: size.1, seed: 5)
+            let output = try processor.process(input, index: 0, time: 0, isStillImage: false, effect: nil)
+            XCTAssertTrue(output !== input)
+            XCTAssertEqual(PlaneSamples(input, layout).maxDifference(to: PlaneSamples(output, layout)), 0, layout.name)
+        }
+    }
+
     /// Without the option an unchanged frame is the decoded frame itself (no colour out, no download).
     func testWithoutTheOptionTheDecodedFrameIsPassedOn() throws {
         let layout = try XCTUnwrap(VideoPlaneLayout(AV_PIX_FMT_YUV420P))

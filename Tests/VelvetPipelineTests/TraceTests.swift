@@ -79,6 +79,13 @@ final class TraceTests: XCTestCase {
         XCTAssertEqual(named("gpu", "lookahead.color_in").count, frames)
         XCTAssertEqual(named("gpu", "lookahead.upload").count, frames)
         XCTAssertEqual(named("gpu", "upload").count, 0, "a frame shown to the look-ahead is not uploaded again")
+        // Recording each GPU section is a CPU span named after it, on the thread that recorded it.
+        XCTAssertEqual(named("v-gpu", "record:color_in").count, frames)
+        XCTAssertEqual(named("v-gpu", "record:lookahead.color_in").count, frames)
+        let recorded = Set(spans.filter { $0.name.hasPrefix("record:") }.map { String($0.name.dropFirst("record:".count)) })
+        let timed = Set(spans.filter { $0.thread == threads["gpu"] }.map(\.name))
+        XCTAssertTrue(recorded.contains { $0.hasPrefix("skin.") } && recorded.contains { $0.hasPrefix("face.") }, "\(recorded)")
+        XCTAssertTrue(recorded.isSubset(of: timed), "recorded but not timed: \(recorded.subtracting(timed))")
 
         let summary = try Tool.run("python3", [repository.appendingPathComponent("Tools/trace-summary.py").path, trace, "--from-frame", "2"])
         XCTAssertEqual(summary.status, 0, summary.stderr)
@@ -86,6 +93,32 @@ final class TraceTests: XCTestCase {
         for row in ["9 frames from frame 2", "v-gpu: work", "gpu: work", "frame.finish/fence.wait"] {
             XCTAssertTrue(summary.stdout.contains(row), "summary lacks \(row):\n\(summary.stdout)")
         }
+    }
+
+    /// `VELVET_DISPATCH_TIMES=skin.,color_`: each dispatch of the sections so named is timed
+    /// on its own (`section/kernel` in `--json`'s GPU times, and the section's own row keeps
+    /// only what ran before its first dispatch); other sections are not split, and without
+    /// the variable nothing is.
+    func testDispatchTimesSplitTheNamedSections() throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("clip.mp4")
+        try Tool.ffmpeg(["-loop", "1", "-framerate", "25", "-t", "0.12", "-i", repository.appendingPathComponent("test-assets/grace_hopper.jpg").path,
+                         "-vf", "scale=192:224,setsar=1,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", clip])
+        func stageTimes(_ environment: [String: String]) throws -> Set<String> {
+            let result = try Tool.run(Tool.velvet, ["render", clip, "-o", scratch.path("out.mp4"), "-y", "--quiet", "--json"],
+                                      environment: environment.merging(["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path]) { $1 })
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            return Set(try XCTUnwrap(report["gpu_ms_per_frame"] as? [String: Double]).keys)
+        }
+        let split = try stageTimes(["VELVET_DISPATCH_TIMES": "skin.,color_", "VELVET_VALIDATION": "1"])
+        XCTAssertTrue(split.isSuperset(of: ["color_in/yuv_to_rgb", "color_out/rgb_to_yuv", "skin.mask/beauty_skin_mask",
+                                            "skin.spots/beauty_spots"]), "\(split.sorted())")
+        XCTAssertTrue(split.contains("grade"), "an unnamed section stays whole: \(split.sorted())")
+        XCTAssertFalse(split.contains { $0.hasPrefix("grade/") || $0.hasPrefix("face.") && $0.contains("/") }, "\(split.sorted())")
+        let whole = try stageTimes([:])
+        XCTAssertFalse(whole.contains { $0.contains("/") }, "\(whole.sorted())")
+        XCTAssertTrue(whole.isSuperset(of: ["color_in", "skin.mask", "skin.spots", "grade"]), "\(whole.sorted())")
     }
 
     /// A trace that cannot be written is one warning line; the render still succeeds.
