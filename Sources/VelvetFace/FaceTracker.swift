@@ -184,6 +184,8 @@ public final class FaceTracker: @unchecked Sendable {
     public private(set) var lastFrameWasCut = false
     /// GPU submissions the last frame needed.
     public private(set) var lastSubmissionCount = 0
+    /// The frame's model groups, recorded once and replayed every frame after.
+    private let recordedGroups = NNRecordedGroups()
 
     public init(context: GPUContext, options: FaceTrackerOptions = .video, files: FaceModelFiles = .standard,
                 kernels: NNKernels? = nil) throws {
@@ -369,7 +371,7 @@ public final class FaceTracker: @unchecked Sendable {
             ran.append("segment")
         }
         if !ran.isEmpty { recorder.beginSection("face." + ran.joined(separator: "+")) }
-        try models.record(on: recorder)
+        try models.record(on: recorder, recordings: recordedGroups)
         let pendingDetections = try detectionLists.map { try merge.finish($0, on: recorder) }
         recorder.endSection()
         try submit(recorder)

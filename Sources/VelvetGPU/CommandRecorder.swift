@@ -35,8 +35,12 @@ public enum DispatchOrdering: Sendable {
 public final class CommandRecorder {
     public let context: GPUContext
     let commandBuffer: VkCommandBuffer
-    private let slot: CommandSlot
-    private var queryPool: VkQueryPool? { slot.queryPool }
+    /// Nil while recording a `RecordedCommands` (a secondary command buffer, never submitted).
+    private let slot: CommandSlot?
+    private var queryPool: VkQueryPool? { slot?.queryPool }
+    /// While recording a `RecordedCommands`: every resource its commands read and write.
+    private(set) var replayReads: Set<ObjectIdentifier>?
+    private(set) var replayWrites: Set<ObjectIdentifier>?
     private var sectionLabels: [String] = []
     private var openSection = false
     /// With tracing: when the open section began on the CPU (its recording is a span).
@@ -77,10 +81,34 @@ public final class CommandRecorder {
         recordMemoryBarrier()
     }
 
+    /// Records into `commandBuffer`, a secondary command buffer begun by `RecordedCommands`:
+    /// no timestamps, no barrier first (a replay is ordered by `replay`'s), never submitted.
+    init(recordingFor context: GPUContext, into commandBuffer: VkCommandBuffer) {
+        self.context = context
+        self.slot = nil
+        self.commandBuffer = commandBuffer
+        replayReads = []
+        replayWrites = []
+    }
+
     deinit {
         // Reached when never submitted, or after the submission's fence was waited for. A
         // submission whose wait failed (device lost) keeps its slot out of the pool.
-        if !submitted || completed { context.commandSlots.give(slot) }
+        if let slot, !submitted || completed { context.commandSlots.give(slot) }
+    }
+
+    /// The first pipeline that failed to compile among the kernels recorded.
+    var failure: Error? { pipelineFailure }
+
+    /// Records `commands` (recorded once, `RecordedCommands`) here, behind a barrier when they
+    /// touch what came before; they count as touching everything they read and write.
+    public func replay(_ commands: RecordedCommands) {
+        precondition(!submitted, "recorder already submitted")
+        precondition(commands.context === context, "commands recorded for another device")
+        synchronize(reads: commands.reads + commands.writes, writes: commands.writes)
+        var buffer: VkCommandBuffer? = commands.commandBuffer
+        vkCmdExecuteCommands(commandBuffer, 1, &buffer)
+        retained.append(commands)
     }
 
     // MARK: - Dispatch
@@ -161,6 +189,8 @@ public final class CommandRecorder {
             }
             return write
         }
+        replayReads?.formUnion(reads)
+        replayWrites?.formUnion(writes)
         switch ordering {
         case .automatic:
             synchronize(reads: reads, writes: writes)
@@ -211,6 +241,7 @@ public final class CommandRecorder {
     /// Copies `bytes` (rows in the image's format, `rowPitch` bytes apart; tightly packed
     /// by default) into `image`.
     public func upload(_ bytes: UnsafeRawBufferPointer, to image: GPUImage, rowPitch: Int? = nil) throws {
+        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
         let tightPitch = image.width * image.format.bytesPerPixel
         let pitch = rowPitch ?? tightPitch
         guard pitch >= tightPitch, pitch % image.format.bytesPerPixel == 0,
@@ -231,11 +262,20 @@ public final class CommandRecorder {
         retained += [staging, image] as [AnyObject]
     }
 
-    /// Schedules a copy of `image` to the CPU; its bytes are readable once the submission completes.
-    public func download(_ image: GPUImage) throws -> GPUReadback {
-        let staging = try context.staging.take(context: context, size: image.byteCount)
+    /// Schedules a copy of `image` to the CPU; its bytes are readable once the submission
+    /// completes: rows `rowPitch` bytes apart (tightly packed by default), then
+    /// `trailingBytes` more (what a reader may read past the end: FFmpeg's input padding).
+    public func download(_ image: GPUImage, rowPitch: Int? = nil, trailingBytes: Int = 0) throws -> GPUReadback {
+        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
+        let tightPitch = image.width * image.format.bytesPerPixel
+        let pitch = rowPitch ?? tightPitch
+        guard pitch >= tightPitch, pitch % image.format.bytesPerPixel == 0, trailingBytes >= 0 else {
+            throw GPUError.invalidArgument("download of a \(image.width)x\(image.height) \(image.format) image with row pitch \(pitch)")
+        }
+        let staging = try context.staging.take(context: context, size: pitch * image.height + trailingBytes)
         transition(image, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
         var region = Self.copyRegion(for: image)
+        region.bufferRowLength = UInt32(pitch / image.format.bytesPerPixel)
         vkCmdCopyImageToBuffer(commandBuffer, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.buffer.handle, 1, &region)
         transition(image, from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
         retained.append(image)
@@ -245,6 +285,7 @@ public final class CommandRecorder {
 
     /// Copies one image into another of the same size and format.
     public func copy(_ source: GPUImage, to destination: GPUImage) throws {
+        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
         guard source.width == destination.width, source.height == destination.height else {
             throw GPUError.invalidArgument("copy between images of different size")
         }
@@ -255,6 +296,7 @@ public final class CommandRecorder {
     /// to (`toX`, `toY`).
     public func copyRegion(from source: GPUImage, to destination: GPUImage, x: Int, y: Int, width: Int, height: Int,
                            toX: Int? = nil, toY: Int? = nil) throws {
+        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
         let (destinationX, destinationY) = (toX ?? x, toY ?? y)
         guard source.format == destination.format, x >= 0, y >= 0, width > 0, height > 0, destinationX >= 0, destinationY >= 0,
               x + width <= source.width, y + height <= source.height,
@@ -276,6 +318,7 @@ public final class CommandRecorder {
 
     /// Copies `bytes` into a buffer at `offset`.
     public func upload(_ bytes: UnsafeRawBufferPointer, to buffer: GPUBuffer, offset: Int = 0) throws {
+        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
         guard offset >= 0, offset + bytes.count <= buffer.size else {
             throw GPUError.invalidArgument("upload of \(bytes.count) B at \(offset) into a \(buffer.size) B buffer")
         }
@@ -290,6 +333,7 @@ public final class CommandRecorder {
 
     /// Sets `size` bytes of a buffer from `offset` (both multiples of 4) to a repeated 32-bit `value`.
     public func fill(_ buffer: GPUBuffer, offset: Int = 0, size: Int, value: UInt32 = 0) throws {
+        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
         guard offset >= 0, size > 0, offset % 4 == 0, size % 4 == 0, offset + size <= buffer.size else {
             throw GPUError.invalidArgument("fill of \(size) B at \(offset) in a \(buffer.size) B buffer")
         }
@@ -300,6 +344,7 @@ public final class CommandRecorder {
 
     /// Schedules a copy of a buffer to the CPU.
     public func download(_ buffer: GPUBuffer) throws -> GPUReadback {
+        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
         let staging = try context.staging.take(context: context, size: buffer.size)
         synchronize(reads: [ObjectIdentifier(buffer)], writes: [ObjectIdentifier(staging.buffer)])
         var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(buffer.size))
@@ -352,6 +397,7 @@ public final class CommandRecorder {
     /// Throws, submitting nothing, if a recorded kernel's pipeline failed to compile.
     public func submit() throws -> GPUSubmission {
         precondition(!submitted, "recorder already submitted")
+        guard let slot else { preconditionFailure("a RecordedCommands recording is replayed, not submitted") }
         if let pipelineFailure { throw pipelineFailure }
         endSection()
         if needsHostBarrier {
@@ -428,6 +474,8 @@ public final class CommandRecorder {
     /// `.concurrent` dispatches, for what they touch.
     public func synchronize(reading: [GPUBuffer], writing: [GPUBuffer]) {
         precondition(!submitted, "recorder already submitted")
+        replayReads?.formUnion((reading + writing).map(ObjectIdentifier.init))
+        replayWrites?.formUnion(writing.map(ObjectIdentifier.init))
         synchronize(reads: (reading + writing).map(ObjectIdentifier.init), writes: writing.map(ObjectIdentifier.init))
     }
 

@@ -1,8 +1,7 @@
 import Foundation
 
-/// Large host copies (a frame's planes into staging, a readback into the encoder's frame)
-/// split over a few cores: one core copies about 6 GB/s, and these copies sat on the GPU
-/// thread, the render's bottleneck at 720p.
+/// Large host copies (a frame's planes into upload staging) split over a few cores: one core
+/// copies about 6 GB/s, and the copy sits on the GPU thread, the render's bottleneck at 720p.
 public enum ParallelCopy {
     static let enabled = ProcessInfo.processInfo.environment["VELVET_SERIAL_COPY"] == nil
     /// Below this a copy stays on the calling thread (a dispatch costs more than it saves).

@@ -42,7 +42,6 @@ final class FrameProcessor: @unchecked Sendable {
     private let working: GPUImage
     private let processed: GPUImage
     private let outputPlanes: [GPUImage]
-    private let outputFrames: OutputFramePool
     /// Frames shown to the look-ahead beyond the K that frame N needs when it is recorded: the
     /// look-ahead thread has this many frames' time to track each one, so neither thread waits
     /// on the other's every round trip.
@@ -98,7 +97,6 @@ final class FrameProcessor: @unchecked Sendable {
         processed = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
         let output = plan.outputSize
         outputPlanes = try converter.makePlanes(plan.outputLayout, width: output.width, height: output.height)
-        outputFrames = try OutputFramePool(planes: outputPlanes)
     }
 
     /// Shows one frame to the effect's look-ahead: upload and conversion to a working image
@@ -217,7 +215,10 @@ final class FrameProcessor: @unchecked Sendable {
                                      orientation: plan.outputOrientation, on: recorder)
         }
         recorder.beginSection("download")
-        let readbacks = try outputPlanes.map { try recorder.download($0) }
+        // Downloaded in FFmpeg's layout: the encoder reads the staging memory itself.
+        let readbacks = try outputPlanes.map {
+            try recorder.download($0, rowPitch: MediaFrame.linesize(for: $0), trailingBytes: MediaFrame.planePadding)
+        }
         recorder.endSection()
         return Pending(frame: frame, index: index, effect: effect, upload: upload, submission: try recorder.submit(),
                        readbacks: readbacks)
@@ -233,9 +234,7 @@ final class FrameProcessor: @unchecked Sendable {
             pending.frame.pointer.pointee.pts = pending.frame.timestamp
             return pending.frame
         }
-        let output = try Trace.span("readback.copy") {
-            try MediaFrame(copying: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat, pool: outputFrames)
-        }
+        let output = try MediaFrame(wrapping: readbacks, planes: outputPlanes, format: plan.outputLayout.pixelFormat)
         output.copyTiming(from: pending.frame)
         return output
     }

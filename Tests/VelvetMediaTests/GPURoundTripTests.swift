@@ -35,10 +35,11 @@ final class GPURoundTripTests: GPUTestCase {
         }
     }
 
-    /// A frame whose planes are large enough to be copied in parts (`ParallelCopy`: into
-    /// staging, and from the readback into the encoder's frame, each row to FFmpeg's padded
-    /// layout) comes back bit-exact, 8- and 16-bit.
-    func testLargeFramesCopiedInPartsComeBackBitExact() throws {
+    /// A frame whose planes are large enough to be copied into staging in parts
+    /// (`ParallelCopy`), and whose rows are not a multiple of 64 bytes (so the downloads the
+    /// encoder's frame wraps, `MediaFrame(wrapping:)`, have padded rows), comes back
+    /// bit-exact, 8- and 16-bit.
+    func testLargeFramesComeBackBitExact() throws {
         for format in [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P10LE] {
             let layout = try XCTUnwrap(VideoPlaneLayout(format))
             let size = (722, 398)

@@ -100,4 +100,37 @@ final class NNSideBySideTests: GPUTestCase {
             XCTAssertTrue(got == alone[index], "instance \(index) side by side differs from the plan alone")
         }
     }
+
+    /// A batch replayed from `NNRecordedGroups` (each group recorded once into a secondary
+    /// command buffer) gives, frame after frame and input after input, what each inference
+    /// gives alone; the groups are recorded on the first frame only. The inputs are uploaded
+    /// in the frame's own recording just before the replay, so a replay not ordered behind
+    /// them reads stale inputs (and is a synchronization-validation message).
+    func testAReplayedBatchGivesWhatEachInferenceGivesAlone() throws {
+        let kernels = NNKernels(context: try context)
+        let mesh = try NNModelPlan(context: context, graph: try NNGraph(contentsOf: try ModelFixtures.url("face_landmark")),
+                                   kernels: kernels, options: .init(tuning: .gpu))
+        let mask = try NNModelPlan(context: context,
+                                   graph: try NNGraph(contentsOf: try ModelFixtures.url("selfie_segmentation_landscape")),
+                                   kernels: kernels, options: .init(tuning: .gpu))
+        let meshInputs = NNTestInputs.inputs(for: "face_landmark", shape: mesh.inputs[0].shape).map(\.values)
+        let maskInputs = NNTestInputs.inputs(for: "selfie_segmentation_landscape", shape: mask.inputs[0].shape).map(\.values)
+        let recordings = NNRecordedGroups()
+        for frame in 0..<3 {
+            let meshInput = meshInputs[frame % meshInputs.count], maskInput = maskInputs[frame % maskInputs.count]
+            let alone = [try mesh.run([meshInput]), try mask.run([maskInput])]
+            let batch = NNBatch()
+            let recorder = try CommandRecorder(context: context)
+            var readbacks: [[GPUReadback]] = [[], []]
+            batch.add(mesh, input: { try mesh.writeInput(meshInput, on: $0) }, output: { readbacks[0] = try mesh.readOutputs(on: $0) })
+            batch.add(mask, input: { try mask.writeInput(maskInput, on: $0) }, output: { readbacks[1] = try mask.readOutputs(on: $0) })
+            try batch.record(on: recorder, recordings: recordings)
+            try recorder.submit().wait()
+            XCTAssertEqual(recordings.count, 1, "frame \(frame): one group, recorded once")
+            for (index, plan) in [mesh, mask].enumerated() {
+                let got = zip(readbacks[index], plan.outputs).map { Array(NNModelPlan.floats($0).prefix($1.elementCount)) }
+                XCTAssertTrue(got == alone[index], "frame \(frame), inference \(index): replayed differs from alone")
+            }
+        }
+    }
 }

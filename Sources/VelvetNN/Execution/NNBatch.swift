@@ -35,12 +35,17 @@ public final class NNBatch {
         latestGroup[key] = group
     }
 
-    /// Records every inference added, group by group, and empties the batch.
-    public func record(on recorder: CommandRecorder) throws {
+    /// Records every inference added, group by group, and empties the batch. With
+    /// `recordings`, each group's launches are replayed from there (recorded on first use).
+    public func record(on recorder: CommandRecorder, recordings: NNRecordedGroups? = nil) throws {
         defer { (groups, latestGroup) = ([], [:]) }
         for group in groups {
             for inference in group { try inference.input(recorder) }
-            NNModelPlan.recordSideBySide(group.map(\.plan), on: recorder)
+            if let recordings {
+                recorder.replay(try recordings.commands(for: group.map(\.plan)))
+            } else {
+                NNModelPlan.recordSideBySide(group.map(\.plan), on: recorder)
+            }
             for inference in group { try inference.output(recorder) }
         }
     }
