@@ -54,7 +54,7 @@ public final class CommandRecorder {
     /// `label/kernel` when `DispatchTiming` splits it).
     private var callerSection: String?
     /// The first kernel recorded whose pipeline failed to compile; `submit()` throws it.
-    private var pipelineFailure: Error?
+    private(set) var pipelineFailure: Error?
     /// Set once the submission's fence signalled; only then may the slot be reused.
     fileprivate var completed = false
 
@@ -97,9 +97,6 @@ public final class CommandRecorder {
         if let slot, !submitted || completed { context.commandSlots.give(slot) }
     }
 
-    /// The first pipeline that failed to compile among the kernels recorded.
-    var failure: Error? { pipelineFailure }
-
     /// Records `commands` (recorded once, `RecordedCommands`) here, behind a barrier when they
     /// touch what came before; they count as touching everything they read and write.
     public func replay(_ commands: RecordedCommands) {
@@ -109,6 +106,12 @@ public final class CommandRecorder {
         var buffer: VkCommandBuffer? = commands.commandBuffer
         vkCmdExecuteCommands(commandBuffer, 1, &buffer)
         retained.append(commands)
+    }
+
+    /// A `RecordedCommands` recording holds dispatches only (what it touches is tracked for
+    /// `replay` through them).
+    private func requireTransfers() {
+        precondition(slot != nil, "a RecordedCommands recording holds dispatches only")
     }
 
     // MARK: - Dispatch
@@ -241,7 +244,7 @@ public final class CommandRecorder {
     /// Copies `bytes` (rows in the image's format, `rowPitch` bytes apart; tightly packed
     /// by default) into `image`.
     public func upload(_ bytes: UnsafeRawBufferPointer, to image: GPUImage, rowPitch: Int? = nil) throws {
-        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
+        requireTransfers()
         let tightPitch = image.width * image.format.bytesPerPixel
         let pitch = rowPitch ?? tightPitch
         guard pitch >= tightPitch, pitch % image.format.bytesPerPixel == 0,
@@ -266,7 +269,7 @@ public final class CommandRecorder {
     /// completes: rows `rowPitch` bytes apart (tightly packed by default), then
     /// `trailingBytes` more (what a reader may read past the end: FFmpeg's input padding).
     public func download(_ image: GPUImage, rowPitch: Int? = nil, trailingBytes: Int = 0) throws -> GPUReadback {
-        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
+        requireTransfers()
         let tightPitch = image.width * image.format.bytesPerPixel
         let pitch = rowPitch ?? tightPitch
         guard pitch >= tightPitch, pitch % image.format.bytesPerPixel == 0, trailingBytes >= 0 else {
@@ -285,7 +288,7 @@ public final class CommandRecorder {
 
     /// Copies one image into another of the same size and format.
     public func copy(_ source: GPUImage, to destination: GPUImage) throws {
-        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
+        requireTransfers()
         guard source.width == destination.width, source.height == destination.height else {
             throw GPUError.invalidArgument("copy between images of different size")
         }
@@ -296,7 +299,7 @@ public final class CommandRecorder {
     /// to (`toX`, `toY`).
     public func copyRegion(from source: GPUImage, to destination: GPUImage, x: Int, y: Int, width: Int, height: Int,
                            toX: Int? = nil, toY: Int? = nil) throws {
-        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
+        requireTransfers()
         let (destinationX, destinationY) = (toX ?? x, toY ?? y)
         guard source.format == destination.format, x >= 0, y >= 0, width > 0, height > 0, destinationX >= 0, destinationY >= 0,
               x + width <= source.width, y + height <= source.height,
@@ -318,7 +321,7 @@ public final class CommandRecorder {
 
     /// Copies `bytes` into a buffer at `offset`.
     public func upload(_ bytes: UnsafeRawBufferPointer, to buffer: GPUBuffer, offset: Int = 0) throws {
-        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
+        requireTransfers()
         guard offset >= 0, offset + bytes.count <= buffer.size else {
             throw GPUError.invalidArgument("upload of \(bytes.count) B at \(offset) into a \(buffer.size) B buffer")
         }
@@ -333,7 +336,7 @@ public final class CommandRecorder {
 
     /// Sets `size` bytes of a buffer from `offset` (both multiples of 4) to a repeated 32-bit `value`.
     public func fill(_ buffer: GPUBuffer, offset: Int = 0, size: Int, value: UInt32 = 0) throws {
-        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
+        requireTransfers()
         guard offset >= 0, size > 0, offset % 4 == 0, size % 4 == 0, offset + size <= buffer.size else {
             throw GPUError.invalidArgument("fill of \(size) B at \(offset) in a \(buffer.size) B buffer")
         }
@@ -344,7 +347,7 @@ public final class CommandRecorder {
 
     /// Schedules a copy of a buffer to the CPU.
     public func download(_ buffer: GPUBuffer) throws -> GPUReadback {
-        precondition(replayReads == nil, "a RecordedCommands recording holds dispatches only")
+        requireTransfers()
         let staging = try context.staging.take(context: context, size: buffer.size)
         synchronize(reads: [ObjectIdentifier(buffer)], writes: [ObjectIdentifier(staging.buffer)])
         var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(buffer.size))

@@ -11,22 +11,11 @@ final class CommandSlot {
     let fence: VkFence
 
     init(device: VkDevice, queueFamilyIndex: UInt32, queryCount: UInt32?) throws {
-        var poolInfo = VkCommandPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
-        poolInfo.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT.rawValue
-        poolInfo.queueFamilyIndex = queueFamilyIndex
-        var pool: VkCommandPool? = nil
-        try vkCheck(vkCreateCommandPool(device, &poolInfo, nil, &pool), "vkCreateCommandPool")
+        let (pool, buffer) = try makeCommandBuffer(device: device, queueFamilyIndex: queueFamilyIndex,
+                                                   level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, transient: true)
         var queryPool: VkQueryPool? = nil
         var fence: VkFence? = nil
-        var buffer: VkCommandBuffer? = nil
         do {
-            var allocateInfo = VkCommandBufferAllocateInfo()
-            allocateInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
-            allocateInfo.commandPool = pool
-            allocateInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
-            allocateInfo.commandBufferCount = 1
-            try vkCheck(vkAllocateCommandBuffers(device, &allocateInfo, &buffer), "vkAllocateCommandBuffers")
             if let queryCount {
                 var queryInfo = VkQueryPoolCreateInfo()
                 queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
@@ -42,8 +31,8 @@ final class CommandSlot {
             vkDestroyCommandPool(device, pool, nil)
             throw error
         }
-        self.pool = pool!
-        self.commandBuffer = buffer!
+        self.pool = pool
+        self.commandBuffer = buffer
         self.queryPool = queryPool
         self.fence = fence!
     }
@@ -53,6 +42,31 @@ final class CommandSlot {
         if let queryPool { vkDestroyQueryPool(device, queryPool, nil) }
         vkDestroyCommandPool(device, pool, nil)
     }
+}
+
+/// A command pool with one command buffer of `level` (the pool destroyed again if the buffer
+/// cannot be allocated).
+func makeCommandBuffer(device: VkDevice, queueFamilyIndex: UInt32, level: VkCommandBufferLevel,
+                       transient: Bool) throws -> (VkCommandPool, VkCommandBuffer) {
+    var poolInfo = VkCommandPoolCreateInfo()
+    poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
+    poolInfo.flags = transient ? VK_COMMAND_POOL_CREATE_TRANSIENT_BIT.rawValue : 0
+    poolInfo.queueFamilyIndex = queueFamilyIndex
+    var pool: VkCommandPool? = nil
+    try vkCheck(vkCreateCommandPool(device, &poolInfo, nil, &pool), "vkCreateCommandPool")
+    var allocateInfo = VkCommandBufferAllocateInfo()
+    allocateInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+    allocateInfo.commandPool = pool
+    allocateInfo.level = level
+    allocateInfo.commandBufferCount = 1
+    var buffer: VkCommandBuffer? = nil
+    do {
+        try vkCheck(vkAllocateCommandBuffers(device, &allocateInfo, &buffer), "vkAllocateCommandBuffers")
+    } catch {
+        vkDestroyCommandPool(device, pool, nil)
+        throw error
+    }
+    return (pool!, buffer!)
 }
 
 /// Idle command slots, handed out reset. A slot comes back only when the GPU is done with

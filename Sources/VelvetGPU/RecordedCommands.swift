@@ -4,7 +4,7 @@ import CVulkan
 /// recordings (`CommandRecorder.replay`), for work that is the same every frame: a model's
 /// inference (its launches, buffers and push blocks never change) cost the tracker's thread
 /// about 0.3 ms of recording a 720p frame on the H200 node, for commands the GPU runs the same
-/// way either way. It keeps what its commands use (and `owners`) alive, and may be replayed in
+/// way either way. It keeps what its commands use alive, and may be replayed in
 /// several submissions at once.
 public final class RecordedCommands {
     public let context: GPUContext
@@ -15,24 +15,14 @@ public final class RecordedCommands {
     private let pool: VkCommandPool
     /// Holds every resource the commands bind.
     private let recorder: CommandRecorder
-    private let owners: [AnyObject]
 
     /// Records `body`'s dispatches (no transfers, no timed sections). Throws what recording
     /// threw, or the first pipeline that failed to compile.
-    public init(context: GPUContext, keeping owners: [AnyObject] = [], _ body: (CommandRecorder) throws -> Void) throws {
-        var poolInfo = VkCommandPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
-        poolInfo.queueFamilyIndex = context.queueFamilyIndex
-        var pool: VkCommandPool? = nil
-        try vkCheck(vkCreateCommandPool(context.handle, &poolInfo, nil, &pool), "vkCreateCommandPool")
-        var buffer: VkCommandBuffer? = nil
+    public init(context: GPUContext, _ body: (CommandRecorder) throws -> Void) throws {
+        let (pool, buffer) = try makeCommandBuffer(device: context.handle, queueFamilyIndex: context.queueFamilyIndex,
+                                                   level: VK_COMMAND_BUFFER_LEVEL_SECONDARY, transient: false)
+        let recorder = CommandRecorder(recordingFor: context, into: buffer)
         do {
-            var allocateInfo = VkCommandBufferAllocateInfo()
-            allocateInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
-            allocateInfo.commandPool = pool
-            allocateInfo.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY
-            allocateInfo.commandBufferCount = 1
-            try vkCheck(vkAllocateCommandBuffers(context.handle, &allocateInfo, &buffer), "vkAllocateCommandBuffers")
             var inheritance = VkCommandBufferInheritanceInfo()
             inheritance.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO
             var beginInfo = VkCommandBufferBeginInfo()
@@ -42,19 +32,14 @@ public final class RecordedCommands {
                 beginInfo.pInheritanceInfo = inheritancePointer
                 try vkCheck(vkBeginCommandBuffer(buffer, &beginInfo), "vkBeginCommandBuffer")
             }
-            let recorder = CommandRecorder(recordingFor: context, into: buffer!)
             try body(recorder)
-            if let failure = recorder.failure { throw failure }
+            if let failure = recorder.pipelineFailure { throw failure }
             try vkCheck(vkEndCommandBuffer(buffer), "vkEndCommandBuffer")
-            self.recorder = recorder
         } catch {
             vkDestroyCommandPool(context.handle, pool, nil)
             throw error
         }
-        self.context = context
-        self.pool = pool!
-        self.commandBuffer = buffer!
-        self.owners = owners
+        (self.context, self.pool, self.commandBuffer, self.recorder) = (context, pool, buffer, recorder)
         let writes = recorder.replayWrites ?? []
         self.writes = Array(writes)
         self.reads = Array((recorder.replayReads ?? []).subtracting(writes))

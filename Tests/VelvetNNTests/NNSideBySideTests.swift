@@ -47,12 +47,7 @@ final class NNSideBySideTests: GPUTestCase {
     /// A batch holding one plan twice (two faces' meshes) with another plan: the second mesh
     /// waits for the first one's outputs, and each inference gives what it gives alone.
     func testABatchRunsOnePlanTwiceInTurn() throws {
-        let kernels = NNKernels(context: try context)
-        let mesh = try NNModelPlan(context: context, graph: try NNGraph(contentsOf: try ModelFixtures.url("face_landmark")),
-                                   kernels: kernels, options: .init(tuning: .gpu))
-        let mask = try NNModelPlan(context: context,
-                                   graph: try NNGraph(contentsOf: try ModelFixtures.url("selfie_segmentation_landscape")),
-                                   kernels: kernels, options: .init(tuning: .gpu))
+        let (mesh, mask) = try meshAndMask()
         let meshInputs = NNTestInputs.inputs(for: "face_landmark", shape: mesh.inputs[0].shape).map(\.values)
         let maskInput = NNTestInputs.inputs(for: "selfie_segmentation_landscape", shape: mask.inputs[0].shape)[0].values
         let alone = try meshInputs.map { try mesh.run([$0]) } + [try mask.run([maskInput])]
@@ -107,12 +102,7 @@ final class NNSideBySideTests: GPUTestCase {
     /// in the frame's own recording just before the replay, so a replay not ordered behind
     /// them reads stale inputs (and is a synchronization-validation message).
     func testAReplayedBatchGivesWhatEachInferenceGivesAlone() throws {
-        let kernels = NNKernels(context: try context)
-        let mesh = try NNModelPlan(context: context, graph: try NNGraph(contentsOf: try ModelFixtures.url("face_landmark")),
-                                   kernels: kernels, options: .init(tuning: .gpu))
-        let mask = try NNModelPlan(context: context,
-                                   graph: try NNGraph(contentsOf: try ModelFixtures.url("selfie_segmentation_landscape")),
-                                   kernels: kernels, options: .init(tuning: .gpu))
+        let (mesh, mask) = try meshAndMask()
         let meshInputs = NNTestInputs.inputs(for: "face_landmark", shape: mesh.inputs[0].shape).map(\.values)
         let maskInputs = NNTestInputs.inputs(for: "selfie_segmentation_landscape", shape: mask.inputs[0].shape).map(\.values)
         let recordings = NNRecordedGroups()
@@ -132,5 +122,15 @@ final class NNSideBySideTests: GPUTestCase {
                 XCTAssertTrue(got == alone[index], "frame \(frame), inference \(index): replayed differs from alone")
             }
         }
+    }
+
+    /// The mesh and the landscape person mask, planned for GPUs, sharing their kernels.
+    private func meshAndMask() throws -> (mesh: NNModelPlan, mask: NNModelPlan) {
+        let kernels = NNKernels(context: try context)
+        func plan(_ name: String) throws -> NNModelPlan {
+            try NNModelPlan(context: context, graph: try NNGraph(contentsOf: try ModelFixtures.url(name)), kernels: kernels,
+                            options: .init(tuning: .gpu))
+        }
+        return (try plan("face_landmark"), try plan("selfie_segmentation_landscape"))
     }
 }
