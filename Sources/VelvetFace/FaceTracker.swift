@@ -90,7 +90,8 @@ public final class FaceTracker: @unchecked Sendable {
     public let options: FaceTrackerOptions
     private let files: FaceModelFiles
     private let kernels: NNKernels
-    private let mesh: FaceMeshModel
+    /// The mesh model, loaded by `prepare` (beside the others) or at its first use.
+    private var loadedMesh: FaceMeshModel?
     /// Each detector model's instances: a pass runs its views one per instance, side by side
     /// (`NNBatch`); a view beyond the last instance waits for an earlier one's outputs.
     private var detectors: [FaceDetectorModel: [FaceDetector]] = [:]
@@ -193,7 +194,6 @@ public final class FaceTracker: @unchecked Sendable {
         self.options = try options.validated()
         self.files = files
         self.kernels = kernels ?? NNKernels(context: context)
-        mesh = try FaceMeshModel(context: context, files: files, kernels: self.kernels)
         merge = try DetectionMerge(context: context)
         repeats = try RegionRepeats(context: context, capacity: FaceTrackerOptions.maxFacesRange.upperBound)
     }
@@ -217,11 +217,46 @@ public final class FaceTracker: @unchecked Sendable {
         case .full: [.fullRange]
         case .auto: [.shortRange, .fullRange]
         }
+        let segmentationModel = (segmentation ?? (options.segmentationInterval > 0)) ? width.flatMap { width in
+            height.map { options.segmentationModel.resolved(width: width, height: $0) }
+        } : nil
+        // The models are loaded side by side (parsing and planning each is CPU work of its own).
+        let (context, files, kernels, threshold) = (context, files, kernels, options.minDetectionScore)
+        var loads: [@Sendable () throws -> LoadedModel] = []
+        if loadedMesh == nil { loads.append { .mesh(try FaceMeshModel(context: context, files: files, kernels: kernels)) } }
+        for model in models where detectors[model] == nil {
+            loads.append { .detector(model, try FaceDetector(context: context, model: model, files: files, kernels: kernels,
+                                                             scoreThreshold: threshold)) }
+        }
+        if let segmentationModel, segmenters[segmentationModel] == nil {
+            loads.append { .segmenter(segmentationModel, try PersonSegmenter(context: context, model: segmentationModel, files: files,
+                                                                             kernels: kernels)) }
+        }
+        for loaded in try ConcurrentJobs.run(loads) {
+            switch loaded {
+            case .mesh(let mesh): loadedMesh = mesh
+            case .detector(let model, let detector): detectors[model] = [detector]
+            case .segmenter(let model, let segmenter): segmenters[model] = segmenter
+            }
+        }
         for model in models {
             for instance in 0..<instanceCount(model) { _ = try detector(model, instance: instance) }
         }
-        if segmentation ?? (options.segmentationInterval > 0), let width, let height {
-            _ = try segmenter(for: width, height)
+    }
+
+    private enum LoadedModel: @unchecked Sendable {
+        case mesh(FaceMeshModel)
+        case detector(FaceDetectorModel, FaceDetector)
+        case segmenter(SegmentationModel, PersonSegmenter)
+    }
+
+    /// The mesh model (loaded here when `prepare` did not).
+    private var mesh: FaceMeshModel {
+        get throws {
+            if let loadedMesh { return loadedMesh }
+            let mesh = try FaceMeshModel(context: context, files: files, kernels: kernels)
+            loadedMesh = mesh
+            return mesh
         }
     }
 
@@ -255,7 +290,7 @@ public final class FaceTracker: @unchecked Sendable {
 
     private func meshInstance(for face: Int) throws -> FaceMeshModel {
         let slot = face % Self.meshInstanceLimit
-        guard slot > 0 else { return mesh }
+        guard slot > 0 else { return try mesh }
         while meshTwins.count < slot { meshTwins.append(try mesh.twin()) }
         return meshTwins[slot - 1]
     }
@@ -393,7 +428,7 @@ public final class FaceTracker: @unchecked Sendable {
                 kept.append(before[index])
                 continue
             }
-            let (landmarks, presence) = mesh.decode(pending)
+            let (landmarks, presence) = try mesh.decode(pending)
             guard presence >= options.minPresence else {
                 lostAny = true
                 if options.tracking, track.missed < options.holdFrames {
@@ -533,6 +568,7 @@ public final class FaceTracker: @unchecked Sendable {
         guard !rois.isEmpty else { return }
         let recorder = try CommandRecorder(context: context)
         recorder.beginSection("face.mesh")
+        let mesh = try self.mesh
         let meshes = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
         try submit(recorder)
         let accepted = zip(rois, meshes.map(mesh.decode)).filter { $0.1.presence >= options.minPresence }
@@ -588,6 +624,7 @@ public final class FaceTracker: @unchecked Sendable {
         let rois = seeds.map { FaceROI(landmarks: $0.points.map { SIMD2($0.x, $0.y) }) }
         let recorder = try CommandRecorder(context: context)
         recorder.beginSection("face.mesh")
+        let mesh = try self.mesh
         let again = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
         try submit(recorder)
         return zip(seeds, zip(rois, again.map(mesh.decode))).map { seed, second in

@@ -145,6 +145,7 @@ final class FrameProcessor: @unchecked Sendable {
 
     /// Seconds the look-ahead thread was busy.
     var lookAheadBusySeconds: Double { lookAheadWorker?.busySeconds ?? 0 }
+    var lookAheadCPUSeconds: Double { lookAheadWorker?.cpuSeconds ?? 0 }
 
     /// Stops the look-ahead thread once its job under way is done (call before the render ends).
     func closeLookAhead() { lookAheadWorker?.close() }

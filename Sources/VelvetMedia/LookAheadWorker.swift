@@ -13,6 +13,7 @@ final class LookAheadWorker: @unchecked Sendable {
     private var closed = false
     private var running = true
     private var busyNanoseconds: UInt64 = 0
+    private var busyCPUSeconds = 0.0
 
     init() {
         let thread = Thread { [self] in
@@ -41,6 +42,8 @@ final class LookAheadWorker: @unchecked Sendable {
 
     /// Seconds the thread spent in jobs.
     var busySeconds: Double { condition.withLock { Double(busyNanoseconds) / 1e9 } }
+    /// CPU seconds the thread used in jobs (less than `busySeconds` by its sleeping waits).
+    var cpuSeconds: Double { condition.withLock { busyCPUSeconds } }
 
     /// Drops the jobs not started and waits for the one under way.
     func close() {
@@ -60,15 +63,18 @@ final class LookAheadWorker: @unchecked Sendable {
             }
             guard let job else { break }
             let start = DispatchTime.now().uptimeNanoseconds
+            let cpuStart = CPUTime.thread()
             var error: Error?
             if condition.withLock({ failure == nil }) {
                 do { try job() } catch let caught { error = caught }
             }
             let spent = DispatchTime.now().uptimeNanoseconds - start
+            let cpuSpent = CPUTime.thread() - cpuStart
             condition.withLock {
                 if let error, failure == nil { failure = error }
                 done += 1
                 busyNanoseconds += spent
+                busyCPUSeconds += cpuSpent
                 condition.broadcast()
             }
         }

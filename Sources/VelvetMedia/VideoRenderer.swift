@@ -8,6 +8,14 @@ public struct RenderSummary: Sendable {
     public var frames: Int
     public var seconds: Double
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+    /// Seconds from the start to the first frame handed to the encoder (opening, model
+    /// loading, the look-ahead filling): the start-up, apart from the steady state.
+    public var firstFrameSeconds = 0.0
+    /// Frames after the first per second from the first frame handed to the encoder to the end
+    /// (the encoder's flush included: it encodes the frames it buffered; 0 below two frames).
+    public var steadyFramesPerSecond: Double {
+        frames > 1 && seconds > firstFrameSeconds ? Double(frames - 1) / (seconds - firstFrameSeconds) : 0
+    }
     /// Milliseconds of GPU time per section (upload, color_in, effects..., color_out, download), summed over frames.
     public var gpuMilliseconds: [String: Double]
     public var input: MediaInfo
@@ -16,6 +24,10 @@ public struct RenderSummary: Sendable {
     /// includes muxing; `lookAhead` is the effect's look-ahead thread (the tracker, with its
     /// own waits on the GPU; 0 without look-ahead).
     public var busySeconds: (decode: Double, gpu: Double, encode: Double, lookAhead: Double) = (0, 0, 0, 0)
+    /// CPU seconds the same threads used over their busy spans (a wait that spins shows here,
+    /// a wait that sleeps does not), and the whole process's CPU seconds over the render
+    /// (the encoder's and decoder's own threads and the driver's included).
+    public var cpuSeconds: (decode: Double, gpu: Double, encode: Double, lookAhead: Double, process: Double) = (0, 0, 0, 0, 0)
     /// What was wrong with an input that was rendered anyway (`RenderOptions.allowTruncated`), one line each.
     public var warnings: [String] = []
     /// Frames the effect looked ahead (0: none), and the most bytes of decoded frames held for it at once.
@@ -23,12 +35,17 @@ public struct RenderSummary: Sendable {
     public var lookAheadPeakBytes = 0
 }
 
-/// Seconds of work, summed; one per thread, so no lock.
+/// Seconds of work, summed, in wall time and in the thread's CPU time; one per thread, so no lock.
 private final class BusyClock: @unchecked Sendable {
     private(set) var seconds = 0.0
+    private(set) var cpuSeconds = 0.0
     func measure<T>(_ work: () throws -> T) rethrows -> T {
         let start = DispatchTime.now().uptimeNanoseconds
-        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        let cpuStart = CPUTime.thread()
+        defer {
+            seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            cpuSeconds += CPUTime.thread() - cpuStart
+        }
         return try work()
     }
 }
@@ -53,6 +70,7 @@ public final class VideoRenderer: @unchecked Sendable {
                        cancellation: CancellationFlag = CancellationFlag(), commit: CommitPolicy = .replace,
                        cpuOnly: Bool = false) throws -> RenderSummary {
         let started = Date()
+        let processCPUStart = CPUTime.process()
         let traceStart = DispatchTime.now().uptimeNanoseconds
         let reader = try MediaReader(path: input)
         reader.keepsTruncated = options.allowTruncated
@@ -114,6 +132,7 @@ public final class VideoRenderer: @unchecked Sendable {
             defer {
                 processor?.closeLookAhead()
                 writerBox.lookAheadBusySeconds = processor?.lookAheadBusySeconds ?? 0
+                writerBox.lookAheadCPUSeconds = processor?.lookAheadCPUSeconds ?? 0
             }
             var index = 0, lookedAt = 0
             /// With look-ahead: the frames submitted and not yet waited for, oldest first. The
@@ -253,6 +272,7 @@ public final class VideoRenderer: @unchecked Sendable {
             Trace.shared?.save()
         }
         var frames = 0
+        var firstFrameSeconds = 0.0
         var failure: Error?
         defer {
             decoded.close()
@@ -266,6 +286,7 @@ public final class VideoRenderer: @unchecked Sendable {
                     let writer = writerBox.writer!
                     try encodeClock.measure { try Trace.span("encode") { try writer.encode(frame) } }
                     frames += 1
+                    if frames == 1 { firstFrameSeconds = Date().timeIntervalSince(started) }
                     progress?.update(frames: frames, total: reader.info.progressTotal)
                     if writer.isStillImage {
                         // A still output takes the first frame.
@@ -308,9 +329,12 @@ public final class VideoRenderer: @unchecked Sendable {
             throw failure
         }
         return RenderSummary(frames: frames, seconds: Date().timeIntervalSince(started),
+                             firstFrameSeconds: firstFrameSeconds,
                              gpuMilliseconds: writerBox.timings, input: reader.info,
-                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, writerBox.lookAheadBusySeconds), warnings: reader.warnings,
-                             lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
+                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, writerBox.lookAheadBusySeconds),
+                             cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, writerBox.lookAheadCPUSeconds,
+                                          CPUTime.process() - processCPUStart),
+                             warnings: reader.warnings, lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
 
     /// Chooses output layout, colour and orientation for the first frame.
@@ -419,12 +443,18 @@ private final class WriterBox: @unchecked Sendable {
     private var opened: MediaWriter?
     private let totals = GPUTimeTotals()
     private var lookAheadBusy = 0.0
+    private var lookAheadCPU = 0.0
     var early: [(MediaPacket, Int)] = []
 
     /// The look-ahead thread's busy seconds, set by the GPU thread as it ends.
     var lookAheadBusySeconds: Double {
         get { lock.withLock { lookAheadBusy } }
         set { lock.withLock { lookAheadBusy = newValue } }
+    }
+    /// The look-ahead thread's CPU seconds in its jobs, set with the busy seconds.
+    var lookAheadCPUSeconds: Double {
+        get { lock.withLock { lookAheadCPU } }
+        set { lock.withLock { lookAheadCPU = newValue } }
     }
 
     var writer: MediaWriter? { lock.withLock { opened } }

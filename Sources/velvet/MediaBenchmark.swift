@@ -49,21 +49,25 @@ enum MediaBenchmark {
                 _ = try renderer.render(input: warmUp, output: directory + "/velvet-bench-beauty.mp4", settings: settings, effect: effect)
             }
         }
-        var rows: [(String, Double)] = []
-        /// Per pipeline: ms per frame each render thread was busy (the last repeat's).
+        var rows: [Row] = []
+        /// Per pipeline: ms per frame each render thread was busy, and the CPU ms per frame of
+        /// those threads and of the whole process (the last repeat's).
         var busy: [String: [String: Double]] = [:]
+        var cpu: [String: [String: Double]] = [:]
         func note(_ key: String, _ summary: RenderSummary) {
-            let frames = Double(max(summary.frames, 1))
-            busy[key] = ["decode": summary.busySeconds.decode * 1000 / frames, "gpu": summary.busySeconds.gpu * 1000 / frames,
-                         "encode": summary.busySeconds.encode * 1000 / frames,
-                         "look_ahead": summary.busySeconds.lookAhead * 1000 / frames]
+            let perFrame = 1000 / Double(max(summary.frames, 1))
+            let (wall, used) = (summary.busySeconds, summary.cpuSeconds)
+            busy[key] = ["decode": wall.decode * perFrame, "gpu": wall.gpu * perFrame, "encode": wall.encode * perFrame,
+                         "look_ahead": wall.lookAhead * perFrame]
+            cpu[key] = ["decode": used.decode * perFrame, "gpu": used.gpu * perFrame, "encode": used.encode * perFrame,
+                        "look_ahead": used.lookAhead * perFrame, "process": used.process * perFrame]
         }
         var stageTimes: [(String, [String: Double], Int)] = []
         for _ in 0..<repeats {
             let plain = try renderer.render(input: clip, output: directory + "/velvet-bench-plain.mp4", settings: settings, cpuOnly: true)
             let gpu = try renderer.render(input: clip, output: directory + "/velvet-bench-gpu.mp4", settings: settings)
-            rows.append(("plain transcode (libavcodec + \(settings.encoderName(forMuxer: "mp4")), no GPU)", plain.framesPerSecond))
-            rows.append(("Velvet passthrough (decode -> GPU -> encode)", gpu.framesPerSecond))
+            rows.append(Row("plain transcode (libavcodec + \(settings.encoderName(forMuxer: "mp4")), no GPU)", plain))
+            rows.append(Row("Velvet passthrough (decode -> GPU -> encode)", gpu))
             note("plain", plain)
             note("passthrough", gpu)
             if beauty {
@@ -74,22 +78,21 @@ enum MediaBenchmark {
                                                        settings: settings, effect: effect)
                     let faces = effect.facesPerFrame.filter { $0 > 0 }.count
                     note(smoothing.rawValue, rendered)
-                    rows.append(("Velvet beauty, \(smoothing.rawValue) (faces in \(faces)/\(rendered.frames) frames)",
-                                 rendered.framesPerSecond))
+                    rows.append(Row("Velvet beauty, \(smoothing.rawValue) (faces in \(faces)/\(rendered.frames) frames)", rendered))
                     stageTimes.append((smoothing.rawValue, rendered.gpuMilliseconds.merging(effect.stageMilliseconds, uniquingKeysWith: +),
                                        rendered.frames))
                 }
             }
             if let cli = try ffmpegCLI(clip: clip, output: directory + "/velvet-bench-cli.mp4", settings: settings) {
-                rows.append(("ffmpeg CLI transcode", Double(frames) / cli))
+                rows.append(Row(name: "ffmpeg CLI transcode", fps: Double(frames) / cli))
             }
         }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         if json {
-            printJSON(rows: rows, stageTimes: stageTimes, busy: busy, clip: clip, size: size, frames: frames,
+            printJSON(rows: rows, stageTimes: stageTimes, busy: busy, cpu: cpu, clip: clip, size: size, frames: frames,
                       settings: settings, device: context.device.name, cores: cores)
         } else {
-            printTable(rows: rows, stageTimes: stageTimes, busy: busy, size: size, frames: frames, settings: settings,
+            printTable(rows: rows, stageTimes: stageTimes, busy: busy, cpu: cpu, size: size, frames: frames, settings: settings,
                        device: context.device.name, cores: cores, repeats: repeats)
         }
         try ValidationReport.check(context)
@@ -98,40 +101,70 @@ enum MediaBenchmark {
     /// Frames of the untimed warm-up render before the timed beauty renders.
     static let warmUpFrames = 8
 
-    private static func printTable(rows: [(String, Double)], stageTimes: [(String, [String: Double], Int)],
-                                   busy: [String: [String: Double]], size: (width: Int, height: Int), frames: Int,
+    /// One timed render: frames a second over the whole render, and apart its start-up (to the
+    /// first frame handed to the encoder) and its steady state (the frames after the first).
+    struct Row {
+        var name: String
+        var fps: Double
+        var firstFrameMilliseconds: Double?
+        var steadyFPS: Double?
+
+        init(name: String, fps: Double) { (self.name, self.fps) = (name, fps) }
+        init(_ name: String, _ summary: RenderSummary) {
+            (self.name, fps) = (name, summary.framesPerSecond)
+            (firstFrameMilliseconds, steadyFPS) = (summary.firstFrameSeconds * 1000, summary.steadyFramesPerSecond)
+        }
+    }
+
+    private static func printTable(rows: [Row], stageTimes: [(String, [String: Double], Int)],
+                                   busy: [String: [String: Double]], cpu: [String: [String: Double]],
+                                   size: (width: Int, height: Int), frames: Int,
                                    settings: EncoderSettings, device: String, cores: Int, repeats: Int) {
         print("Media passthrough, \(size.width)x\(size.height), \(frames) frames, \(settings.encoderName(forMuxer: "mp4")) crf \(settings.crf) preset \(settings.preset), "
               + "\(device), \(cores) CPU cores" + (stageTimes.isEmpty ? "" : "; each method rendered \(warmUpFrames) frames first, untimed") + "\n")
-        print("| pipeline | fps |")
-        print("|---|---:|")
-        for (name, fps) in rows { print("| \(name) | \(String(format: "%.1f", fps)) |") }
-        let plainBest = rows.filter { $0.0.hasPrefix("plain") }.map(\.1).max() ?? 0
-        let gpuBest = rows.filter { $0.0.hasPrefix("Velvet") }.map(\.1).max() ?? 0
+        print("| pipeline | fps | first frame out, ms | steady fps (after the first frame) |")
+        print("|---|---:|---:|---:|")
+        func figure(_ value: Double?, _ format: String) -> String { value.map { String(format: format, $0) } ?? "—" }
+        for row in rows {
+            print("| \(row.name) | \(String(format: "%.1f", row.fps)) | \(figure(row.firstFrameMilliseconds, "%.1f")) | \(figure(row.steadyFPS, "%.1f")) |")
+        }
+        func best(_ matching: (String) -> Bool, _ value: (Row) -> Double?) -> Double {
+            rows.filter { matching($0.name) }.compactMap(value).max() ?? 0
+        }
+        let plainBest = best({ $0.hasPrefix("plain") }, { $0.fps })
+        let gpuBest = best({ $0.hasPrefix("Velvet") }, { $0.fps })
+        let plainSteady = best({ $0.hasPrefix("plain") }, { $0.steadyFPS })
         print("\npassthrough / plain transcode = \(String(format: "%.2f", gpuBest / plainBest))x (best of \(repeats))")
+        func line(_ times: [String: Double]?) -> String {
+            (times ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.2f", $0.value))" }.joined(separator: ", ")
+        }
+        print("  CPU ms per frame (plain): " + line(cpu["plain"]))
+        print("  CPU ms per frame (passthrough): " + line(cpu["passthrough"]))
         for smoothing in Set(stageTimes.map(\.0)).sorted() {
             let runs = stageTimes.filter { $0.0 == smoothing }
-            let beautyBest = rows.filter { $0.0.contains(smoothing) }.map(\.1).max() ?? 0
-            print("beauty (\(smoothing)) / plain transcode = \(String(format: "%.2f", beautyBest / plainBest))x")
+            let beautyBest = best({ $0.contains(smoothing) }, { $0.fps })
+            let beautySteady = best({ $0.contains(smoothing) }, { $0.steadyFPS })
+            print("beauty (\(smoothing)) / plain transcode = \(String(format: "%.2f", beautyBest / plainBest))x"
+                  + " (steady state \(String(format: "%.2f", beautySteady / max(plainSteady, 1e-9)))x)")
             let frames = runs.map(\.2).reduce(0, +)
             var sums: [String: Double] = [:]
             for run in runs { run.1.forEach { sums[$0.key, default: 0] += $0.value } }
             let stages = sums.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.3f", $0.value / Double(frames)))" }
             print("  GPU ms per frame (\(smoothing)): " + stages.joined(separator: ", "))
-            if let threads = busy[smoothing] {
-                print("  thread busy ms per frame (\(smoothing)): " + threads.sorted { $0.key < $1.key }
-                    .map { "\($0.key) \(String(format: "%.2f", $0.value))" }.joined(separator: ", "))
-            }
+            if let threads = busy[smoothing] { print("  thread busy ms per frame (\(smoothing)): " + line(threads)) }
+            if let threads = cpu[smoothing] { print("  CPU ms per frame (\(smoothing)): " + line(threads)) }
         }
     }
 
     /// One JSON object on stdout: best fps per pipeline over the repeats, and GPU ms per frame
     /// per stage for each smoothing method (`Tools/bench-table.py` reads it).
-    private static func printJSON(rows: [(String, Double)], stageTimes: [(String, [String: Double], Int)],
-                                  busy: [String: [String: Double]], clip: String,
+    private static func printJSON(rows: [Row], stageTimes: [(String, [String: Double], Int)],
+                                  busy: [String: [String: Double]], cpu: [String: [String: Double]], clip: String,
                                   size: (width: Int, height: Int), frames: Int, settings: EncoderSettings,
                                   device: String, cores: Int) {
-        func best(_ prefix: String) -> Double? { rows.filter { $0.0.hasPrefix(prefix) }.map(\.1).max() }
+        func best(_ prefix: String, _ value: (Row) -> Double? = { $0.fps }) -> Double? {
+            rows.filter { $0.name.hasPrefix(prefix) }.compactMap(value).max()
+        }
         var beauty: [String: Any] = [:]
         for smoothing in Set(stageTimes.map(\.0)) {
             let runs = stageTimes.filter { $0.0 == smoothing }
@@ -139,14 +172,18 @@ enum MediaBenchmark {
             for run in runs { run.1.forEach { sums[$0.key, default: 0] += $0.value } }
             let frameCount = Double(max(runs.map(\.2).reduce(0, +), 1))
             beauty[smoothing] = ["fps": best("Velvet beauty, \(smoothing) ") ?? 0,
+                                 "steady_fps": best("Velvet beauty, \(smoothing) ", { $0.steadyFPS }) ?? 0,
+                                 "first_frame_ms": best("Velvet beauty, \(smoothing) ", { $0.firstFrameMilliseconds.map { -$0 } }).map { -$0 } ?? 0,
                                  "gpu_ms_per_frame": sums.mapValues { $0 / frameCount },
-                                 "busy_ms_per_frame": busy[smoothing] ?? [:]]
+                                 "busy_ms_per_frame": busy[smoothing] ?? [:], "cpu_ms_per_frame": cpu[smoothing] ?? [:]]
         }
         var report: [String: Any] = [
             "clip": clip, "width": size.width, "height": size.height, "frames": frames, "device": device, "cores": cores,
             "encoder": "\(settings.encoderName(forMuxer: "mp4")) crf \(settings.crf) preset \(settings.preset)",
             "plain_fps": best("plain") ?? 0, "passthrough_fps": best("Velvet passthrough") ?? 0, "beauty": beauty,
+            "plain_steady_fps": best("plain", { $0.steadyFPS }) ?? 0, "passthrough_steady_fps": best("Velvet passthrough", { $0.steadyFPS }) ?? 0,
             "plain_busy_ms_per_frame": busy["plain"] ?? [:], "passthrough_busy_ms_per_frame": busy["passthrough"] ?? [:],
+            "plain_cpu_ms_per_frame": cpu["plain"] ?? [:], "passthrough_cpu_ms_per_frame": cpu["passthrough"] ?? [:],
         ]
         if let cli = best("ffmpeg CLI") { report["ffmpeg_cli_fps"] = cli }
         if let data = try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]) {

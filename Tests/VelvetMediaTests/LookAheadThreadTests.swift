@@ -14,6 +14,8 @@ final class LookAheadThreadTests: GPUTestCase {
     private final class Probe: FrameEffect, @unchecked Sendable {
         let lookAhead: Int
         let failsAt: Int?
+        /// Whether a look takes its 2 ms spinning on the CPU instead of sleeping.
+        let spins: Bool
         private let lock = NSLock()
         private var seen: [Int] = []
         private var lookThreads = Set<ObjectIdentifier>()
@@ -21,7 +23,9 @@ final class LookAheadThreadTests: GPUTestCase {
         /// For each recorded frame, the frames seen by then.
         private(set) var seenWhenRecorded: [(frame: Int, seen: Int)] = []
 
-        init(lookAhead: Int, failsAt: Int? = nil) { (self.lookAhead, self.failsAt) = (lookAhead, failsAt) }
+        init(lookAhead: Int, failsAt: Int? = nil, spins: Bool = false) {
+            (self.lookAhead, self.failsAt, self.spins) = (lookAhead, failsAt, spins)
+        }
 
         var log: (seen: [Int], lookThreads: Set<ObjectIdentifier>, recordThreads: Set<ObjectIdentifier>) {
             lock.withLock { (seen, lookThreads, recordThreads) }
@@ -29,11 +33,24 @@ final class LookAheadThreadTests: GPUTestCase {
 
         func look(ahead frame: EffectFrame) throws {
             if frame.index == failsAt { throw Failure(frame: frame.index) }
-            usleep(2000) // a tracker's round trips: the GPU thread must not wait on them in turn
+            // A tracker's round trips: the GPU thread must not wait on them in turn.
+            if spins {
+                // 2 ms of this thread's CPU time, however often it is preempted meanwhile.
+                let end = Self.threadCPUSeconds() + 0.002
+                while Self.threadCPUSeconds() < end {}
+            } else {
+                usleep(2000)
+            }
             lock.withLock {
                 seen.append(frame.index)
                 lookThreads.insert(ObjectIdentifier(Thread.current))
             }
+        }
+
+        static func threadCPUSeconds() -> Double {
+            var now = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+            return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
         }
 
         func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
@@ -68,6 +85,23 @@ final class LookAheadThreadTests: GPUTestCase {
             XCTAssertGreaterThanOrEqual(seen, min(frame + 3 + 1, 12), "frame \(frame) recorded before frame \(frame + 3) was seen")
         }
         XCTAssertGreaterThan(summary.busySeconds.lookAhead, 0.002 * 12 * 0.9, "the look-ahead thread's busy time")
+        XCTAssertLessThan(summary.cpuSeconds.lookAhead, summary.busySeconds.lookAhead / 2, "a sleeping wait uses no CPU")
+        XCTAssertGreaterThan(summary.firstFrameSeconds, 0)
+        XCTAssertLessThan(summary.firstFrameSeconds, summary.seconds)
+        XCTAssertGreaterThan(summary.steadyFramesPerSecond, 0)
+    }
+
+    /// The CPU clocks count work, not waits: a look-ahead that spins shows its 2 ms a frame
+    /// there, and the process's CPU time covers its threads'.
+    func testCPUTimesCountWorkNotWaits() throws {
+        let scratch = try Scratch()
+        let input = try clip(scratch, frames: 12)
+        let summary = try VideoRenderer(context: context).render(input: input, output: scratch.path("out.mkv"),
+                                                                  settings: EncoderSettings(), effect: Probe(lookAhead: 3, spins: true))
+        XCTAssertGreaterThanOrEqual(summary.cpuSeconds.lookAhead, 0.002 * 12 * 0.99, "a spinning look-ahead's CPU time")
+        XCTAssertLessThanOrEqual(summary.cpuSeconds.lookAhead, summary.busySeconds.lookAhead * 1.05)
+        let threads = summary.cpuSeconds.decode + summary.cpuSeconds.gpu + summary.cpuSeconds.encode + summary.cpuSeconds.lookAhead
+        XCTAssertGreaterThanOrEqual(summary.cpuSeconds.process, threads * 0.99, "the process's CPU time holds its threads'")
     }
 
     func testALookAheadErrorFailsTheRenderAndLeavesNoOutput() throws {

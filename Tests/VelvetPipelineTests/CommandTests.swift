@@ -165,6 +165,13 @@ final class CommandTests: XCTestCase {
         XCTAssertTrue(media.stdout.contains("| pipeline | fps |"), media.stdout)
         XCTAssertTrue(media.stdout.contains("| plain transcode") && media.stdout.contains("| Velvet passthrough"), media.stdout)
         XCTAssertTrue(media.stdout.contains("passthrough / plain transcode = "), media.stdout)
+        // Each render's start-up and steady state apart, and its threads' CPU time.
+        XCTAssertTrue(media.stdout.contains("| pipeline | fps | first frame out, ms | steady fps (after the first frame) |"), media.stdout)
+        let plainRow = try XCTUnwrap(media.stdout.split(separator: "\n").first { $0.hasPrefix("| plain transcode") })
+        let cells = plainRow.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(cells.count, 4, String(plainRow))
+        XCTAssertTrue(cells.dropFirst().allSatisfy { (Double($0) ?? 0) > 0 }, String(plainRow))
+        XCTAssertTrue(media.stdout.contains("CPU ms per frame (plain): decode "), media.stdout)
 
         // With --beauty, each method renders the warm-up clip first, untimed: the trace shows
         // two 8-frame renders before the four timed ones.

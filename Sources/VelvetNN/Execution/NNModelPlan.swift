@@ -60,7 +60,8 @@ public final class NNModelPlan: @unchecked Sendable {
     public convenience init(context: GPUContext, contentsOf url: URL, kernels: NNKernels? = nil,
                             options: Options = Options()) throws {
         let start = DispatchTime.now().uptimeNanoseconds
-        try self.init(context: context, graph: try NNGraph(contentsOf: url), kernels: kernels, options: options)
+        let graph = try Trace.span("nn.parse") { try NNGraph(contentsOf: url) }
+        try self.init(context: context, graph: graph, kernels: kernels, options: options)
         Trace.shared?.record("model.load \(url.lastPathComponent)", since: start)
     }
 
@@ -96,7 +97,7 @@ public final class NNModelPlan: @unchecked Sendable {
         // A device may take fewer invocations per workgroup than the tuning asks for.
         tuning.blockPairThreads = [256, 512, 1024].last { $0 <= min(tuning.blockPairThreads, context.maxWorkgroupInvocations) } ?? 256
         var planner = NNPlanner(graph: graph, fuse: options.fuse, tuning: tuning)
-        try planner.run()
+        try Trace.span("nn.plan") { try planner.run() }
         let plannedSteps = planner.steps
         let aliases = planner.aliases
         func root(_ tensor: Int) -> Int { Blueprint.root(tensor, aliases: aliases) }
@@ -189,7 +190,7 @@ public final class NNModelPlan: @unchecked Sendable {
         let upload = try CommandRecorder(context: context)
         if let constantData { try constantData.withUnsafeBytes { try upload.upload($0, to: constants) } }
         try upload.fill(scratch, size: scratch.size)
-        try upload.submit().wait()
+        _ = try Trace.span("nn.upload") { try upload.submit().wait() }
 
         let offsets = blueprint.offsets
         let builder = LaunchBuilder(graph: graph, kernels: blueprint.kernels, arena: arena, constants: constants, scratch: scratch,
@@ -202,7 +203,7 @@ public final class NNModelPlan: @unchecked Sendable {
                                     },
                                     outputs: outputs)
         let steps = blueprint.steps, levels = blueprint.levels
-        launches = try steps.map { try builder.launch(for: $0) }
+        launches = try Trace.span("nn.launches") { try steps.map { try builder.launch(for: $0) } }
         let starts = levels.indices.filter { $0 == 0 || levels[$0] != levels[$0 - 1] }
         levelRanges = zip(starts, starts.dropFirst() + [levels.count]).map { $0..<$1 }
         levelCount = levels.last ?? 0
