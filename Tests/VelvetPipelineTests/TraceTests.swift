@@ -71,9 +71,15 @@ final class TraceTests: XCTestCase {
         XCTAssertEqual(named("v-gpu", "frame.finish").count, frames)
         XCTAssertFalse(named("v-gpu", "fence.wait").isEmpty)
         XCTAssertEqual(named("v-lookahead", "lookahead.track").count, frames)
-        // The models load on the preparation thread, before the first frame is tracked.
+        // The models load while the effect prepares (side by side, on worker threads), before
+        // the first frame is tracked.
         let prepared = try XCTUnwrap(named("v-prepare", "effect.prepare").first)
-        XCTAssertEqual(Set(spans.filter { $0.name.hasPrefix("model.load") }.map(\.thread)), [threads["v-prepare"]!])
+        let loads = spans.filter { $0.name.hasPrefix("model.load") }
+        XCTAssertEqual(loads.count, 4, "the mesh, two detectors and the person segmentation: \(loads.map(\.name))")
+        for load in loads {
+            XCTAssertTrue(load.start >= prepared.start && load.end <= prepared.end, "\(load.name) outside effect.prepare")
+            XCTAssertFalse([threads["v-gpu"], threads["v-lookahead"]].contains(load.thread), "\(load.name) on a render thread")
+        }
         XCTAssertLessThanOrEqual(prepared.end, try XCTUnwrap(named("v-lookahead", "lookahead.track").map(\.start).min()))
         XCTAssertEqual(named("gpu", "color_in").count, frames)
         XCTAssertEqual(named("gpu", "lookahead.color_in").count, frames)
