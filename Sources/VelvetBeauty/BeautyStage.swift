@@ -11,7 +11,9 @@ public protocol BeautyStage: AnyObject {
     /// The timed section the chain opens around the stage; nil when the stage times its own
     /// parts (the skin stages: `SkinPipeline.Section`).
     var section: String? { get }
-    /// With these settings the stage never changes a frame.
+    /// With these settings the stage never changes a frame. An idle stage builds no kernels:
+    /// built, they would be queued for compiling and dropped with the stage, and on a start
+    /// whose driver cache is cold the drop waits for a compile that nothing needs.
     var isIdle: Bool { get }
     /// Whether the stage applies the user's matte (`--matte-in`) itself; the chain composites
     /// the output of those that do not over their input through the matte.

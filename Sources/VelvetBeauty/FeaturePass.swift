@@ -110,20 +110,23 @@ public final class FeatureStage<Geometry: FeatureGeometry>: BeautyStage {
     public let settings: Geometry.Settings
     /// Draws the stage's weight over the frame instead of the result (`--debug-view`).
     public let showsMask: Bool
-    private let pass: FeaturePass<Geometry.Push>
+    /// nil when idle (see `BeautyStage.isIdle`: an idle stage builds no kernels).
+    private let pass: FeaturePass<Geometry.Push>?
 
     public init(context: GPUContext, settings: Geometry.Settings, showsMask: Bool = false) throws {
         self.settings = try settings.validated()
         self.showsMask = showsMask
-        pass = try FeaturePass(context: context, statsPerEntry: Geometry.statsPerEntry, positionStats: Geometry.positionStats)
+        pass = settings.isIdentity && !showsMask ? nil
+            : try FeaturePass(context: context, statsPerEntry: Geometry.statsPerEntry, positionStats: Geometry.positionStats)
     }
 
     public var section: String? { Self.sectionName }
-    public var isIdle: Bool { settings.isIdentity && !showsMask }
+    public var isIdle: Bool { pass == nil }
     public var appliesUserMatte: Bool { false }
     public var isPointwise: Bool { Geometry.isPointwise }
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        guard let pass else { return .skipped }
         if source !== destination { try checkStageImages(source, destination) }
         let geometry = Geometry(faces: frame.faces, width: source.width, height: source.height)
         let region = geometry.region(width: source.width, height: source.height, showingMask: showsMask)

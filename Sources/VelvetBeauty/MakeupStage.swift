@@ -56,19 +56,21 @@ public final class MakeupPaint {
 
 /// Lipstick and blush as a stage of the chain.
 public final class MakeupStage: BeautyStage {
-    private let pipeline: MakeupPaint
+    /// nil when idle (an idle stage builds no kernels).
+    private let pipeline: MakeupPaint?
     public let settings: MakeupSettings
     public init(context: GPUContext, settings: MakeupSettings) throws {
-        pipeline = try MakeupPaint(context: context)
         self.settings = try settings.validated()
+        pipeline = settings.isIdentity ? nil : try MakeupPaint(context: context)
     }
 
     public var section: String? { MakeupPaint.section }
-    public var isIdle: Bool { settings.isIdentity }
+    public var isIdle: Bool { pipeline == nil }
     public var appliesUserMatte: Bool { false }
     public var isPointwise: Bool { true }
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
-        .wrote(try pipeline.record(on: recorder, image: source, faces: frame.faces, settings: settings, destination: destination))
+        guard let pipeline else { return .skipped }
+        return .wrote(try pipeline.record(on: recorder, image: source, faces: frame.faces, settings: settings, destination: destination))
     }
 }

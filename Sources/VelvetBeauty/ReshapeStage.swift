@@ -54,18 +54,20 @@ func checkStageImages(_ image: GPUImage, _ destination: GPUImage) throws {
 /// Eye enlargement and face slimming as a stage of the chain (last: it moves what the
 /// stages before it painted, as in the seed pipeline).
 public final class ReshapeStage: BeautyStage {
-    private let warp: ReshapeWarp
+    /// nil when idle (an idle stage builds no kernels).
+    private let warp: ReshapeWarp?
     public let settings: ReshapeSettings
     public init(context: GPUContext, settings: ReshapeSettings) throws {
-        warp = try ReshapeWarp(context: context)
         self.settings = try settings.validated()
+        warp = settings.isIdentity ? nil : try ReshapeWarp(context: context)
     }
 
     public var section: String? { ReshapeWarp.section }
-    public var isIdle: Bool { settings.isIdentity }
+    public var isIdle: Bool { warp == nil }
     public var appliesUserMatte: Bool { false }
 
     public func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
-        .wrote(try warp.record(on: recorder, image: source, faces: frame.faces, settings: settings, destination: destination))
+        guard let warp else { return .skipped }
+        return .wrote(try warp.record(on: recorder, image: source, faces: frame.faces, settings: settings, destination: destination))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import VelvetBeauty
 import VelvetGPU
 import VelvetTestSupport
@@ -11,21 +12,23 @@ final class BlurStage: BeautyStage {
         static var knobs: [Knob<Settings>] { [.number("sigma", flag: "--blur", \.sigma, 0...8, "frame blur sigma, pixels")] }
     }
 
-    private let blur: GaussianBlur
+    /// nil when idle: an idle stage builds no kernels.
+    private let blur: GaussianBlur?
     private let settings: Settings
     private var scratch: GPUImage?
 
     init(context: GPUContext, settings: Settings) throws {
         try settings.checkKnobs(prefix: "blur")
-        blur = try GaussianBlur(context: context, sigma: max(settings.sigma, 0.5))
+        blur = settings.sigma == 0 ? nil : try GaussianBlur(context: context, sigma: max(settings.sigma, 0.5))
         self.settings = settings
     }
 
     var section: String? { "blur" }
-    var isIdle: Bool { settings.sigma == 0 }
+    var isIdle: Bool { blur == nil }
     var appliesUserMatte: Bool { false }
 
     func record(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, frame: StageFrame) throws -> StageResult {
+        guard let blur else { return .skipped }
         if scratch?.width != source.width || scratch?.height != source.height {
             scratch = try GPUImage(context: source.context, width: source.width, height: source.height, format: .rgba16f)
         }
@@ -162,5 +165,39 @@ final class BeautyChainTests: GPUTestCase {
         XCTAssertEqual(stagesWith, 2)
         XCTAssertGreaterThan(QualityMetrics.maxAbsDifference(without, with), 0)
         XCTAssertThrowsError(try BlurStage(context: context, settings: BlurStage.Settings(sigma: 9)))
+    }
+
+    /// An idle stage builds no kernels: built, they would be queued for compiling and dropped
+    /// with the stage (on a start with a cold driver cache the drop waited for their compile).
+    /// Counted by the pipeline cache, which sees every compile.
+    func testIdleStagesBuildNoKernels() throws {
+        let scratch = try Scratch()
+        let fresh = try GPUContext(request: ProcessInfo.processInfo.environment["VELVET_DEVICE"], validation: true,
+                                   pipelineCacheRoot: .some(scratch.url.path))
+        func compiles() throws -> Int {
+            try fresh.finishCompiling()
+            return fresh.pipelineCache.hits + fresh.pipelineCache.misses
+        }
+        let idle: [any BeautyStage] = [
+            try SharpenStage(context: fresh, amount: 0),
+            try TeethStage(context: fresh, settings: TeethSettings(strength: 0)),
+            try EyeBrightenStage(context: fresh, settings: EyeBrightenSettings(strength: 0)),
+            try UnderEyeStage(context: fresh, settings: UnderEyeSettings()),
+            try ShineStage(context: fresh, settings: ShineSettings(strength: 0)),
+            try MakeupStage(context: fresh, settings: .off),
+            try ReshapeStage(context: fresh, settings: ReshapeSettings()),
+            try BlurStage(context: fresh, settings: BlurStage.Settings(sigma: 0)),
+        ]
+        XCTAssertTrue(idle.allSatisfy(\.isIdle))
+        XCTAssertEqual(try compiles(), 0, "kernels built for idle stages")
+        // The same stages with something to do build theirs.
+        let busy: [any BeautyStage] = [
+            try SharpenStage(context: fresh, amount: 0.5),
+            try TeethStage(context: fresh, settings: TeethSettings(strength: 0.5)),
+            try ReshapeStage(context: fresh, settings: ReshapeSettings(eyes: 0.2)),
+        ]
+        XCTAssertFalse(busy.contains(where: \.isIdle))
+        XCTAssertGreaterThanOrEqual(try compiles(), 3)
+        XCTAssertEqual(fresh.validationLog?.drain() ?? [], [])
     }
 }
