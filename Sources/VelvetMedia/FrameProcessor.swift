@@ -143,9 +143,8 @@ final class FrameProcessor: @unchecked Sendable {
     /// Blocks until the look-ahead has seen `count` frames; throws its error.
     func waitForLookAhead(frames count: Int) throws { try lookAheadWorker?.wait(untilDone: count) }
 
-    /// Seconds the look-ahead thread was busy.
-    var lookAheadBusySeconds: Double { lookAheadWorker?.busySeconds ?? 0 }
-    var lookAheadCPUSeconds: Double { lookAheadWorker?.cpuSeconds ?? 0 }
+    /// Seconds the look-ahead thread was busy, in wall and in CPU time.
+    var lookAheadBusySeconds: (wall: Double, cpu: Double) { lookAheadWorker?.busySeconds ?? (0, 0) }
 
     /// Stops the look-ahead thread once its job under way is done (call before the render ends).
     func closeLookAhead() { lookAheadWorker?.close() }

@@ -12,8 +12,7 @@ final class LookAheadWorker: @unchecked Sendable {
     private var failure: Error?
     private var closed = false
     private var running = true
-    private var busyNanoseconds: UInt64 = 0
-    private var busyCPUSeconds = 0.0
+    private var busy = (wall: 0.0, cpu: 0.0)
 
     init() {
         let thread = Thread { [self] in
@@ -40,10 +39,9 @@ final class LookAheadWorker: @unchecked Sendable {
         }
     }
 
-    /// Seconds the thread spent in jobs.
-    var busySeconds: Double { condition.withLock { Double(busyNanoseconds) / 1e9 } }
-    /// CPU seconds the thread used in jobs (less than `busySeconds` by its sleeping waits).
-    var cpuSeconds: Double { condition.withLock { busyCPUSeconds } }
+    /// Seconds the thread spent in jobs, and the CPU seconds it used in them (less by its
+    /// sleeping waits).
+    var busySeconds: (wall: Double, cpu: Double) { condition.withLock { busy } }
 
     /// Drops the jobs not started and waits for the one under way.
     func close() {
@@ -68,13 +66,11 @@ final class LookAheadWorker: @unchecked Sendable {
             if condition.withLock({ failure == nil }) {
                 do { try job() } catch let caught { error = caught }
             }
-            let spent = DispatchTime.now().uptimeNanoseconds - start
-            let cpuSpent = CPUTime.thread() - cpuStart
+            let spent = (wall: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpu: CPUTime.thread() - cpuStart)
             condition.withLock {
                 if let error, failure == nil { failure = error }
                 done += 1
-                busyNanoseconds += spent
-                busyCPUSeconds += cpuSpent
+                busy = (busy.wall + spent.wall, busy.cpu + spent.cpu)
                 condition.broadcast()
             }
         }

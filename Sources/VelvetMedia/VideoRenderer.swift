@@ -131,8 +131,7 @@ public final class VideoRenderer: @unchecked Sendable {
             var processor: FrameProcessor?
             defer {
                 processor?.closeLookAhead()
-                writerBox.lookAheadBusySeconds = processor?.lookAheadBusySeconds ?? 0
-                writerBox.lookAheadCPUSeconds = processor?.lookAheadCPUSeconds ?? 0
+                writerBox.lookAheadBusySeconds = processor?.lookAheadBusySeconds ?? (0, 0)
             }
             var index = 0, lookedAt = 0
             /// With look-ahead: the frames submitted and not yet waited for, oldest first. The
@@ -328,11 +327,12 @@ public final class VideoRenderer: @unchecked Sendable {
             writerBox.writer?.abort()
             throw failure
         }
+        let lookAheadBusy = writerBox.lookAheadBusySeconds
         return RenderSummary(frames: frames, seconds: Date().timeIntervalSince(started),
                              firstFrameSeconds: firstFrameSeconds,
                              gpuMilliseconds: writerBox.timings, input: reader.info,
-                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, writerBox.lookAheadBusySeconds),
-                             cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, writerBox.lookAheadCPUSeconds,
+                             busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, lookAheadBusy.wall),
+                             cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, lookAheadBusy.cpu,
                                           CPUTime.process() - processCPUStart),
                              warnings: reader.warnings, lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
@@ -442,19 +442,13 @@ private final class WriterBox: @unchecked Sendable {
     private let lock = NSLock()
     private var opened: MediaWriter?
     private let totals = GPUTimeTotals()
-    private var lookAheadBusy = 0.0
-    private var lookAheadCPU = 0.0
+    private var lookAheadBusy = (wall: 0.0, cpu: 0.0)
     var early: [(MediaPacket, Int)] = []
 
-    /// The look-ahead thread's busy seconds, set by the GPU thread as it ends.
-    var lookAheadBusySeconds: Double {
+    /// The look-ahead thread's busy seconds (wall and CPU), set by the GPU thread as it ends.
+    var lookAheadBusySeconds: (wall: Double, cpu: Double) {
         get { lock.withLock { lookAheadBusy } }
         set { lock.withLock { lookAheadBusy = newValue } }
-    }
-    /// The look-ahead thread's CPU seconds in its jobs, set with the busy seconds.
-    var lookAheadCPUSeconds: Double {
-        get { lock.withLock { lookAheadCPU } }
-        set { lock.withLock { lookAheadCPU = newValue } }
     }
 
     var writer: MediaWriter? { lock.withLock { opened } }
