@@ -35,6 +35,9 @@ public enum DispatchOrdering: Sendable {
 public final class CommandRecorder {
     public let context: GPUContext
     let commandBuffer: VkCommandBuffer
+    /// The lane it records for, and that lane's queue, which it is submitted to.
+    public let lane: GPULane
+    let queue: GPUQueue
     /// Nil while recording a `RecordedCommands` (a secondary command buffer, never submitted).
     private let slot: CommandSlot?
     private var queryPool: VkQueryPool? { slot?.queryPool }
@@ -60,16 +63,19 @@ public final class CommandRecorder {
 
     static let maxSections = 128
 
-    public init(context: GPUContext) throws {
+    /// A recording for `lane`'s queue (by default the calling thread's lane).
+    public init(context: GPUContext, lane: GPULane = .current) throws {
         self.context = context
-        let slot = try context.commandSlots.take()
+        self.lane = lane
+        queue = context.queue(for: lane)
+        let slot = try queue.slots.take()
         var beginInfo = VkCommandBufferBeginInfo()
         beginInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         beginInfo.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
         do {
             try vkCheck(vkBeginCommandBuffer(slot.commandBuffer, &beginInfo), "vkBeginCommandBuffer")
         } catch {
-            context.commandSlots.give(slot)
+            queue.slots.give(slot)
             throw error
         }
         self.slot = slot
@@ -83,8 +89,10 @@ public final class CommandRecorder {
 
     /// Records into `commandBuffer`, a secondary command buffer begun by `RecordedCommands`:
     /// no timestamps, no barrier first (a replay is ordered by `replay`'s), never submitted.
-    init(recordingFor context: GPUContext, into commandBuffer: VkCommandBuffer) {
+    init(recordingFor context: GPUContext, lane: GPULane, into commandBuffer: VkCommandBuffer) {
         self.context = context
+        self.lane = lane
+        self.queue = context.queue(for: lane)
         self.slot = nil
         self.commandBuffer = commandBuffer
         replayReads = []
@@ -94,7 +102,7 @@ public final class CommandRecorder {
     deinit {
         // Reached when never submitted, or after the submission's fence was waited for. A
         // submission whose wait failed (device lost) keeps its slot out of the pool.
-        if let slot, !submitted || completed { context.commandSlots.give(slot) }
+        if let slot, !submitted || completed { queue.slots.give(slot) }
     }
 
     /// Records `commands` (recorded once, `RecordedCommands`) here, behind a barrier when they
@@ -102,6 +110,7 @@ public final class CommandRecorder {
     public func replay(_ commands: RecordedCommands) {
         precondition(!submitted, "recorder already submitted")
         precondition(commands.context === context, "commands recorded for another device")
+        precondition(commands.queue === queue, "commands recorded for another queue")
         synchronize(reads: commands.reads + commands.writes, writes: commands.writes)
         var buffer: VkCommandBuffer? = commands.commandBuffer
         vkCmdExecuteCommands(commandBuffer, 1, &buffer)
@@ -412,7 +421,7 @@ public final class CommandRecorder {
                                  0, 1, &barrier, 0, nil, 0, nil)
         }
         try Trace.span("end") { try vkCheck(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer") }
-        try Trace.span("submit") { try context.submit(commandBuffer, fence: slot.fence) }
+        try Trace.span("submit") { try queue.submit(commandBuffer, fence: slot.fence) }
         submitted = true
         return GPUSubmission(recorder: self, fence: slot.fence)
     }

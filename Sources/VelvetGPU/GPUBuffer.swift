@@ -50,9 +50,15 @@ public final class GPUBuffer: @unchecked Sendable {
         info.size = UInt64(size)
         info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT.rawValue
             | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue
-        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        let families = context.queueFamilies
+        // Written on one queue and read on the other (the look-ahead's uploads and person masks).
+        info.sharingMode = families.count > 1 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE
+        info.queueFamilyIndexCount = families.count > 1 ? UInt32(families.count) : 0
         var buffer: VkBuffer? = nil
-        try vkCheck(vkCreateBuffer(context.handle, &info, nil, &buffer), "vkCreateBuffer(\(size) bytes)")
+        try families.withUnsafeBufferPointer { indices in
+            info.pQueueFamilyIndices = indices.baseAddress
+            try vkCheck(vkCreateBuffer(context.handle, &info, nil, &buffer), "vkCreateBuffer(\(size) bytes)")
+        }
         var requirements = VkMemoryRequirements()
         vkGetBufferMemoryRequirements(context.handle, buffer, &requirements)
         do {

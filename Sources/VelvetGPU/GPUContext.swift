@@ -1,7 +1,8 @@
 import CVulkan
 import Foundation
 
-/// A Vulkan instance, one chosen device and its compute queue.
+/// A Vulkan instance, one chosen device and its compute queue (two where the device has a
+/// second compute family: `GPULane`).
 ///
 /// Every GPU object keeps a strong reference to its context, so the device outlives
 /// everything created from it. Thread safety: queue submission and memory allocation are
@@ -14,8 +15,12 @@ public final class GPUContext: @unchecked Sendable {
     let instance: VkInstance
     let physicalDevice: VkPhysicalDevice
     let handle: VkDevice
-    let queue: VkQueue
-    let queueFamilyIndex: UInt32
+    /// The frames' queue, and the look-ahead's (the same one without a second compute family).
+    let mainQueue: GPUQueue
+    let lookAheadQueue: GPUQueue
+    /// The queue families resources are shared by (images and buffers are made concurrent
+    /// when there are two).
+    let queueFamilies: [UInt32]
     let limits: VkPhysicalDeviceLimits
     let memoryProperties: VkPhysicalDeviceMemoryProperties
     /// Nanoseconds per timestamp tick; nil when the queue has no timestamps.
@@ -26,10 +31,9 @@ public final class GPUContext: @unchecked Sendable {
     /// timeline; nil otherwise, or when the device cannot calibrate.
     let traceClock: (ticks: UInt64, nanoseconds: UInt64)?
     private let messenger: VkDebugUtilsMessengerEXT?
-    private let queueLock = NSLock()
     let allocator: MemoryAllocator
     let samplers: SamplerCache
-    let commandSlots: CommandSlotPool
+    var commandSlots: CommandSlotPool { mainQueue.slots }
     let staging = StagingPool()
     let buffers = BufferPool()
     let createdObjects: ObjectTally
@@ -72,14 +76,22 @@ public final class GPUContext: @unchecked Sendable {
                 throw GPUError.unsupported("\(chosen.name) lacks VK_KHR_push_descriptor")
             }
             let family = try Self.computeQueueFamily(physical)
+            let lookAheadFamily = ProcessInfo.processInfo.environment["VELVET_LOOKAHEAD_QUEUE"] == "off" ? nil
+                : Self.lookAheadQueueFamily(physical, besides: family)
             let calibrates = Trace.shared != nil && family.hasTimestamps
                 && Self.deviceExtensions(physical).contains("VK_EXT_calibrated_timestamps")
-            deviceHandle = try Self.createDevice(physical, queueFamily: family.index,
+            let families = [family.index] + (lookAheadFamily.map { [$0] } ?? [])
+            deviceHandle = try Self.createDevice(physical, queueFamilies: families,
                                                  extensions: calibrates ? ["VK_EXT_calibrated_timestamps"] : [])
-
-            var queue: VkQueue? = nil
-            vkGetDeviceQueue(deviceHandle, family.index, 0, &queue)
-            guard let queue, let pushDescriptor = unsafeBitCast(
+            let queryCount = family.hasTimestamps ? UInt32(CommandRecorder.maxSections * 2) : nil
+            let queues = try families.map { index -> GPUQueue in
+                var queue: VkQueue? = nil
+                vkGetDeviceQueue(deviceHandle, index, 0, &queue)
+                guard let queue else { throw GPUError.unsupported("no queue in family \(index)") }
+                return GPUQueue(handle: queue, family: index,
+                                slots: CommandSlotPool(device: deviceHandle!, queueFamilyIndex: index, queryCount: queryCount, tally: tally))
+            }
+            guard let pushDescriptor = unsafeBitCast(
                 vkGetDeviceProcAddr(deviceHandle, "vkCmdPushDescriptorSetKHR"), to: PFN_vkCmdPushDescriptorSetKHR?.self)
             else { throw GPUError.unsupported("vkCmdPushDescriptorSetKHR is not exported") }
 
@@ -92,8 +104,9 @@ public final class GPUContext: @unchecked Sendable {
             self.messenger = messenger
             self.physicalDevice = physical
             self.handle = deviceHandle!
-            self.queue = queue
-            self.queueFamilyIndex = family.index
+            self.mainQueue = queues[0]
+            self.lookAheadQueue = queues.last!
+            self.queueFamilies = families
             self.limits = properties.limits
             self.memoryProperties = memory
             self.timestampPeriod = family.hasTimestamps ? Double(properties.limits.timestampPeriod) : nil
@@ -104,9 +117,6 @@ public final class GPUContext: @unchecked Sendable {
             self.pipelineCompiler = PipelineCompiler(threadLimit: compileThreads ?? PipelineCompiler.threadLimit())
             self.allocator = MemoryAllocator(device: deviceHandle!, properties: memory, tally: tally)
             self.samplers = try SamplerCache(device: deviceHandle!)
-            self.commandSlots = CommandSlotPool(device: deviceHandle!, queueFamilyIndex: family.index,
-                                                queryCount: family.hasTimestamps ? UInt32(CommandRecorder.maxSections * 2) : nil,
-                                                tally: tally)
         } catch {
             if let deviceHandle { vkDestroyDevice(deviceHandle, nil) }
             if let messenger { Self.destroyMessenger(instance: instance, messenger) }
@@ -117,7 +127,8 @@ public final class GPUContext: @unchecked Sendable {
 
     deinit {
         vkDeviceWaitIdle(handle)
-        commandSlots.destroyAll()
+        mainQueue.slots.destroyAll()
+        if lookAheadQueue !== mainQueue { lookAheadQueue.slots.destroyAll() }
         staging.removeAll()
         buffers.destroyAll(device: handle, allocator: allocator)
         samplers.destroyAll()
@@ -162,16 +173,11 @@ public final class GPUContext: @unchecked Sendable {
         return try physicalDevices(instance).enumerated().map { describe($0.element, index: $0.offset) }
     }
 
-    func submit(_ commandBuffer: VkCommandBuffer, fence: VkFence) throws {
-        var buffer: VkCommandBuffer? = commandBuffer
-        try withUnsafePointer(to: &buffer) { pointer in
-            var info = VkSubmitInfo()
-            info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
-            info.commandBufferCount = 1
-            info.pCommandBuffers = pointer
-            try queueLock.withLock { try vkCheck(vkQueueSubmit(queue, 1, &info, fence), "vkQueueSubmit") }
-        }
-    }
+    /// The queue `lane`'s recordings go to.
+    func queue(for lane: GPULane) -> GPUQueue { lane == .main ? mainQueue : lookAheadQueue }
+
+    /// The look-ahead has a queue of its own, in a second compute family.
+    public var hasLookAheadQueue: Bool { lookAheadQueue !== mainQueue }
 
     // MARK: - Creation steps
 
@@ -305,12 +311,17 @@ public final class GPUContext: @unchecked Sendable {
         return Set(extensions.prefix(Int(count)).map { string(fromCTuple: $0.extensionName) })
     }
 
-    private static func computeQueueFamily(_ physical: VkPhysicalDevice) throws -> (index: UInt32, hasTimestamps: Bool) {
+    /// The device's queue families, by index.
+    private static func queueFamilies(_ physical: VkPhysicalDevice) -> [VkQueueFamilyProperties] {
         var count: UInt32 = 0
         vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nil)
         var families = [VkQueueFamilyProperties](repeating: VkQueueFamilyProperties(), count: Int(count))
         vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, &families)
-        let compute = families.prefix(Int(count)).enumerated().filter {
+        return Array(families.prefix(Int(count)))
+    }
+
+    private static func computeQueueFamily(_ physical: VkPhysicalDevice) throws -> (index: UInt32, hasTimestamps: Bool) {
+        let compute = queueFamilies(physical).enumerated().filter {
             $0.element.queueFlags & VK_QUEUE_COMPUTE_BIT.rawValue != 0
         }
         // Prefer a family with timestamps, then one that also does graphics (the main queue).
@@ -319,6 +330,19 @@ public final class GPUContext: @unchecked Sendable {
                 < (rhs.element.timestampValidBits > 0 ? 1 : 0, rhs.element.queueFlags & VK_QUEUE_GRAPHICS_BIT.rawValue != 0 ? 1 : 0)
         }) else { throw GPUError.unsupported("no compute queue") }
         return (UInt32(best.offset), best.element.timestampValidBits > 0)
+    }
+
+    /// A compute family other than the main one, for the look-ahead's queue: with timestamps
+    /// where the main one has them (its sections are timed too), compute-only first (NVIDIA's
+    /// asynchronous compute family). Nil when the device has none (lavapipe: one family).
+    private static func lookAheadQueueFamily(_ physical: VkPhysicalDevice, besides main: (index: UInt32, hasTimestamps: Bool))
+        -> UInt32? {
+        let candidates = queueFamilies(physical).enumerated().filter { index, family in
+            UInt32(index) != main.index && family.queueCount > 0 && family.queueFlags & VK_QUEUE_COMPUTE_BIT.rawValue != 0
+                && (!main.hasTimestamps || family.timestampValidBits > 0)
+        }
+        let computeOnly = candidates.first { $0.element.queueFlags & VK_QUEUE_GRAPHICS_BIT.rawValue == 0 }
+        return (computeOnly ?? candidates.first).map { UInt32($0.offset) }
     }
 
     /// A device timestamp and CLOCK_MONOTONIC (what `DispatchTime` reads on Linux) at one instant.
@@ -337,7 +361,7 @@ public final class GPUContext: @unchecked Sendable {
         return (values[0], values[1])
     }
 
-    private static func createDevice(_ physical: VkPhysicalDevice, queueFamily: UInt32, extensions extra: [String]) throws -> VkDevice {
+    private static func createDevice(_ physical: VkPhysicalDevice, queueFamilies: [UInt32], extensions extra: [String]) throws -> VkDevice {
         let arena = Arena()
         var supported = VkPhysicalDeviceFeatures()
         vkGetPhysicalDeviceFeatures(physical, &supported)
@@ -348,17 +372,20 @@ public final class GPUContext: @unchecked Sendable {
         enabled.shaderStorageImageWriteWithoutFormat = VkBool32(VK_TRUE)
 
         let priority: Float = 1
-        var queueInfo = VkDeviceQueueCreateInfo()
-        queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
-        queueInfo.queueFamilyIndex = queueFamily
-        queueInfo.queueCount = 1
-        queueInfo.pQueuePriorities = UnsafePointer(arena.pointer(to: priority))
+        let queueInfos = queueFamilies.map { family in
+            var queueInfo = VkDeviceQueueCreateInfo()
+            queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
+            queueInfo.queueFamilyIndex = family
+            queueInfo.queueCount = 1
+            queueInfo.pQueuePriorities = UnsafePointer(arena.pointer(to: priority))
+            return queueInfo
+        }
 
         let extensions = ["VK_KHR_push_descriptor"] + extra
         var info = VkDeviceCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
-        info.queueCreateInfoCount = 1
-        info.pQueueCreateInfos = UnsafePointer(arena.pointer(to: queueInfo))
+        info.queueCreateInfoCount = UInt32(queueInfos.count)
+        info.pQueueCreateInfos = UnsafePointer(arena.array(queueInfos))
         info.enabledExtensionCount = UInt32(extensions.count)
         info.ppEnabledExtensionNames = arena.cStrings(extensions)
         info.pEnabledFeatures = UnsafePointer(arena.pointer(to: enabled))

@@ -70,10 +70,16 @@ public final class GPUImage: @unchecked Sendable {
         info.tiling = VK_IMAGE_TILING_OPTIMAL
         info.usage = VK_IMAGE_USAGE_STORAGE_BIT.rawValue | VK_IMAGE_USAGE_SAMPLED_BIT.rawValue
             | VK_IMAGE_USAGE_TRANSFER_SRC_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue
-        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        let families = context.queueFamilies
+        // Written on one queue and read on the other (the look-ahead's uploads and person masks).
+        info.sharingMode = families.count > 1 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE
+        info.queueFamilyIndexCount = families.count > 1 ? UInt32(families.count) : 0
         info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
         var image: VkImage? = nil
-        try vkCheck(vkCreateImage(device, &info, nil, &image), "vkCreateImage(\(width)x\(height) \(format))")
+        try families.withUnsafeBufferPointer { indices in
+            info.pQueueFamilyIndices = indices.baseAddress
+            try vkCheck(vkCreateImage(device, &info, nil, &image), "vkCreateImage(\(width)x\(height) \(format))")
+        }
 
         var requirements = VkMemoryRequirements()
         vkGetImageMemoryRequirements(device, image, &requirements)

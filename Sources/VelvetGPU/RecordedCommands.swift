@@ -8,6 +8,9 @@ import CVulkan
 /// several submissions at once.
 public final class RecordedCommands {
     public let context: GPUContext
+    /// The queue whose recordings may replay it (a secondary command buffer belongs to one
+    /// queue family).
+    let queue: GPUQueue
     let commandBuffer: VkCommandBuffer
     /// Every resource the commands read (writes included) and write.
     let reads: [ObjectIdentifier]
@@ -18,10 +21,12 @@ public final class RecordedCommands {
 
     /// Records `body`'s dispatches (no transfers, no timed sections). Throws what recording
     /// threw, or the first pipeline that failed to compile.
-    public init(context: GPUContext, _ body: (CommandRecorder) throws -> Void) throws {
-        let (pool, buffer) = try makeCommandBuffer(device: context.handle, queueFamilyIndex: context.queueFamilyIndex,
+    /// For the replays of `lane` (by default the calling thread's lane).
+    public init(context: GPUContext, lane: GPULane = .current, _ body: (CommandRecorder) throws -> Void) throws {
+        let queue = context.queue(for: lane)
+        let (pool, buffer) = try makeCommandBuffer(device: context.handle, queueFamilyIndex: queue.family,
                                                    level: VK_COMMAND_BUFFER_LEVEL_SECONDARY, transient: false)
-        let recorder = CommandRecorder(recordingFor: context, into: buffer)
+        let recorder = CommandRecorder(recordingFor: context, lane: lane, into: buffer)
         do {
             var inheritance = VkCommandBufferInheritanceInfo()
             inheritance.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO
@@ -39,7 +44,7 @@ public final class RecordedCommands {
             vkDestroyCommandPool(context.handle, pool, nil)
             throw error
         }
-        (self.context, self.pool, self.commandBuffer, self.recorder) = (context, pool, buffer, recorder)
+        (self.context, self.queue, self.pool, self.commandBuffer, self.recorder) = (context, queue, pool, buffer, recorder)
         let writes = recorder.replayWrites ?? []
         self.writes = Array(writes)
         self.reads = Array((recorder.replayReads ?? []).subtracting(writes))

@@ -121,7 +121,9 @@ final class FrameProcessor: @unchecked Sendable {
         }
         let planes = lookAheadPlanes[index % lookAheadPlaneSets], working = lookAheadWorking[index % Self.lookAheadSets]
         let previous = index > 0 ? lookAheadWorking[(index - 1) % Self.lookAheadSets] : nil
-        let recorder = try CommandRecorder(context: context)
+        // On the look-ahead's queue, ahead of the tracker's work there. The frame's render
+        // reads these planes only after the look-ahead through it has completed.
+        let recorder = try CommandRecorder(context: context, lane: .lookAhead)
         recorder.beginSection("lookahead.upload")
         try converter.recordUpload(of: frame, to: planes, on: recorder)
         recorder.beginSection("lookahead.color_in")

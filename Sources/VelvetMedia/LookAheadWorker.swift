@@ -17,6 +17,8 @@ final class LookAheadWorker: @unchecked Sendable {
     init() {
         let thread = Thread { [self] in
             Trace.nameThread("v-lookahead")
+            // The tracker's recordings go to the look-ahead's queue, beside the frames' stages.
+            GPULane.lookAhead.useOnThisThread()
             run()
         }
         thread.stackSize = 8 << 20

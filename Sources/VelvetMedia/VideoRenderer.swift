@@ -134,6 +134,7 @@ public final class VideoRenderer: @unchecked Sendable {
                 writerBox.lookAheadBusySeconds = processor?.lookAheadBusySeconds ?? (0, 0)
             }
             var index = 0, lookedAt = 0
+            var writerRequested = false
             /// With look-ahead: the frames submitted and not yet waited for, oldest first. The
             /// newest is waited for only after the next frame has been shown to the look-ahead
             /// (the two overlap on the GPU); with an effect that takes two frames in flight, also
@@ -200,14 +201,15 @@ public final class VideoRenderer: @unchecked Sendable {
                     switch stage {
                     case .frame(let frame):
                         if cpuOnly {
-                            if writerBox.writer == nil {
-                                writerBox.open(try MediaWriter(path: output, reader: reader, size: (frame.width, frame.height),
+                            if !writerRequested {
+                                writerRequested = true
+                                guard processed.push(.openWriter { try MediaWriter(path: output, reader: reader, size: (frame.width, frame.height),
                                                                sourcePixelFormat: frame.pixelFormat,
                                                                encoderPixelFormat: try outputPlan.encoderPixelFormat(decoded: frame.pixelFormat),
                                                                color: ColorDescription(frame: frame.pointer, layout: VideoPlaneLayout(frame.pixelFormat)),
                                                                settings: settings, setup: WriterSetup(routes: outputPlan.routes,
                                                                                                       keepsDisplayMatrix: outputPlan.keepsDisplayMatrix),
-                                                               commit: commit))
+                                                               commit: commit) }) else { return }
                             }
                             frame.pointer.pointee.pts = frame.timestamp
                             guard processed.push(.frame(frame)) else { return }
@@ -221,11 +223,13 @@ public final class VideoRenderer: @unchecked Sendable {
                             let setup = WriterSetup(routes: outputPlan.routes, keepsDisplayMatrix: plan.outputOrientation != .identity,
                                                     hdr: HDRMetadata(stream: reader.videoStream, firstFrame: frame),
                                                     fieldOrder: frame.fieldOrder(stream: reader.videoStream))
-                            writerBox.open(try MediaWriter(path: output, reader: reader, size: plan.outputSize,
+                            // Opened on the encode thread (x264 takes ~10 ms to open) while this
+                            // thread starts on the frames.
+                            guard processed.push(.openWriter { try MediaWriter(path: output, reader: reader, size: plan.outputSize,
                                                            sourcePixelFormat: plan.outputLayout.pixelFormat,
                                                            encoderPixelFormat: plan.encoderPixelFormat,
                                                            color: plan.outputColor, settings: settings, setup: setup,
-                                                           commit: commit))
+                                                           commit: commit) }) else { return }
                             try Trace.span("effect.prepare.wait") { try preparation?.wait() }
                         }
                         guard lookAhead > 0, let effect else {
@@ -292,6 +296,8 @@ public final class VideoRenderer: @unchecked Sendable {
                         try writer.finish()
                         break loop
                     }
+                case .openWriter(let open):
+                    writerBox.open(try Trace.span("writer.open") { try open() })
                 case .packet(let packet, let index):
                     // Packets before the first frame arrive before the writer exists: keep them.
                     if let writer = writerBox.writer { try writer.writeCopied(packet, inputStreamIndex: index) }
@@ -374,6 +380,8 @@ public final class VideoRenderer: @unchecked Sendable {
         case packet(MediaPacket, Int)
         case end
         case failure(Error)
+        /// Opens the output (ahead of the first frame).
+        case openWriter(() throws -> MediaWriter)
     }
 }
 
@@ -436,8 +444,8 @@ private final class HeldFrames: @unchecked Sendable {
     }
 }
 
-/// The writer, opened on the GPU thread once the first frame is known, then used only on
-/// the encode thread; the queue hand-off orders the two.
+/// The writer, opened on the encode thread once the GPU thread knows the first frame (it
+/// queues the opening ahead of that frame), then used only there.
 private final class WriterBox: @unchecked Sendable {
     private let lock = NSLock()
     private var opened: MediaWriter?

@@ -20,6 +20,9 @@ final class LookAheadThreadTests: GPUTestCase {
         private var seen: [Int] = []
         private var lookThreads = Set<ObjectIdentifier>()
         private var recordThreads = Set<ObjectIdentifier>()
+        /// The GPU lanes the calls' recorders would go to.
+        private var lookLanes = Set<GPULane>()
+        private var recordLanes = Set<GPULane>()
         /// For each recorded frame, the frames seen by then.
         private(set) var seenWhenRecorded: [(frame: Int, seen: Int)] = []
 
@@ -30,6 +33,8 @@ final class LookAheadThreadTests: GPUTestCase {
         var log: (seen: [Int], lookThreads: Set<ObjectIdentifier>, recordThreads: Set<ObjectIdentifier>) {
             lock.withLock { (seen, lookThreads, recordThreads) }
         }
+
+        var lanes: (look: Set<GPULane>, record: Set<GPULane>) { lock.withLock { (lookLanes, recordLanes) } }
 
         func look(ahead frame: EffectFrame) throws {
             if frame.index == failsAt { throw Failure(frame: frame.index) }
@@ -44,6 +49,7 @@ final class LookAheadThreadTests: GPUTestCase {
             lock.withLock {
                 seen.append(frame.index)
                 lookThreads.insert(ObjectIdentifier(Thread.current))
+                lookLanes.insert(GPULane.current)
             }
         }
 
@@ -57,6 +63,7 @@ final class LookAheadThreadTests: GPUTestCase {
             lock.withLock {
                 seenWhenRecorded.append((frame.index, seen.count))
                 recordThreads.insert(ObjectIdentifier(Thread.current))
+                recordLanes.insert(GPULane.current)
             }
             return .none
         }
@@ -80,6 +87,8 @@ final class LookAheadThreadTests: GPUTestCase {
         XCTAssertEqual(log.lookThreads.count, 1)
         XCTAssertEqual(log.recordThreads.count, 1)
         XCTAssertTrue(log.lookThreads.isDisjoint(with: log.recordThreads), "look(ahead:) on a thread of its own")
+        XCTAssertEqual(probe.lanes.look, [.lookAhead], "the look-ahead records for its own queue")
+        XCTAssertEqual(probe.lanes.record, [.main], "the frames record for the main queue")
         XCTAssertEqual(probe.seenWhenRecorded.map(\.frame), Array(0..<12))
         for (frame, seen) in probe.seenWhenRecorded {
             XCTAssertGreaterThanOrEqual(seen, min(frame + 3 + 1, 12), "frame \(frame) recorded before frame \(frame + 3) was seen")

@@ -42,7 +42,7 @@ public final class NNBatch {
         for group in groups {
             for inference in group { try inference.input(recorder) }
             if let recordings {
-                recorder.replay(try recordings.commands(for: group.map(\.plan)))
+                recorder.replay(try recordings.commands(for: group.map(\.plan), lane: recorder.lane))
             } else {
                 NNModelPlan.recordSideBySide(group.map(\.plan), on: recorder)
             }

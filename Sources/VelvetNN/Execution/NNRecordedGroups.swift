@@ -10,8 +10,14 @@ public final class NNRecordedGroups {
         let commands: RecordedCommands
     }
 
-    /// Keyed by the plans' identities; an entry holds its plans, so no identity is reused.
-    private var entries: [[ObjectIdentifier]: Entry] = [:]
+    private struct Key: Hashable {
+        let plans: [ObjectIdentifier]
+        let lane: GPULane
+    }
+
+    /// Keyed by the plans' identities and the lane replaying them (a recording belongs to
+    /// one queue family); an entry holds its plans, so no identity is reused.
+    private var entries: [Key: Entry] = [:]
     /// Groups kept at most; past it the cache starts again (a tracker runs a handful).
     static let limit = 32
 
@@ -19,13 +25,13 @@ public final class NNRecordedGroups {
 
     public var count: Int { entries.count }
 
-    /// The recording of `plans` side by side, made on first use.
-    public func commands(for plans: [NNModelPlan]) throws -> RecordedCommands {
-        let key = plans.map(ObjectIdentifier.init)
+    /// The recording of `plans` side by side for `lane`'s recorders, made on first use.
+    public func commands(for plans: [NNModelPlan], lane: GPULane) throws -> RecordedCommands {
+        let key = Key(plans: plans.map(ObjectIdentifier.init), lane: lane)
         if let entry = entries[key] { return entry.commands }
         if entries.count >= Self.limit { entries.removeAll() }
         let context = plans[0].context
-        let commands = try RecordedCommands(context: context) { NNModelPlan.recordSideBySide(plans, on: $0) }
+        let commands = try RecordedCommands(context: context, lane: lane) { NNModelPlan.recordSideBySide(plans, on: $0) }
         entries[key] = Entry(plans: plans, commands: commands)
         return commands
     }
