@@ -10,7 +10,7 @@ public final class RecordedCommands {
     public let context: GPUContext
     /// The queue whose recordings may replay it (a secondary command buffer belongs to one
     /// queue family).
-    let queue: GPUQueue
+    var queue: GPUQueue { recorder.queue }
     let commandBuffer: VkCommandBuffer
     /// Every resource the commands read (writes included) and write.
     let reads: [ObjectIdentifier]
@@ -23,8 +23,7 @@ public final class RecordedCommands {
     /// threw, or the first pipeline that failed to compile.
     /// For the replays of `lane` (by default the calling thread's lane).
     public init(context: GPUContext, lane: GPULane = .current, _ body: (CommandRecorder) throws -> Void) throws {
-        let queue = context.queue(for: lane)
-        let (pool, buffer) = try makeCommandBuffer(device: context.handle, queueFamilyIndex: queue.family,
+        let (pool, buffer) = try makeCommandBuffer(device: context.handle, queueFamilyIndex: context.queue(for: lane).family,
                                                    level: VK_COMMAND_BUFFER_LEVEL_SECONDARY, transient: false)
         let recorder = CommandRecorder(recordingFor: context, lane: lane, into: buffer)
         do {
@@ -44,7 +43,7 @@ public final class RecordedCommands {
             vkDestroyCommandPool(context.handle, pool, nil)
             throw error
         }
-        (self.context, self.queue, self.pool, self.commandBuffer, self.recorder) = (context, queue, pool, buffer, recorder)
+        (self.context, self.pool, self.commandBuffer, self.recorder) = (context, pool, buffer, recorder)
         let writes = recorder.replayWrites ?? []
         self.writes = Array(writes)
         self.reads = Array((recorder.replayReads ?? []).subtracting(writes))
