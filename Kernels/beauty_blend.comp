@@ -11,10 +11,13 @@
 // A user's matte (`render --matte-in`), when given, multiplies both the blend weight and the
 // spot fill, so where it is 0 the original texel is kept bit-exact.
 // With WRITE_WEIGHTS the final weight max(blend, spot fill) is also written (`--matte`, tests).
+// Dispatched over the region only: the host copied the frame to the destination (and cleared
+// the weights) first.
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(constant_id = 0) const int WRITE_WEIGHTS = 0;
+layout(constant_id = 1) const int HAS_USER_MATTE = 0;
 
 layout(binding = 0) uniform sampler2D original;  // nearest
 layout(binding = 1) uniform sampler2D spotFixed; // nearest: rgb fixed, a = spot weight
@@ -24,7 +27,7 @@ layout(binding = 4) writeonly uniform image2D destination;
 layout(binding = 5) writeonly uniform image2D weights;
 layout(binding = 6) readonly buffer Geometry { float data[]; } geometry; // the skin mask's faces
 layout(binding = 7) readonly buffer Gains { float data[]; } gains;       // per face, GAIN_STRIDE floats, gain first
-layout(binding = 8) uniform sampler2D userMatte; // nearest, frame size: the user's matte (when hasUserMatte)
+layout(binding = 8) uniform sampler2D userMatte; // nearest, frame size: the user's matte (with HAS_USER_MATTE)
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;
@@ -33,7 +36,6 @@ layout(push_constant) uniform Parameters {
     vec2 inverseFrame;
     int faceCount;
     float edgeReach;   // face sizes over which the weight fades in from the frame's edge
-    int hasUserMatte;
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
@@ -43,18 +45,16 @@ layout(push_constant) uniform Parameters {
 const int GAIN_STRIDE = 8;
 
 void main() {
-    ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
+    ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
     vec2 p = vec2(pixel) + 0.5;
     // The faces reaching this workgroup (a uniform test: every lane reads the same face).
-    vec2 groupLow = vec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy);
+    vec2 groupLow = vec2(parameters.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy));
     vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
-    bool groupInRegion = faceBoxMeets(vec4(vec2(parameters.origin), vec2(parameters.origin + parameters.size)),
-                                      groupLow, groupHigh);
     float gainSum = 0.0;
     float reachSum = 0.0;
     float gainWeight = 0.0;
     float fadeSum = 0.0;
-    for (int face = 0; groupInRegion && face < parameters.faceCount; ++face) {
+    for (int face = 0; face < parameters.faceCount; ++face) {
         if (!faceBoxMeets(faceBox(face), groupLow, groupHigh)) {
             continue;
         }
@@ -67,33 +67,29 @@ void main() {
         reachSum += k * faceValue(face, 7) * parameters.edgeReach;
         gainWeight += k;
     }
-    if (any(greaterThanEqual(pixel, parameters.frameSize))) {
+    if (!beautyInRegion(pixel, parameters.origin, parameters.size)) {
         return;
     }
     vec4 source = texelFetch(original, pixel, 0);
-    float weight = 0.0;
-    float spot = 0.0;
     vec4 result = source;
-    if (beautyInRegion(pixel, parameters.origin, parameters.size)) {
-        vec4 m = texture(mask, (vec2(pixel) + 0.5) * parameters.inverseFrame);
-        float gain = gainWeight > 0.0 ? gainSum / gainWeight : 0.0;
-        float reach = gainWeight > 0.0 ? reachSum / gainWeight : 0.0;
-        float fade = gainWeight > 0.0 ? fadeSum / gainWeight : 1.0;
-        float edge = min(min(p.x, p.y), min(float(parameters.frameSize.x) - p.x, float(parameters.frameSize.y) - p.y));
-        weight = clamp(m.r * m.g * gain, 0.0, 1.0) * smoothstep(0.0, max(reach, 1e-3), edge);
-        vec4 fixedPixel = texelFetch(spotFixed, pixel, 0);
-        // Spot fills exist only where the mask permits them (the spot stage writes its
-        // faces' regions only, not all of this one).
-        spot = m.b > 0.0 ? fixedPixel.a * fade : 0.0;
-        if (parameters.hasUserMatte != 0) {
-            float user = clamp(texelFetch(userMatte, pixel, 0).r, 0.0, 1.0);
-            weight *= user;
-            spot *= user;
-        }
-        if (weight > 0.0 || spot > 0.0) {
-            vec3 start = spot > 0.0 ? mix(source.rgb, fixedPixel.rgb, fade) : source.rgb;
-            result = vec4(mix(start, texelFetch(processed, pixel, 0).rgb, weight), source.a);
-        }
+    vec4 m = texture(mask, (vec2(pixel) + 0.5) * parameters.inverseFrame);
+    float gain = gainWeight > 0.0 ? gainSum / gainWeight : 0.0;
+    float reach = gainWeight > 0.0 ? reachSum / gainWeight : 0.0;
+    float fade = gainWeight > 0.0 ? fadeSum / gainWeight : 1.0;
+    float edge = min(min(p.x, p.y), min(float(parameters.frameSize.x) - p.x, float(parameters.frameSize.y) - p.y));
+    float weight = clamp(m.r * m.g * gain, 0.0, 1.0) * smoothstep(0.0, max(reach, 1e-3), edge);
+    vec4 fixedPixel = texelFetch(spotFixed, pixel, 0);
+    // Spot fills exist only where the mask permits them (the spot stage writes its
+    // faces' regions only, not all of this one).
+    float spot = m.b > 0.0 ? fixedPixel.a * fade : 0.0;
+    if (HAS_USER_MATTE != 0) {
+        float user = clamp(texelFetch(userMatte, pixel, 0).r, 0.0, 1.0);
+        weight *= user;
+        spot *= user;
+    }
+    if (weight > 0.0 || spot > 0.0) {
+        vec3 start = spot > 0.0 ? mix(source.rgb, fixedPixel.rgb, fade) : source.rgb;
+        result = vec4(mix(start, texelFetch(processed, pixel, 0).rgb, weight), source.a);
     }
     imageStore(destination, pixel, result);
     if (WRITE_WEIGHTS != 0) {

@@ -20,10 +20,10 @@ layout(std430, binding = 2) readonly buffer Peaks {
     uint padding1;
     vec4 peaks[];
 };
+#include "beauty_pixel_list.glsl"
+PIXEL_LIST(SpotFills, fills, 3);  // the pixels spot removal filled
 
 layout(push_constant) uniform Parameters {
-    ivec2 origin;
-    ivec2 size;
     float linkRadius; // px
     int maxCount;
 } parameters;
@@ -34,11 +34,13 @@ bool ranksAbove(vec4 a, vec4 b) {
     return a.z > b.z || (a.z == b.z && (a.y < b.y || (a.y == b.y && a.x < b.x)));
 }
 
+// Over the filled pixels' list (no other pixel has a fill).
 void main() {
-    ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
-    if (!beautyInRegion(pixel, parameters.origin, parameters.size) || count <= uint(parameters.maxCount)) {
+    uint index = pixelListIndex();
+    if (index >= fills.count || count <= uint(parameters.maxCount)) {
         return;
     }
+    ivec2 pixel = pixelListEntry(fills.pixels[index]);
     vec4 fixedColour = imageLoad(spotFixed, pixel);
     if (fixedColour.a <= 0.0) {
         return;

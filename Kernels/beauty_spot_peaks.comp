@@ -21,6 +21,8 @@ layout(std430, binding = 2) buffer Peaks {
     uint padding1;
     vec4 peaks[];   // x, y (pixel centre), rank value, unused
 };
+#include "beauty_pixel_list.glsl"
+PIXEL_LIST(SpotFills, fills, 3);  // the pixels spot removal filled
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;
@@ -51,11 +53,13 @@ float liftAt(ivec2 pixel) {
     return beautyLuma(fixedColour.rgb) - beautyLuma(texelFetch(source, pixel, 0).rgb);
 }
 
+// Over the filled pixels' list (no other pixel has a fill).
 void main() {
-    ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
-    if (!beautyInRegion(pixel, parameters.origin, parameters.size)) {
+    uint index = pixelListIndex();
+    if (index >= fills.count) {
         return;
     }
+    ivec2 pixel = pixelListEntry(fills.pixels[index]);
     float own = liftAt(pixel);
     if (own <= parameters.minLift) {
         return;
@@ -83,10 +87,10 @@ void main() {
     vec2 centre = vec2(pixel) + 0.5;
     float surroundings = max(ringLuma(centre, 2.0 * parameters.fineRadius), ringLuma(centre, 2.0 * parameters.coarseRadius));
     float darkness = max(0.0, surroundings - beautyLuma(texelFetch(source, pixel, 0).rgb));
-    uint index = atomicAdd(count, 1u);
-    if (index < capacity) {
+    uint slot = atomicAdd(count, 1u);
+    if (slot < capacity) {
         // the detection's confidence first (in steps of 1/32), the darkness within a step
         float confidence = floor(texelFetch(spotFixed, pixel, 0).a * 32.0) / 32.0;
-        peaks[index] = vec4(centre, confidence + min(darkness, 1.0) / 32.0, 0.0);
+        peaks[slot] = vec4(centre, confidence + min(darkness, 1.0) / 32.0, 0.0);
     }
 }

@@ -21,15 +21,34 @@
 // the remembered one towards this frame's by `newWeight`. The fill is always this frame's
 // lift (ring minus pixel), so a remembered weight over clean skin changes next to nothing.
 // The weights are written to `memoryOut` for the next frame.
+//
+// Three passes (PASS): the first writes the region unchanged (no fill); the second, over the
+// part of it where the mask can permit spot removal (the faces' ovals), lists the pixels that
+// may be spots and leaves the rest as the first wrote them (outside the permission, or darker
+// than no ring by half the threshold, with nothing remembered); the third runs the full test
+// over that list only (an indirect dispatch) and lists the pixels it fills, which are all the
+// peak and cap passes look at. A CPU Vulkan (lavapipe) runs both sides of every branch, so an
+// early exit saves nothing there: only work left out of a dispatch is saved.
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
+
+const int PASS_SETTLE = 0;
+const int PASS_CLASSIFY = 1;
+const int PASS_LISTED = 2;
+layout(constant_id = 0) const int PASS = PASS_SETTLE;
 
 layout(binding = 0) uniform sampler2D source;   // linear sampler
 layout(binding = 1) uniform sampler2D mask;     // linear sampler, skin mask image
 layout(binding = 2) writeonly uniform image2D destination;
 layout(binding = 3) uniform sampler2D memoryIn;              // linear: the last frame's weights
 layout(binding = 4) writeonly uniform image2D memoryOut;    // this frame's (r16)
+#include "beauty_pixel_list.glsl"
+PIXEL_LIST(SpotCandidates, candidates, 5);  // may be spots: the full test's pixels
+PIXEL_LIST(SpotFills, fills, 6);            // filled: the peak list's and the cap's pixels
+
+// How far below the quick test's floor a pixel must be to be left out of the candidates.
+const float QUICK_MARGIN = 1.0 / 1024.0;
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;       // region of interest in frame pixels
@@ -60,19 +79,25 @@ vec3 sampleAt(vec2 position) {
     return texture(source, position * parameters.inverseFrame).rgb;
 }
 
-// Returns the fill weight; `lift` receives the colour change for that scale. With
-// `needsLift` (a remembered spot) the lift is found even where the score is 0.
-float spotScore(vec2 centre, float radius, vec3 own, bool needsLift, out vec3 lift) {
-    float ownLuma = beautyLuma(own);
-    lift = vec3(0.0);
-    // Cheap rejection first (most skin pixels): the pixel must be darker than four points
-    // of the ring by half the threshold before the full test runs.
+// How much darker the pixel is than four points of the ring at `radius` (their mean luma
+// minus its own): the cheap test most skin pixels fail.
+float quickContrast(vec2 centre, float radius, float ownLuma) {
     float quick = 0.0;
     for (int i = 0; i < 4; ++i) {
         float angle = float(i) * 1.57079632679;
         quick += beautyLuma(sampleAt(centre + 2.0 * radius * vec2(cos(angle), sin(angle))));
     }
-    if (!needsLift && 0.25 * quick - ownLuma < 0.5 * parameters.threshold) {
+    return 0.25 * quick - ownLuma;
+}
+
+// Returns the fill weight; `lift` receives the colour change for that scale. With
+// `needsLift` (a remembered spot) the lift is found even where the score is 0.
+float spotScore(vec2 centre, float radius, vec3 own, bool needsLift, out vec3 lift) {
+    float ownLuma = beautyLuma(own);
+    lift = vec3(0.0);
+    // Cheap rejection first: the pixel must be darker than four points of the ring by half
+    // the threshold before the full test runs.
+    if (!needsLift && quickContrast(centre, radius, ownLuma) < 0.5 * parameters.threshold) {
         return 0.0;
     }
     float h = 0.5 * radius;
@@ -90,16 +115,14 @@ float spotScore(vec2 centre, float radius, vec3 own, bool needsLift, out vec3 li
     }
     ring /= float(RING);
     ringLuma /= float(RING);
-    // Ring samples in ascending luma order (insertion sort of 12 values).
-    float sorted[RING];
+    // The two darkest and the two brightest ring samples (all the tests below need of their
+    // order; no sort: indexing a local array by a variable is slow on a CPU Vulkan).
+    float darkest = 1e30, secondDarkest = 1e30, brightest = -1e30, secondBrightest = -1e30;
     for (int i = 0; i < RING; ++i) {
-        float value = lumas[i];
-        int j = i - 1;
-        while (j >= 0 && sorted[j] > value) {
-            sorted[j + 1] = sorted[j];
-            --j;
-        }
-        sorted[j + 1] = value;
+        secondDarkest = min(secondDarkest, max(darkest, lumas[i]));
+        darkest = min(darkest, lumas[i]);
+        secondBrightest = max(secondBrightest, min(brightest, lumas[i]));
+        brightest = max(brightest, lumas[i]);
     }
     // Spread, trimmed: the 2 samples farthest from the mean are left out, so a pore or a
     // hair crossing the ring does not hide the spot inside it.
@@ -107,8 +130,8 @@ float spotScore(vec2 centre, float radius, vec3 own, bool needsLift, out vec3 li
     for (int i = 0; i < RING; ++i) {
         spread += abs(lumas[i] - ringLuma);
     }
-    float worst = max(abs(sorted[0] - ringLuma), abs(sorted[RING - 1] - ringLuma));
-    float second = max(abs(sorted[1] - ringLuma), abs(sorted[RING - 2] - ringLuma));
+    float worst = max(abs(darkest - ringLuma), abs(brightest - ringLuma));
+    float second = max(abs(secondDarkest - ringLuma), abs(secondBrightest - ringLuma));
     spread = (spread - worst - second) / float(RING - 2);
     float contrast = ringLuma - beautyLuma(disc);
     float score = smoothstep(parameters.threshold, 2.0 * parameters.threshold, contrast)
@@ -116,10 +139,10 @@ float spotScore(vec2 centre, float radius, vec3 own, bool needsLift, out vec3 li
         * (1.0 - smoothstep(parameters.spreadRatio * contrast, 2.0 * parameters.spreadRatio * contrast, spread))
         // enclosed: brighter all round (all but the darkest ring sample), which a wrinkle
         // or a shadow edge crossing the ring is not
-        * smoothstep(0.5 * parameters.threshold, parameters.threshold, sorted[1] - beautyLuma(disc))
+        * smoothstep(0.5 * parameters.threshold, parameters.threshold, secondDarkest - beautyLuma(disc))
         // and even the darkest ring sample a little brighter: the end of a dark line (a
         // wrinkle, a glasses rim) crosses the ring once, as dark as the blob
-        * smoothstep(0.0, 0.5 * parameters.threshold, sorted[0] - beautyLuma(disc))
+        * smoothstep(0.0, 0.5 * parameters.threshold, darkest - beautyLuma(disc))
         // the pixel itself must be in the dark part, not on the skin beside the blob
         * smoothstep(0.25 * parameters.threshold, 0.75 * parameters.threshold, ringLuma - ownLuma);
     lift = ring - own;
@@ -145,19 +168,45 @@ float remembered(ivec2 pixel, vec2 centre) {
 }
 
 void main() {
-    ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
-    if (!beautyInRegion(pixel, parameters.origin, parameters.size)) {
-        return;
+    ivec2 pixel;
+    if (PASS == PASS_LISTED) {
+        uint index = pixelListIndex();
+        if (index >= candidates.count) {
+            return;
+        }
+        pixel = pixelListEntry(candidates.pixels[index]);
+    } else {
+        pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
+        if (!beautyInRegion(pixel, parameters.origin, parameters.size)) {
+            return;
+        }
     }
     vec4 original = texelFetch(source, pixel, 0);
+    if (PASS == PASS_SETTLE) {
+        imageStore(destination, pixel, vec4(original.rgb, 0.0));
+        imageStore(memoryOut, pixel, vec4(0.0));
+        return;
+    }
     vec2 centre = vec2(pixel) + 0.5;
     float allowed = texture(mask, centre * parameters.inverseFrame).b * parameters.strength;
+    float last = allowed <= 0.0 || parameters.memory == MEMORY_NONE ? 0.0 : remembered(pixel, centre);
+    if (PASS == PASS_CLASSIFY) {
+        // A candidate unless neither scale's quick test can pass (with a margin, so rounding
+        // in the full test cannot disagree) and nothing is remembered: then no fill, as the
+        // full test would find, and the settling pass's values stand.
+        float ownLuma = beautyLuma(original.rgb);
+        float quickFloor = 0.5 * parameters.threshold - QUICK_MARGIN;
+        if (allowed > 0.0 && (last > 0.0 || quickContrast(centre, parameters.fineRadius, ownLuma) >= quickFloor
+                              || quickContrast(centre, parameters.coarseRadius, ownLuma) >= quickFloor)) {
+            PIXEL_LIST_APPEND(candidates, pixel);
+        }
+        return;
+    }
     if (allowed <= 0.0) {
         imageStore(destination, pixel, vec4(original.rgb, 0.0));
         imageStore(memoryOut, pixel, vec4(0.0));
         return;
     }
-    float last = parameters.memory == MEMORY_NONE ? 0.0 : remembered(pixel, centre);
     vec3 fineLift;
     vec3 coarseLift;
     float fine = spotScore(centre, parameters.fineRadius, original.rgb, last > 0.0, fineLift);
@@ -175,4 +224,7 @@ void main() {
     vec3 lift = useFine ? fineLift : coarseLift;
     imageStore(destination, pixel, vec4(original.rgb + weight * lift, weight));
     imageStore(memoryOut, pixel, vec4(weight));
+    if (weight > 0.0) {
+        PIXEL_LIST_APPEND(fills, pixel);
+    }
 }

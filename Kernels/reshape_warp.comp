@@ -3,8 +3,10 @@
 // Face reshape as one backward warp: output pixel p shows the input at p + d(p), sampled
 // bilinearly, where d sums per face two eye magnifiers and the jaw-narrowing translations
 // (formula and reach documented in ReshapeField.swift, which evaluates the same field on
-// the CPU). Dispatched over the reshape region only, after the host copied the frame to
-// the destination; a pixel whose displacement is exactly zero is copied texel for texel.
+// the CPU). Dispatched over the tiles of the reshape region where some term can move a pixel,
+// one workgroup per tile, each summing only the terms that reach it (`ReshapeField.tiles`: a
+// term left out adds exactly zero), after the host copied the frame to the destination; a
+// pixel whose displacement is exactly zero is copied texel for texel.
 //
 // Geometry (ReshapeField.packed, read through face_table.glsl): per face a block of right
 // eye cx cy 1/R^2 a, left eye cx cy 1/R^2 a, rho, anchor count, eye count; then the anchors,
@@ -18,12 +20,15 @@ const int BLOCK_HEADER = 11;
 layout(binding = 0) uniform sampler2D source;      // linear sampler
 layout(binding = 1) readonly buffer Geometry { float data[]; } geometry;
 layout(binding = 2) writeonly uniform image2D destination;
+layout(binding = 3) readonly buffer Tiles { ivec4 entries[]; } tiles; // origin x y, first term, term count
+layout(binding = 4) readonly buffer Terms { uint entries[]; } terms;   // face << 16 | anchor << 15 | index
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;      // region of the dispatch
     ivec2 regionSize;
     vec2 inverseSize;  // 1 / frame size
     int faceCount;
+    int tileCount;
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
@@ -31,36 +36,49 @@ layout(push_constant) uniform Parameters {
 #include "face_table.glsl"
 
 void main() {
-    ivec2 offset = ivec2(gl_GlobalInvocationID.xy);
-    ivec2 pixel = parameters.origin + offset;
+    int tile = int(gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
+    if (tile >= parameters.tileCount) {
+        return;
+    }
+    ivec4 entry = tiles.entries[tile];
+    ivec2 pixel = entry.xy + ivec2(gl_LocalInvocationID.xy);
     vec2 p = vec2(pixel) + 0.5;
     vec2 d = vec2(0.0);
-    for (int face = 0; face < parameters.faceCount; ++face) {
-        if (!faceBoxMeets(faceBox(face), p, p)) {
+    // Per face, in order: its eyes, then its anchors' weighted mean (the field's order).
+    int face = -1;
+    bool reached = false;
+    vec2 sum = vec2(0.0);
+    float weights = 0.0;
+    for (int i = 0; i < entry.w; ++i) {
+        uint term = terms.entries[entry.z + i];
+        int termFace = int(term >> 16);
+        if (termFace != face) {
+            d -= sum / max(1.0, weights);
+            sum = vec2(0.0);
+            weights = 0.0;
+            face = termFace;
+            reached = faceBoxMeets(faceBox(face), p, p);
+        }
+        if (!reached) {
             continue;
         }
-        int eyes = int(faceValue(face, 10));
-        for (int eye = 0; eye < eyes; ++eye) {
-            int base = 4 * eye;
+        int index = int(term & 0x7fffu);
+        if ((term & 0x8000u) == 0u) {
+            int base = 4 * index;
             vec2 v = p - facePoint(face, base);
             float u = dot(v, v) * faceValue(face, base + 2);
             if (u < 1.0) {
                 d -= faceValue(face, base + 3) * (1.0 - u) * (1.0 - u) * v;
             }
-        }
-        float rho = faceValue(face, 8);
-        int anchors = int(faceValue(face, 9));
-        vec2 sum = vec2(0.0);
-        float weights = 0.0;
-        for (int k = 0; k < anchors; ++k) {
-            int base = BLOCK_HEADER + 4 * k;
-            float w = max(0.0, 1.0 - length(p - facePoint(face, base)) / rho);
+        } else {
+            int base = BLOCK_HEADER + 4 * index;
+            float w = max(0.0, 1.0 - length(p - facePoint(face, base)) / faceValue(face, 8));
             sum += w * facePoint(face, base + 2);
             weights += w;
         }
-        d -= sum / max(1.0, weights);
     }
-    if (any(greaterThanEqual(offset, parameters.regionSize))) {
+    d -= sum / max(1.0, weights);
+    if (!beautyInRegion(pixel, parameters.origin, parameters.regionSize)) {
         return;
     }
     vec4 colour = d == vec2(0.0) ? texelFetch(source, pixel, 0) : texture(source, (p + d) * parameters.inverseSize);

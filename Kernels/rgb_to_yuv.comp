@@ -12,6 +12,11 @@
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
+// The plane layout (LAYOUT_*) and the mode (1: delta), fixed per pipeline: on a CPU Vulkan a
+// branch on a push constant runs both of its sides.
+layout(constant_id = 0) const int LAYOUT_KIND = LAYOUT_PLANAR;
+layout(constant_id = 1) const int DELTA_MODE = 0;
+
 layout(binding = 0) uniform sampler2D processed;     // upright working image
 layout(binding = 1) uniform sampler2D reference;     // upright working image as decoded (delta mode)
 layout(binding = 2) uniform sampler2D originalLuma;  // stored planes as decoded (delta mode)
@@ -25,9 +30,7 @@ layout(push_constant) uniform Parameters {
     ivec2 storedSize;
     ivec2 chromaSize;
     ivec2 subsampling;
-    int layoutKind;
     int orientation;
-    int deltaMode;
     int cositedX;     // chroma sited on even luma columns: filter [1 2 1] horizontally
     vec4 range;       // code offsets (luma, chroma) and scales (luma, chroma)
     vec4 toY;         // Y' = dot(toY.xyz, R'G'B'); toY.w = sample scale
@@ -51,8 +54,8 @@ void main() {
     if (any(greaterThanEqual(invocation, parameters.siteCount)) || any(greaterThanEqual(site, parameters.chromaSize))) {
         return;
     }
-    bool delta = parameters.deltaMode != 0;
-    if (parameters.layoutKind == LAYOUT_RGBA) {
+    bool delta = DELTA_MODE != 0;
+    if (LAYOUT_KIND == LAYOUT_RGBA) {
         vec4 value = uprightTexel(processed, site);
         if (delta) {
             value = texelFetch(originalLuma, site, 0) + (value - uprightTexel(reference, site));
@@ -78,7 +81,7 @@ void main() {
             imageStore(lumaOut, stored, vec4(code / sampleScale));
         }
     }
-    if (parameters.layoutKind == LAYOUT_GRAY) {
+    if (LAYOUT_KIND == LAYOUT_GRAY) {
         return;
     }
 
@@ -102,12 +105,12 @@ void main() {
     }
     vec2 codes = sum / weightSum / parameters.range.w + (delta ? vec2(0.0) : vec2(parameters.range.y));
     if (delta) {
-        vec2 original = parameters.layoutKind == LAYOUT_SEMI_PLANAR
+        vec2 original = LAYOUT_KIND == LAYOUT_SEMI_PLANAR
             ? texelFetch(originalChroma, site, 0).rg
             : vec2(texelFetch(originalChroma, site, 0).r, texelFetch(originalCr, site, 0).r);
         codes += original * sampleScale;
     }
-    if (parameters.layoutKind == LAYOUT_SEMI_PLANAR) {
+    if (LAYOUT_KIND == LAYOUT_SEMI_PLANAR) {
         imageStore(chromaOut, site, vec4(codes / sampleScale, 0.0, 0.0));
     } else {
         imageStore(chromaOut, site, vec4(codes.x / sampleScale));

@@ -7,6 +7,10 @@
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
+// The plane layout (LAYOUT_*), fixed per pipeline: on a CPU Vulkan a branch on a push
+// constant runs both of its sides.
+layout(constant_id = 0) const int LAYOUT_KIND = LAYOUT_PLANAR;
+
 layout(binding = 0) uniform sampler2D lumaPlane;   // Y, or RGBA for LAYOUT_RGBA (nearest)
 layout(binding = 1) uniform sampler2D chromaPlane; // U, or UV interleaved (linear)
 layout(binding = 2) uniform sampler2D crPlane;     // V for LAYOUT_PLANAR (linear)
@@ -16,7 +20,6 @@ layout(push_constant) uniform Parameters {
     ivec2 outputSize;     // upright size
     ivec2 storedSize;     // luma plane size
     ivec2 chromaSize;
-    int layoutKind;
     int orientation;
     vec4 chromaTransform; // chroma texel coordinate = stored * xy + zw
     vec4 range;           // code offsets (luma, chroma) and scales (luma, chroma)
@@ -32,7 +35,7 @@ void main() {
     }
     ivec2 stored = storedPixel(pixel, parameters.orientation, parameters.storedSize);
     vec4 lumaTexel = texelFetch(lumaPlane, stored, 0);
-    if (parameters.layoutKind == LAYOUT_RGBA) {
+    if (LAYOUT_KIND == LAYOUT_RGBA) {
         imageStore(working, pixel, lumaTexel);
         return;
     }
@@ -40,9 +43,9 @@ void main() {
     vec2 chromaCoordinate = (vec2(stored) * parameters.chromaTransform.xy + parameters.chromaTransform.zw)
         / vec2(parameters.chromaSize);
     vec2 chroma = vec2(parameters.range.y);
-    if (parameters.layoutKind == LAYOUT_PLANAR) {
+    if (LAYOUT_KIND == LAYOUT_PLANAR) {
         chroma = vec2(texture(chromaPlane, chromaCoordinate).r, texture(crPlane, chromaCoordinate).r) * sampleScale;
-    } else if (parameters.layoutKind == LAYOUT_SEMI_PLANAR) {
+    } else if (LAYOUT_KIND == LAYOUT_SEMI_PLANAR) {
         chroma = texture(chromaPlane, chromaCoordinate).rg * sampleScale;
     }
     float luma = (lumaTexel.r * sampleScale - parameters.range.x) * parameters.range.z;

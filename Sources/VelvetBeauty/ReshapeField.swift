@@ -142,6 +142,41 @@ public struct ReshapeField: Sendable {
         return result ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
     }
 
+    /// The terms that can move a pixel of each `side` x `side` tile of `region` (from its
+    /// origin): the eyes whose disc and the anchors whose reach come within a pixel of the
+    /// tile. Tiles with none are left out: there the displacement is exactly zero and the
+    /// warp's output is the copied frame. A term left out of a tile adds exactly zero to its
+    /// pixels, and the kept ones stay in the field's order, so the sums are the same.
+    struct Tiles {
+        /// Per tile: its origin (x, y) and its terms' range in `terms` (start, count).
+        var tiles: [SIMD4<Int32>] = []
+        /// Per term: face << 16 | 1 << 15 for an anchor (0 for an eye) | its index.
+        var terms: [UInt32] = []
+    }
+
+    func tiles(in region: PixelRegion, side: Int) -> Tiles {
+        let all: [(term: UInt32, centre: SIMD2<Float>, reach: Float)] = faces.enumerated().flatMap { index, face in
+            let faceBits = UInt32(index) << 16
+            return face.eyes.enumerated().map { (faceBits | UInt32($0), $1.centre, $1.radius + 1) }
+                + face.anchors.enumerated().map { (faceBits | 1 << 15 | UInt32($0), $1.position, face.rho + 1) }
+        }
+        var result = Tiles()
+        for y in stride(from: region.y, to: region.y + region.height, by: side) {
+            for x in stride(from: region.x, to: region.x + region.width, by: side) {
+                let low = SIMD2(Float(x), Float(y)), high = SIMD2(Float(x + side), Float(y + side))
+                let start = result.terms.count
+                for (term, centre, reach) in all {
+                    let outside = pointwiseMax(pointwiseMax(low - centre, centre - high), .zero)
+                    if (outside * outside).sum() < reach * reach { result.terms.append(term) }
+                }
+                if result.terms.count > start {
+                    result.tiles.append(SIMD4(Int32(x), Int32(y), Int32(start), Int32(result.terms.count - start)))
+                }
+            }
+        }
+        return result
+    }
+
     /// Floats for the kernel's geometry buffer: the face directory of `face_table.glsl`
     /// (its box: the pixels that can move), then per face a block of `blockHeader` floats:
     /// right eye cx cy 1/R^2 a, left eye cx cy 1/R^2 a, rho, anchor count, eye count;

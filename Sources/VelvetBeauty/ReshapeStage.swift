@@ -27,16 +27,26 @@ public final class ReshapeWarp {
         let field = ReshapeField(faces: faces, settings: settings)
         let region = field.region(width: image.width, height: image.height)
         guard !field.isIdentity, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
+        let tiles = field.tiles(in: region, side: Int(kernel.source.workgroupSize.x))
+        guard !tiles.tiles.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
         let floats = field.packed
         let geometry = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: geometry) }
+        let tileBuffer = try GPUBuffer.pooled(context: context, size: tiles.tiles.count * MemoryLayout<SIMD4<Int32>>.stride)
+        try tiles.tiles.withUnsafeBytes { try recorder.upload($0, to: tileBuffer) }
+        let termBuffer = try GPUBuffer.pooled(context: context, size: tiles.terms.count * 4)
+        try tiles.terms.withUnsafeBytes { try recorder.upload($0, to: termBuffer) }
         recorder.beginSection(Self.section)
         let inverse = image.inverseSize
         let push = KernelLibrary.ReshapeWarpPush(origin: SIMD2(Int32(region.x), Int32(region.y)),
                                                  regionSize: SIMD2(Int32(region.width), Int32(region.height)),
-                                                 inverseSize: SIMD2(inverse.0, inverse.1), faceCount: Int32(field.faces.count))
-        recorder.dispatch(kernel, [.sampledImage(image, .linear), .buffer(geometry), .storageImage(destination)],
-                          push: push, covering: region.width, region.height)
+                                                 inverseSize: SIMD2(inverse.0, inverse.1), faceCount: Int32(field.faces.count),
+                                                 tileCount: Int32(tiles.tiles.count))
+        // One workgroup per tile, in rows of at most 65535 (every device's limit or more).
+        let count = tiles.tiles.count, row = min(count, 65535)
+        recorder.dispatch(kernel, [.sampledImage(image, .linear), .buffer(geometry), .storageImage(destination),
+                                   .buffer(tileBuffer), .buffer(termBuffer)],
+                          push: push, groups: (row, (count + row - 1) / row, 1))
         recorder.endSection()
         return region
     }

@@ -4,13 +4,29 @@ import VelvetKernels
 /// Stage 4: the composite out = mix(spot-fixed, smoothed, skin x zone x gain) over the
 /// region of interest, gain the strength fit's for the face (blended across faces); every other pixel, and every pixel with weight 0 and no spot fill,
 /// is the original texel unchanged (bit-exact). Optionally also writes the final weight.
+/// The frame is copied first and the kernel runs over the region only.
 final class SkinBlend {
-    private let kernel: TypedKernel<KernelLibrary.BeautyBlendPush>
-    private let weightedKernel: TypedKernel<KernelLibrary.BeautyBlendPush>
+    private let context: GPUContext
+    /// Per (final weights written, a user's matte); the plain one made at once, others at first use.
+    private var kernels: [Variant: TypedKernel<KernelLibrary.BeautyBlendPush>] = [:]
+
+    private struct Variant: Hashable {
+        let writesWeights: Bool
+        let hasUserMatte: Bool
+    }
 
     init(context: GPUContext) throws {
-        kernel = try TypedKernel(context: context)
-        weightedKernel = try TypedKernel(context: context, specialization: ["WRITE_WEIGHTS": .int(1)])
+        self.context = context
+        _ = try kernel(Variant(writesWeights: false, hasUserMatte: false))
+    }
+
+    private func kernel(_ variant: Variant) throws -> TypedKernel<KernelLibrary.BeautyBlendPush> {
+        if let kernel = kernels[variant] { return kernel }
+        let kernel = try TypedKernel<KernelLibrary.BeautyBlendPush>(
+            context: context, specialization: ["WRITE_WEIGHTS": .int(variant.writesWeights ? 1 : 0),
+                                               "HAS_USER_MATTE": .int(variant.hasUserMatte ? 1 : 0)])
+        kernels[variant] = kernel
+        return kernel
     }
 
     /// - Parameters:
@@ -22,17 +38,20 @@ final class SkinBlend {
     func record(on recorder: CommandRecorder, original: GPUImage, spotFixed: GPUImage, processed: GPUImage,
                 mask: GPUImage, destination: GPUImage, weights: GPUImage?, dummy: GPUImage,
                 region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?, edgeReach: Float,
-                userMatte: GPUImage?) {
+                userMatte: GPUImage?) throws {
+        try recorder.copy(original, to: destination)
+        if let weights { try recorder.clear(weights) }
+        guard let area = region.clamped(width: original.width, height: original.height) else { return }
         let inverse = original.inverseSize
         let push = KernelLibrary.BeautyBlendPush(
-            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(max(0, region.width)), Int32(max(0, region.height))),
+            origin: SIMD2(Int32(area.x), Int32(area.y)), size: SIMD2(Int32(area.width), Int32(area.height)),
             frameSize: SIMD2(Int32(original.width), Int32(original.height)), inverseFrame: SIMD2(inverse.0, inverse.1),
-            faceCount: Int32(gains == nil ? 0 : faceCount), edgeReach: edgeReach, hasUserMatte: userMatte == nil ? 0 : 1)
-        recorder.dispatch(weights == nil ? kernel : weightedKernel,
+            faceCount: Int32(gains == nil ? 0 : faceCount), edgeReach: edgeReach)
+        recorder.dispatch(try kernel(Variant(writesWeights: weights != nil, hasUserMatte: userMatte != nil)),
                           [.sampledImage(original, .nearest), .sampledImage(spotFixed, .nearest),
                            .sampledImage(processed, .nearest), .sampledImage(mask, .linear),
                            .storageImage(destination), .storageImage(weights ?? dummy),
                            .buffer(geometry), .buffer(gains ?? geometry), .sampledImage(userMatte ?? dummy, .nearest)],
-                          push: push, covering: original.width, original.height)
+                          push: push, covering: area.width, area.height)
     }
 }

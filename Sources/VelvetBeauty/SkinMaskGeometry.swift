@@ -30,6 +30,9 @@ struct SkinMaskGeometry {
     let faces: [FaceReach]
     /// Frame pixels any face can touch.
     let reach: PixelRegion
+    /// Frame pixels inside some face's oval: the only place the spot permission is drawn (a
+    /// mask pixel is permitted only when its centre is inside an oval).
+    let ovals: PixelRegion
 
     init(faces input: [BeautyFace], settings: BeautySettings, frameWidth: Int, frameHeight: Int) {
         let mask = settings.mask
@@ -83,7 +86,13 @@ struct SkinMaskGeometry {
         floats = directory + blocks
         faces = reaches
         let regions = reaches.map(\.region).filter { !$0.isEmpty }
-        reach = regions.dropFirst().reduce(regions.first ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)) { $0.union($1) }
+        reach = Self.union(regions)
+        ovals = Self.union(sorted.map { Self.pixels(low: $0.ovalBounds.min, high: $0.ovalBounds.max,
+                                                    frameWidth: frameWidth, frameHeight: frameHeight) }.filter { !$0.isEmpty })
+    }
+
+    private static func union(_ regions: [PixelRegion]) -> PixelRegion {
+        regions.dropFirst().reduce(regions.first ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)) { $0.union($1) }
     }
 
     var faceCount: Int { faces.count }
@@ -111,5 +120,12 @@ extension PixelRegion {
     func intersects(_ other: PixelRegion) -> Bool {
         !isEmpty && !other.isEmpty && x < other.x + other.width && other.x < x + width
             && y < other.y + other.height && other.y < y + height
+    }
+
+    /// The pixels both regions hold (empty when they share none).
+    func intersection(_ other: PixelRegion) -> PixelRegion {
+        let left = max(x, other.x), top = max(y, other.y)
+        let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
+        return PixelRegion(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
     }
 }

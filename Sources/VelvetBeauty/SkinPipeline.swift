@@ -157,7 +157,7 @@ public final class SkinPipeline {
             try spots.beginFrame(width: width, height: height)
             try perFace.record(on: recorder, into: spotFixed, scratchName: "skin.spotFace") { target, area, face in
                 try spots.record(on: recorder, source: image, mask: maskImage, destination: target, region: area,
-                                 face: face, faceCount: 1, settings: settings)
+                                 ovals: geometry.ovals, face: face, faceCount: 1, settings: settings)
             }
             spotImage = spotFixed
 
@@ -197,7 +197,7 @@ public final class SkinPipeline {
                 strengthFit.skip()
             }
             recorder.beginSection(Section.blend)
-            blend.record(on: recorder, original: image, spotFixed: spotFixed, processed: smoothed, mask: maskImage,
+            try blend.record(on: recorder, original: image, spotFixed: spotFixed, processed: smoothed, mask: maskImage,
                          destination: blended, weights: weights, dummy: dummy, region: region,
                          geometry: maskOutput.geometry, faceCount: geometry.faceCount, gains: gains,
                          edgeReach: settings.smoothingReach, userMatte: userMatte)
@@ -206,7 +206,7 @@ public final class SkinPipeline {
             spots.skipFrame()
             // Nothing can change: the blend with an empty region copies the frame exactly.
             recorder.beginSection(Section.blend)
-            blend.record(on: recorder, original: image, spotFixed: image, processed: image, mask: dummy,
+            try blend.record(on: recorder, original: image, spotFixed: image, processed: image, mask: dummy,
                          destination: blended, weights: weights, dummy: dummy, region: region,
                          geometry: zeroGains, faceCount: 0, gains: nil, edgeReach: 0, userMatte: nil)
         }

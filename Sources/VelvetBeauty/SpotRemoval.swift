@@ -19,22 +19,36 @@ import VelvetKernels
 ///
 /// Over the frames of a video the fill weights are averaged by face, through its motion
 /// (`SpotMemory`), so a faint spot does not come and go with the noise.
+///
+/// The full test, the peak list and the cap run only where they can matter: a first pass
+/// writes the region unchanged, a second over the ovals' part of it lists the pixels that may
+/// be spots, the full test runs over that list and lists what it fills, and the peak and cap
+/// passes run over the fills (indirect dispatches over lists built on the GPU,
+/// `beauty_pixel_list.glsl`).
 final class SpotRemoval {
+    private let settle: TypedKernel<KernelLibrary.BeautySpotsPush>
+    private let classify: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let detect: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let findPeaks: TypedKernel<KernelLibrary.BeautySpotPeaksPush>
     private let cap: TypedKernel<KernelLibrary.BeautySpotCapPush>
     private let context: GPUContext
     private var peakList: GPUBuffer?
+    /// The candidate and fill lists (`beauty_pixel_list.glsl`), room for a frame's pixels each.
+    private var pixelListBuffers: (candidates: GPUBuffer, fills: GPUBuffer)?
     private let memory: SpotMemory
 
     /// Entries in the peak list; a frame with more blobs than this keeps only listed ones.
     static let peakCapacity = 4096
     /// The peak list's header: count, capacity and two words of padding (vec4 alignment).
     private static let headerBytes = 16
+    /// A pixel list's head: the indirect dispatch's three workgroup counts and the count.
+    private static let pixelListHeaderBytes = 16
 
     init(context: GPUContext) throws {
         self.context = context
-        detect = try TypedKernel(context: context)
+        settle = try TypedKernel(context: context, specialization: ["PASS": .int(0)])
+        classify = try TypedKernel(context: context, specialization: ["PASS": .int(1)])
+        detect = try TypedKernel(context: context, specialization: ["PASS": .int(2)])
         findPeaks = try TypedKernel(context: context)
         cap = try TypedKernel(context: context)
         memory = SpotMemory(context: context)
@@ -43,6 +57,11 @@ final class SpotRemoval {
     /// Starts a frame of `width` x `height`: the faces recorded next are this frame's.
     func beginFrame(width: Int, height: Int) throws {
         try memory.beginFrame(width: width, height: height)
+        // Room for every pixel of the frame, so that no frame of a render makes a new buffer.
+        let size = Self.pixelListHeaderBytes + width * height * 4
+        if pixelListBuffers?.candidates.size != size {
+            pixelListBuffers = (try GPUBuffer(context: context, size: size), try GPUBuffer(context: context, size: size))
+        }
     }
 
     /// A frame without spot removal: the next one starts afresh.
@@ -51,9 +70,10 @@ final class SpotRemoval {
     }
 
     /// Records spot removal for `face` over `region` (one face's, or all faces' with
-    /// `faceCount` > 1: their spots are capped together).
+    /// `faceCount` > 1: their spots are capped together). `ovals`: the frame pixels inside some
+    /// face's oval, outside which the mask permits no spot removal.
     func record(on recorder: CommandRecorder, source: GPUImage, mask: GPUImage, destination: GPUImage,
-                region: PixelRegion, face: BeautyFace, faceCount: Int, settings: BeautySettings) throws {
+                region: PixelRegion, ovals: PixelRegion, face: BeautyFace, faceCount: Int, settings: BeautySettings) throws {
         let fineRadius = max(1, settings.spotFineRadius * face.faceSize)
         let coarseRadius = max(2, settings.spotCoarseRadius * face.faceSize)
         let inverse = source.inverseSize
@@ -67,15 +87,30 @@ final class SpotRemoval {
             lastSize: SIMD2(Int32(recall.lastRegion.width), Int32(recall.lastRegion.height)),
             warpX: recall.warpX, warpY: recall.warpY, newWeight: MeasurementMemory.newWeight)
         let (last, next) = try memory.images()
-        recorder.dispatch(detect, [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination),
-                                   .sampledImage(last, .linear), .storageImage(next)],
-                          push: push, covering: region.width, region.height)
-        try recordCap(on: recorder, source: source, destination: destination, region: region,
+        // The permission is read bilinearly from the mask: it reaches a mask pixel past the ovals.
+        let maskPixel = Int((Float(max(source.width, source.height)) / Float(max(1, min(mask.width, mask.height)))).rounded(.up))
+        let classified = region.intersection(ovals.grown(by: maskPixel + 2, width: source.width, height: source.height))
+        guard let (candidates, fills) = pixelListBuffers else { throw BeautyError.invalidSettings("spot removal used before a frame began") }
+        for list in [candidates, fills] {
+            try recorder.fill(list, offset: 0, size: Self.pixelListHeaderBytes, value: 0)
+            try recorder.fill(list, offset: 4, size: 8, value: 1)
+        }
+        let bindings: [GPUBinding] = [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination),
+                                      .sampledImage(last, .linear), .storageImage(next), .buffer(candidates), .buffer(fills)]
+        recorder.dispatch(settle, bindings, push: push, covering: region.width, region.height)
+        if !classified.isEmpty {
+            var classifiedPush = push
+            classifiedPush.origin = SIMD2(Int32(classified.x), Int32(classified.y))
+            classifiedPush.size = SIMD2(Int32(classified.width), Int32(classified.height))
+            recorder.dispatch(classify, bindings, push: classifiedPush, covering: classified.width, classified.height)
+        }
+        recorder.dispatch(detect, bindings, push: push, groupsIn: candidates)
+        try recordCap(on: recorder, source: source, destination: destination, fills: fills, region: region,
                       fineRadius: fineRadius, coarseRadius: coarseRadius, maxCount: settings.spotMaxCount * max(1, faceCount))
     }
 
-    private func recordCap(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, region: PixelRegion,
-                           fineRadius: Float, coarseRadius: Float, maxCount: Int) throws {
+    private func recordCap(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, fills: GPUBuffer,
+                           region: PixelRegion, fineRadius: Float, coarseRadius: Float, maxCount: Int) throws {
         let list = try peakListBuffer()
         try recorder.fill(list, offset: 0, size: 4, value: 0)
         try recorder.fill(list, offset: 4, size: 4, value: UInt32(Self.peakCapacity))
@@ -84,13 +119,12 @@ final class SpotRemoval {
             origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
             inverseFrame: SIMD2(inverse.0, inverse.1), windowRadius: max(1.5, fineRadius), minLift: 1.0 / 255,
             fineRadius: fineRadius, coarseRadius: coarseRadius)
-        recorder.dispatch(findPeaks, [.sampledImage(source, .linear), .sampledImage(destination, .nearest), .buffer(list)],
-                          push: peaksPush, covering: region.width, region.height)
-        let capPush = KernelLibrary.BeautySpotCapPush(
-            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
-            linkRadius: 2 * coarseRadius, maxCount: Int32(min(maxCount, Int(Int32.max))))
-        recorder.dispatch(cap, [.sampledImage(source, .nearest), .storageImage(destination), .buffer(list)],
-                          push: capPush, covering: region.width, region.height)
+        recorder.dispatch(findPeaks, [.sampledImage(source, .linear), .sampledImage(destination, .nearest), .buffer(list),
+                                      .buffer(fills)],
+                          push: peaksPush, groupsIn: fills)
+        let capPush = KernelLibrary.BeautySpotCapPush(linkRadius: 2 * coarseRadius, maxCount: Int32(min(maxCount, Int(Int32.max))))
+        recorder.dispatch(cap, [.sampledImage(source, .nearest), .storageImage(destination), .buffer(list), .buffer(fills)],
+                          push: capPush, groupsIn: fills)
     }
 
     private func peakListBuffer() throws -> GPUBuffer {

@@ -131,26 +131,46 @@ public final class CommandRecorder {
                          groups: (x: Int, y: Int, z: Int), ordering: DispatchOrdering = .automatic) {
         precondition(kernel.source.pushConstantSize == 0,
                      "\(kernel.source.name) has a \(kernel.source.pushConstantSize) B push block: dispatch it as a TypedKernel")
-        record(kernel, bindings, push: [], groups: groups, ordering: ordering)
+        record(kernel, bindings, push: [], groups: .direct(groups), ordering: ordering)
     }
 
     /// Records one dispatch of `kernel` over `groups` workgroups, its push block written
     /// member by member at the offsets reflected from the kernel's SPIR-V.
     public func dispatch<Push>(_ kernel: TypedKernel<Push>, _ bindings: [GPUBinding], push: Push,
                                groups: (x: Int, y: Int, z: Int), ordering: DispatchOrdering = .automatic) {
-        record(kernel.compute, bindings, push: kernel.bytes(of: push), groups: groups, ordering: ordering)
+        record(kernel.compute, bindings, push: kernel.bytes(of: push), groups: .direct(groups), ordering: ordering)
+    }
+
+    /// Records one dispatch of `kernel` over the workgroup counts an earlier dispatch wrote
+    /// into `arguments` at `offset` (three UInt32, x y z: a `VkDispatchIndirectCommand`), so
+    /// the work follows what the GPU found (a list it built) without a trip to the CPU.
+    /// `arguments` counts as read here (a barrier first when it was just written).
+    public func dispatch<Push>(_ kernel: TypedKernel<Push>, _ bindings: [GPUBinding], push: Push,
+                               groupsIn arguments: GPUBuffer, offset: Int = 0) {
+        precondition(offset >= 0 && offset % 4 == 0 && offset + 12 <= arguments.size,
+                     "\(kernel.source.name): dispatch arguments at \(offset) of a \(arguments.size) B buffer")
+        record(kernel.compute, bindings, push: kernel.bytes(of: push), groups: .indirect(arguments, offset: offset),
+               ordering: .automatic)
+    }
+
+    /// Where a dispatch's workgroup counts come from.
+    private enum Groups {
+        case direct((x: Int, y: Int, z: Int))
+        case indirect(GPUBuffer, offset: Int)
     }
 
     private func record(_ kernel: ComputeKernel, _ bindings: [GPUBinding], push: [UInt8],
-                        groups: (x: Int, y: Int, z: Int), ordering: DispatchOrdering) {
+                        groups: Groups, ordering: DispatchOrdering) {
         precondition(!submitted, "recorder already submitted")
         let declared = kernel.source.bindings
         precondition(declared.count == bindings.count,
                      "\(kernel.source.name) declares \(declared.count) bindings, got \(bindings.count)")
-        let limits = context.limits.maxComputeWorkGroupCount
-        precondition(groups.x >= 1 && groups.y >= 1 && groups.z >= 1
-                     && groups.x <= Int(limits.0) && groups.y <= Int(limits.1) && groups.z <= Int(limits.2),
-                     "\(kernel.source.name): workgroup count \(groups) outside the device's limits")
+        if case .direct(let groups) = groups {
+            let limits = context.limits.maxComputeWorkGroupCount
+            precondition(groups.x >= 1 && groups.y >= 1 && groups.z >= 1
+                         && groups.x <= Int(limits.0) && groups.y <= Int(limits.1) && groups.z <= Int(limits.2),
+                         "\(kernel.source.name): workgroup count \(groups) outside the device's limits")
+        }
         let pipeline: VkPipeline
         switch kernel.compiledPipeline() {
         case .success(let compiled): pipeline = compiled
@@ -201,6 +221,10 @@ public final class CommandRecorder {
             }
             return write
         }
+        if case .indirect(let arguments, _) = groups {
+            reads.append(ObjectIdentifier(arguments))
+            retained.append(arguments)
+        }
         replayReads?.formUnion(reads)
         replayWrites?.formUnion(writes)
         switch ordering {
@@ -229,7 +253,12 @@ public final class CommandRecorder {
         if let section = callerSection, DispatchTiming.splits(section) {
             startSection(section + "/" + kernel.source.name)
         }
-        vkCmdDispatch(commandBuffer, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
+        switch groups {
+        case .direct(let groups):
+            vkCmdDispatch(commandBuffer, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
+        case .indirect(let arguments, let offset):
+            vkCmdDispatchIndirect(commandBuffer, arguments.handle, VkDeviceSize(offset))
+        }
     }
 
     /// Records a dispatch with enough workgroups to cover a `width` x `height` grid.
@@ -326,6 +355,17 @@ public final class CommandRecorder {
         transition(source, from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
         transition(destination, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, to: VK_IMAGE_LAYOUT_GENERAL)
         retained += [source, destination] as [AnyObject]
+    }
+
+    /// Sets every pixel of `image` to zero.
+    public func clear(_ image: GPUImage) throws {
+        requireTransfers()
+        synchronize(reads: [], writes: [ObjectIdentifier(image)])
+        var colour = VkClearColorValue()
+        var range = VkImageSubresourceRange(aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, baseMipLevel: 0, levelCount: 1,
+                                            baseArrayLayer: 0, layerCount: 1)
+        vkCmdClearColorImage(commandBuffer, image.handle, VK_IMAGE_LAYOUT_GENERAL, &colour, 1, &range)
+        retained.append(image)
     }
 
     /// Copies `bytes` into a buffer at `offset`.
@@ -477,8 +517,11 @@ public final class CommandRecorder {
         barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
         barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue
             | VK_ACCESS_TRANSFER_READ_BIT.rawValue | VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+            | VK_ACCESS_INDIRECT_COMMAND_READ_BIT.rawValue
         let stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT.rawValue | VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue
-        vkCmdPipelineBarrier(commandBuffer, stages, stages, 0, 1, &barrier, 0, nil, 0, nil)
+        // An indirect dispatch reads its workgroup counts in the draw-indirect stage.
+        let destinationStages = stages | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT.rawValue
+        vkCmdPipelineBarrier(commandBuffer, stages, destinationStages, 0, 1, &barrier, 0, nil, 0, nil)
     }
 
     /// A barrier now if reading `reading` or writing `writing` would conflict with the

@@ -50,6 +50,7 @@ public final class GPUBuffer: @unchecked Sendable {
         info.size = UInt64(size)
         info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT.rawValue
             | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue
+            | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT.rawValue
         let families = context.queueFamilies
         // Written on one queue and read on the other (the look-ahead's uploads and person masks).
         info.sharingMode = families.count > 1 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE

@@ -77,7 +77,7 @@ public final class ClipSynthesizer: @unchecked Sendable {
                     sourceCentre: SIMD2(Float(photo.width) / 2, Float(photo.height) / 2),
                     noiseSigma: noiseSigma, seed: UInt32(truncatingIfNeeded: index &* 2_654_435_761 &+ 1))
                 recorder.dispatch(warp, [.sampledImage(photo, .linear), .storageImage(working)], push: push, covering: width, height)
-                converter.recordToPlanes(processed: working, original: nil, output: planes, layout: layout, color: color,
+                try converter.recordToPlanes(processed: working, original: nil, output: planes, layout: layout, color: color,
                                          orientation: .identity, on: recorder)
                 let readbacks = try planes.map { try recorder.download($0) }
                 try recorder.submit().wait()

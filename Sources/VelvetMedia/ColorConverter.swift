@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import VelvetGPU
 import VelvetKernels
 
@@ -9,16 +10,48 @@ import VelvetKernels
 /// full range (0...1), upright, in rgba16f, unclamped.
 final class ColorConverter: @unchecked Sendable {
     let context: GPUContext
-    private let toWorkingKernel: TypedKernel<KernelLibrary.YuvToRgbPush>
-    private let toPlanesKernel: TypedKernel<KernelLibrary.RgbToYuvPush>
+    /// The kernels are specialised per plane layout (and delta mode): on a CPU Vulkan a branch
+    /// on a push constant runs both of its sides. Made at first use, or by `prepare`.
+    private var toWorkingKernels: [VideoPlaneLayout.Kind: TypedKernel<KernelLibrary.YuvToRgbPush>] = [:]
+    private var toPlanesKernels: [PlanesKey: TypedKernel<KernelLibrary.RgbToYuvPush>] = [:]
+    private let lock = NSLock()
     /// Bound to the slots a layout does not use (no plane, or no delta source).
     private let placeholder: GPUImage
 
+    private struct PlanesKey: Hashable {
+        let kind: VideoPlaneLayout.Kind
+        let delta: Bool
+    }
+
     init(context: GPUContext) throws {
         self.context = context
-        toWorkingKernel = try TypedKernel(context: context)
-        toPlanesKernel = try TypedKernel(context: context)
         placeholder = try GPUImage(context: context, width: 1, height: 1, format: .r8)
+    }
+
+    /// Starts compiling the kernels for frames decoded as `input` and encoded as `output`
+    /// (in delta mode when `delta`), so that the first frame does not wait for them.
+    func prepare(input: VideoPlaneLayout, output: VideoPlaneLayout, delta: Bool) throws {
+        _ = try toWorkingKernel(input.kind)
+        _ = try toPlanesKernel(PlanesKey(kind: output.kind, delta: delta))
+    }
+
+    private func toWorkingKernel(_ kind: VideoPlaneLayout.Kind) throws -> TypedKernel<KernelLibrary.YuvToRgbPush> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let kernel = toWorkingKernels[kind] { return kernel }
+        let kernel = try TypedKernel<KernelLibrary.YuvToRgbPush>(context: context, specialization: ["LAYOUT_KIND": .int(kind.rawValue)])
+        toWorkingKernels[kind] = kernel
+        return kernel
+    }
+
+    private func toPlanesKernel(_ key: PlanesKey) throws -> TypedKernel<KernelLibrary.RgbToYuvPush> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let kernel = toPlanesKernels[key] { return kernel }
+        let kernel = try TypedKernel<KernelLibrary.RgbToYuvPush>(
+            context: context, specialization: ["LAYOUT_KIND": .int(key.kind.rawValue), "DELTA_MODE": .int(key.delta ? 1 : 0)])
+        toPlanesKernels[key] = kernel
+        return kernel
     }
 
     /// GPU images for the planes of a `width` x `height` frame (stored orientation).
@@ -43,7 +76,7 @@ final class ColorConverter: @unchecked Sendable {
 
     /// Records planes -> working image (rgba16f, upright size).
     func recordToWorking(planes: [GPUImage], layout: VideoPlaneLayout, color: ColorDescription, orientation: Orientation,
-                         working: GPUImage, on recorder: CommandRecorder) {
+                         working: GPUImage, on recorder: CommandRecorder) throws {
         let luma = planes[0]
         let chroma = planes.count > 1 ? planes[1] : placeholder
         let chromaShift = layout.chromaShift
@@ -57,13 +90,13 @@ final class ColorConverter: @unchecked Sendable {
         let push = KernelLibrary.YuvToRgbPush(
             outputSize: SIMD2(Int32(working.width), Int32(working.height)), storedSize: SIMD2(Int32(luma.width), Int32(luma.height)),
             chromaSize: SIMD2(Int32(chroma.width), Int32(chroma.height)),
-            layoutKind: layout.kind.rawValue, orientation: orientation.kernelCode,
+            orientation: orientation.kernelCode,
             chromaTransform: SIMD4(Float(scaleX), Float(scaleY), Float(0.5 - sitingX * scaleX), Float(0.5 - sitingY * scaleY)),
             range: SIMD4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale)),
             toR: SIMD4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale)),
             toG: SIMD4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0),
             toB: SIMD4(Float(rows[2][0]), Float(rows[2][1]), Float(rows[2][2]), 0))
-        recorder.dispatch(toWorkingKernel, [
+        recorder.dispatch(try toWorkingKernel(layout.kind), [
             .sampledImage(luma, .nearest), .sampledImage(chroma, .linear),
             .sampledImage(planes.count > 2 ? planes[2] : placeholder, .linear), .storageImage(working),
         ], push: push, covering: working.width, working.height)
@@ -75,7 +108,7 @@ final class ColorConverter: @unchecked Sendable {
     /// `region` (upright pixels) limits the work to the chroma sites it touches.
     func recordToPlanes(processed: GPUImage, original: (reference: GPUImage, planes: [GPUImage])?,
                         output: [GPUImage], layout: VideoPlaneLayout, color: ColorDescription,
-                        orientation: Orientation, region: PixelRegion? = nil, on recorder: CommandRecorder) {
+                        orientation: Orientation, region: PixelRegion? = nil, on recorder: CommandRecorder) throws {
         let luma = output[0]
         let chromaSize = output.count > 1 ? (output[1].width, output[1].height) : (luma.width, luma.height)
         var sites = (x: 0, y: 0, width: chromaSize.0, height: chromaSize.1)
@@ -94,8 +127,7 @@ final class ColorConverter: @unchecked Sendable {
         let push = KernelLibrary.RgbToYuvPush(
             storedSize: SIMD2(Int32(luma.width), Int32(luma.height)), chromaSize: SIMD2(Int32(chromaSize.0), Int32(chromaSize.1)),
             subsampling: SIMD2(Int32(1 << layout.chromaShift.x), Int32(1 << layout.chromaShift.y)),
-            layoutKind: layout.kind.rawValue, orientation: orientation.kernelCode,
-            deltaMode: original == nil ? 0 : 1, cositedX: color.chromaCositedX ? 1 : 0,
+            orientation: orientation.kernelCode, cositedX: color.chromaCositedX ? 1 : 0,
             range: SIMD4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale)),
             toY: SIMD4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale)),
             toPb: SIMD4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0),
@@ -103,7 +135,7 @@ final class ColorConverter: @unchecked Sendable {
             siteOrigin: SIMD2(Int32(sites.x), Int32(sites.y)), siteCount: SIMD2(Int32(sites.width), Int32(sites.height)))
         let originalPlanes = original?.planes ?? []
         func plane(_ images: [GPUImage], _ index: Int) -> GPUImage { index < images.count ? images[index] : placeholder }
-        recorder.dispatch(toPlanesKernel, [
+        recorder.dispatch(try toPlanesKernel(PlanesKey(kind: layout.kind, delta: original != nil)), [
             .sampledImage(processed, .nearest), .sampledImage(original?.reference ?? processed, .nearest),
             .sampledImage(plane(originalPlanes, 0), .nearest), .sampledImage(plane(originalPlanes, 1), .nearest),
             .sampledImage(plane(originalPlanes, 2), .nearest),

@@ -97,6 +97,7 @@ final class FrameProcessor: @unchecked Sendable {
         processed = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
         let output = plan.outputSize
         outputPlanes = try converter.makePlanes(plan.outputLayout, width: output.width, height: output.height)
+        try converter.prepare(input: plan.inputLayout, output: plan.outputLayout, delta: plan.usesDelta)
     }
 
     /// Shows one frame to the effect's look-ahead: upload and conversion to a working image
@@ -127,7 +128,7 @@ final class FrameProcessor: @unchecked Sendable {
         recorder.beginSection("lookahead.upload")
         try converter.recordUpload(of: frame, to: planes, on: recorder)
         recorder.beginSection("lookahead.color_in")
-        converter.recordToWorking(planes: planes, layout: plan.inputLayout, color: plan.inputColor,
+        try converter.recordToWorking(planes: planes, layout: plan.inputLayout, color: plan.inputColor,
                                   orientation: plan.inputOrientation, working: working, on: recorder)
         recorder.endSection()
         // Submitted, not waited for: the effect's own submissions run behind it. The effect
@@ -174,7 +175,7 @@ final class FrameProcessor: @unchecked Sendable {
             try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
         }
         recorder.beginSection("color_in")
-        converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
+        try converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
                                   orientation: plan.inputOrientation, working: working, on: recorder)
         var change = FrameChange.none
         var upload: GPUSubmission?
@@ -207,12 +208,12 @@ final class FrameProcessor: @unchecked Sendable {
                 for (input, output) in zip(inputPlanes, outputPlanes) { try recorder.copy(input, to: output) }
             }
             if region != nil || converted == .whole {
-                converter.recordToPlanes(processed: result, original: (working, inputPlanes), output: outputPlanes,
+                try converter.recordToPlanes(processed: result, original: (working, inputPlanes), output: outputPlanes,
                                          layout: plan.outputLayout, color: plan.outputColor,
                                          orientation: plan.outputOrientation, region: region, on: recorder)
             }
         } else {
-            converter.recordToPlanes(processed: result, original: nil, output: outputPlanes,
+            try converter.recordToPlanes(processed: result, original: nil, output: outputPlanes,
                                      layout: plan.outputLayout, color: plan.outputColor,
                                      orientation: plan.outputOrientation, on: recorder)
         }

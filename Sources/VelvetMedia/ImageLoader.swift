@@ -20,7 +20,7 @@ public enum ImageLoader {
         let working = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
         let recorder = try CommandRecorder(context: context)
         try converter.recordUpload(of: frame, to: planes, on: recorder)
-        converter.recordToWorking(planes: planes, layout: layout, color: ColorDescription(frame: frame.pointer, layout: layout),
+        try converter.recordToWorking(planes: planes, layout: layout, color: ColorDescription(frame: frame.pointer, layout: layout),
                                   orientation: orientation, working: working, on: recorder)
         try recorder.submit().wait()
         return working

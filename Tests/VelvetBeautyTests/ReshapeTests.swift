@@ -100,9 +100,16 @@ final class ReshapeTests: GPUTestCase {
     }
 
     /// The kernel evaluates the same field: warping an image that holds each pixel's own
-    /// coordinates gives back p + d(p) (bilinear sampling of a linear ramp is exact).
+    /// coordinates gives back p + d(p) (bilinear sampling of a linear ramp is exact). The
+    /// kernel sums per tile only the terms that reach it, in the field's order: one face, and
+    /// two overlapping faces (the second turned and smaller, over the first's cheek).
     func testGPUWarpMatchesTheField() throws {
-        let face = try FaceFixture.loadGeometry("grace_hopper").faces[0]
+        let faces = try testFaces()
+        try checkWarpMatchesTheField(faces: [faces[1]])
+        try checkWarpMatchesTheField(faces: [faces[1], faces[2]])
+    }
+
+    private func checkWarpMatchesTheField(faces: [BeautyFace]) throws {
         let width = 512, height = 600
         var coordinates = [Float](repeating: 1, count: width * height * 4)
         for y in 0..<height { for x in 0..<width {
@@ -113,12 +120,12 @@ final class ReshapeTests: GPUTestCase {
         let destination = try GPUImage(context: context, width: width, height: height, format: .rgba32f)
         let recorder = try CommandRecorder(context: context)
         try coordinates.withUnsafeBytes { try recorder.upload($0, to: source) }
-        let region = try ReshapeWarp(context: context).record(on: recorder, image: source, faces: [face], settings: full,
+        let region = try ReshapeWarp(context: context).record(on: recorder, image: source, faces: faces, settings: full,
                                                                destination: destination)
         let readback = try recorder.download(destination)
         try recorder.submit().wait()
         let output = readback.bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        let field = ReshapeField(faces: [face], settings: full)
+        let field = ReshapeField(faces: faces, settings: full)
         var worst: Float = 0
         for y in stride(from: region.y, to: region.y + region.height, by: 3) {
             for x in stride(from: region.x, to: region.x + region.width, by: 3) {
@@ -129,7 +136,7 @@ final class ReshapeTests: GPUTestCase {
             }
         }
         // Hardware bilinear weights carry 8 fractional bits: up to 1/256 px.
-        XCTAssertLessThan(worst, 0.02, "GPU warp vs CPU field, pixels")
+        XCTAssertLessThan(worst, 0.02, "GPU warp vs CPU field, pixels, \(faces.count) faces")
     }
 
     /// Nothing farther than the documented reach (ReshapeField.slimRadius face sizes) outside

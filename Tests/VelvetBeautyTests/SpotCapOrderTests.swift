@@ -31,7 +31,8 @@ final class SpotCapOrderTests: GPUTestCase {
         XCTAssertFalse(isKept(11, 17))
     }
 
-    /// Runs the cap over a frame filled everywhere; true where a pixel's fill is kept.
+    /// Runs the cap over a frame filled everywhere (every pixel in the fill list the cap is
+    /// dispatched over); true where a pixel's fill is kept.
     private func capped(peaks: [SIMD2<Float>], value: Float, maxCount: Int) throws -> [Bool] {
         let side = Self.side
         let source = try GPUImage(context: context, width: side, height: side, format: .rgba16f)
@@ -41,16 +42,22 @@ final class SpotCapOrderTests: GPUTestCase {
         let filled = (0..<(side * side)).flatMap { _ in [0.6, 0.6, 0.6, 1] as [Float16] }
         let header: [UInt32] = [UInt32(peaks.count), UInt32(peaks.count), 0, 0]
         let entries: [Float] = peaks.flatMap { [$0.x, $0.y, value, 0] }
+        // beauty_pixel_list.glsl: the indirect dispatch's workgroups (256 pixels each), the count, x | y << 16.
+        let pixels = side * side
+        let fillHead: [UInt32] = [UInt32((pixels + 255) / 256), 1, 1, UInt32(pixels)]
+        let fillPixels: [UInt32] = (0..<pixels).map { UInt32($0 % side) | UInt32($0 / side) << 16 }
+        let fills = try GPUBuffer(context: context, size: 16 + 4 * pixels)
         let recorder = try CommandRecorder(context: context)
         try grey.withUnsafeBytes { try recorder.upload($0, to: source) }
         try filled.withUnsafeBytes { try recorder.upload($0, to: fixed) }
         try header.withUnsafeBytes { try recorder.upload($0, to: list) }
         try entries.withUnsafeBytes { try recorder.upload($0, to: list, offset: 16) }
-        let push = KernelLibrary.BeautySpotCapPush(origin: SIMD2(0, 0), size: SIMD2(Int32(side), Int32(side)),
-                                                   linkRadius: 100, maxCount: Int32(maxCount))
+        try fillHead.withUnsafeBytes { try recorder.upload($0, to: fills) }
+        try fillPixels.withUnsafeBytes { try recorder.upload($0, to: fills, offset: 16) }
+        let push = KernelLibrary.BeautySpotCapPush(linkRadius: 100, maxCount: Int32(maxCount))
         recorder.dispatch(try TypedKernel<KernelLibrary.BeautySpotCapPush>(context: context),
-                          [.sampledImage(source, .nearest), .storageImage(fixed), .buffer(list)],
-                          push: push, covering: side, side)
+                          [.sampledImage(source, .nearest), .storageImage(fixed), .buffer(list), .buffer(fills)],
+                          push: push, groupsIn: fills)
         let readback = try recorder.download(fixed)
         try recorder.submit().wait()
         let halves = readback.raw.bindMemory(to: Float16.self)
