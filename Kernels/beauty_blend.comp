@@ -11,13 +11,17 @@
 // A user's matte (`render --matte-in`), when given, multiplies both the blend weight and the
 // spot fill, so where it is 0 the original texel is kept bit-exact.
 // With WRITE_WEIGHTS the final weight max(blend, spot fill) is also written (`--matte`, tests).
-// Dispatched over the region only: the host copied the frame to the destination (and cleared
-// the weights) first.
+// With COPY_OUTSIDE it is dispatched over the whole frame and copies the pixels outside the
+// region itself (on a GPU one dispatch costs less than a copy and a dispatch); without, it is
+// dispatched over the region only, after the host copied the frame to the destination and
+// cleared the weights (on a CPU Vulkan, where every invocation runs the whole kernel and the
+// copy is a memcpy).
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(constant_id = 0) const int WRITE_WEIGHTS = 0;
 layout(constant_id = 1) const int HAS_USER_MATTE = 0;
+layout(constant_id = 2) const int COPY_OUTSIDE = 0;
 
 layout(binding = 0) uniform sampler2D original;  // nearest
 layout(binding = 1) uniform sampler2D spotFixed; // nearest: rgb fixed, a = spot weight
@@ -45,10 +49,11 @@ layout(push_constant) uniform Parameters {
 const int GAIN_STRIDE = 8;
 
 void main() {
-    ivec2 pixel = parameters.origin + ivec2(gl_GlobalInvocationID.xy);
+    ivec2 dispatchOrigin = COPY_OUTSIDE != 0 ? ivec2(0) : parameters.origin;
+    ivec2 pixel = dispatchOrigin + ivec2(gl_GlobalInvocationID.xy);
     vec2 p = vec2(pixel) + 0.5;
     // The faces reaching this workgroup (a uniform test: every lane reads the same face).
-    vec2 groupLow = vec2(parameters.origin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy));
+    vec2 groupLow = vec2(dispatchOrigin + ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy));
     vec2 groupHigh = groupLow + vec2(gl_WorkGroupSize.xy);
     float gainSum = 0.0;
     float reachSum = 0.0;
@@ -68,6 +73,12 @@ void main() {
         gainWeight += k;
     }
     if (!beautyInRegion(pixel, parameters.origin, parameters.size)) {
+        if (COPY_OUTSIDE != 0 && all(lessThan(pixel, parameters.frameSize))) {
+            imageStore(destination, pixel, texelFetch(original, pixel, 0));
+            if (WRITE_WEIGHTS != 0) {
+                imageStore(weights, pixel, vec4(0.0));
+            }
+        }
         return;
     }
     vec4 source = texelFetch(original, pixel, 0);

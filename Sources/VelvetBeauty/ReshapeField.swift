@@ -160,19 +160,41 @@ public struct ReshapeField: Sendable {
             return face.eyes.enumerated().map { (faceBits | UInt32($0), $1.centre, $1.radius + 1) }
                 + face.anchors.enumerated().map { (faceBits | 1 << 15 | UInt32($0), $1.position, face.rho + 1) }
         }
-        var result = Tiles()
-        for y in stride(from: region.y, to: region.y + region.height, by: side) {
-            for x in stride(from: region.x, to: region.x + region.width, by: side) {
-                let low = SIMD2(Float(x), Float(y)), high = SIMD2(Float(x + side), Float(y + side))
-                let start = result.terms.count
-                for (term, centre, reach) in all {
-                    let outside = pointwiseMax(pointwiseMax(low - centre, centre - high), .zero)
-                    if (outside * outside).sum() < reach * reach { result.terms.append(term) }
-                }
-                if result.terms.count > start {
-                    result.tiles.append(SIMD4(Int32(x), Int32(y), Int32(start), Int32(result.terms.count - start)))
+        let columns = (region.width + side - 1) / side, rows = (region.height + side - 1) / side
+        guard columns > 0, rows > 0 else { return Tiles() }
+        // Each term visits only the tiles of its own box (counted, then placed: the terms of a
+        // tile stay in the field's order), so the cost follows the terms' reach, not the region.
+        func visit(_ body: (Int, UInt32) -> Void) {
+            for (term, centre, reach) in all {
+                let low = (centre - reach - SIMD2(Float(region.x), Float(region.y))) / Float(side)
+                let high = (centre + reach - SIMD2(Float(region.x), Float(region.y))) / Float(side)
+                let x0 = max(0, Int(low.x.rounded(.down))), y0 = max(0, Int(low.y.rounded(.down)))
+                let x1 = min(columns - 1, Int(high.x.rounded(.down))), y1 = min(rows - 1, Int(high.y.rounded(.down)))
+                guard x0 <= x1, y0 <= y1 else { continue }
+                for row in y0...y1 {
+                    for column in x0...x1 {
+                        let tileLow = SIMD2(Float(region.x + column * side), Float(region.y + row * side))
+                        let outside = pointwiseMax(pointwiseMax(tileLow - centre, centre - (tileLow + Float(side))), .zero)
+                        if (outside * outside).sum() < reach * reach { body(row * columns + column, term) }
+                    }
                 }
             }
+        }
+        var counts = [Int](repeating: 0, count: columns * rows)
+        visit { tile, _ in counts[tile] += 1 }
+        var result = Tiles()
+        var starts = [Int](repeating: 0, count: columns * rows)
+        var total = 0
+        for tile in counts.indices where counts[tile] > 0 {
+            starts[tile] = total
+            result.tiles.append(SIMD4(Int32(region.x + tile % columns * side), Int32(region.y + tile / columns * side),
+                                      Int32(total), Int32(counts[tile])))
+            total += counts[tile]
+        }
+        result.terms = [UInt32](repeating: 0, count: total)
+        visit { tile, term in
+            result.terms[starts[tile]] = term
+            starts[tile] += 1
         }
         return result
     }

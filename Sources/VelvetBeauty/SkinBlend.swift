@@ -4,9 +4,14 @@ import VelvetKernels
 /// Stage 4: the composite out = mix(spot-fixed, smoothed, skin x zone x gain) over the
 /// region of interest, gain the strength fit's for the face (blended across faces); every other pixel, and every pixel with weight 0 and no spot fill,
 /// is the original texel unchanged (bit-exact). Optionally also writes the final weight.
-/// The frame is copied first and the kernel runs over the region only.
+/// On a GPU one dispatch over the whole frame also copies the pixels outside the region; on a
+/// CPU device (`ImageCopier.Method.transfer`) the frame is copied first and the kernel runs over
+/// the region only, since there every invocation costs the whole kernel (the same bytes either way,
+/// `SkinBlendTests`).
 final class SkinBlend {
     private let context: GPUContext
+    /// The frame's copy on a CPU device; nil where the kernel copies (`copiesOutside`).
+    private let copier: ImageCopier?
     /// Per (final weights written, a user's matte); the plain one made at once, others at first use.
     private var kernels: [Variant: TypedKernel<KernelLibrary.BeautyBlendPush>] = [:]
 
@@ -15,16 +20,23 @@ final class SkinBlend {
         let hasUserMatte: Bool
     }
 
-    init(context: GPUContext) throws {
+    /// `method` nil: the device's (`ImageCopier`).
+    init(context: GPUContext, method: ImageCopier.Method? = nil) throws {
         self.context = context
+        let copier = try ImageCopier(context: context, method: method)
+        self.copier = copier.method == .transfer ? copier : nil
         _ = try kernel(Variant(writesWeights: false, hasUserMatte: false))
     }
+
+    /// The kernel copies the pixels outside the region itself.
+    var copiesOutside: Bool { copier == nil }
 
     private func kernel(_ variant: Variant) throws -> TypedKernel<KernelLibrary.BeautyBlendPush> {
         if let kernel = kernels[variant] { return kernel }
         let kernel = try TypedKernel<KernelLibrary.BeautyBlendPush>(
             context: context, specialization: ["WRITE_WEIGHTS": .int(variant.writesWeights ? 1 : 0),
-                                               "HAS_USER_MATTE": .int(variant.hasUserMatte ? 1 : 0)])
+                                               "HAS_USER_MATTE": .int(variant.hasUserMatte ? 1 : 0),
+                                               "COPY_OUTSIDE": .int(copiesOutside ? 1 : 0)])
         kernels[variant] = kernel
         return kernel
     }
@@ -39,9 +51,16 @@ final class SkinBlend {
                 mask: GPUImage, destination: GPUImage, weights: GPUImage?, dummy: GPUImage,
                 region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?, edgeReach: Float,
                 userMatte: GPUImage?) throws {
-        try recorder.copy(original, to: destination)
-        if let weights { try recorder.clear(weights) }
-        guard let area = region.clamped(width: original.width, height: original.height) else { return }
+        let area: PixelRegion
+        if let copier {
+            try copier.record(on: recorder, from: original, to: destination)
+            if let weights { try recorder.clear(weights) }
+            guard let clamped = region.clamped(width: original.width, height: original.height) else { return }
+            area = clamped
+        } else {
+            area = region.clamped(width: original.width, height: original.height) ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
+        }
+        let covered = copier == nil ? PixelRegion(x: 0, y: 0, width: original.width, height: original.height) : area
         let inverse = original.inverseSize
         let push = KernelLibrary.BeautyBlendPush(
             origin: SIMD2(Int32(area.x), Int32(area.y)), size: SIMD2(Int32(area.width), Int32(area.height)),
@@ -52,6 +71,6 @@ final class SkinBlend {
                            .sampledImage(processed, .nearest), .sampledImage(mask, .linear),
                            .storageImage(destination), .storageImage(weights ?? dummy),
                            .buffer(geometry), .buffer(gains ?? geometry), .sampledImage(userMatte ?? dummy, .nearest)],
-                          push: push, covering: area.width, area.height)
+                          push: push, covering: covered.width, covered.height)
     }
 }

@@ -85,7 +85,12 @@ public final class SkinPipeline {
     private let toneKeeping: ToneKeeping
     private let zeroGains: GPUBuffer
 
-    public init(context: GPUContext) throws {
+    public convenience init(context: GPUContext) throws {
+        try self.init(context: context, blendCopy: nil)
+    }
+
+    /// `blendCopy`: how the blend copies what it leaves (nil: the device's way; tests run both).
+    init(context: GPUContext, blendCopy: ImageCopier.Method?) throws {
         self.context = context
         pool = ImagePool(context: context)
         let blurs = try BlurCache(context: context)
@@ -93,7 +98,7 @@ public final class SkinPipeline {
         spots = try SpotRemoval(context: context)
         bilateral = try BilateralSmoothing(context: context, pool: pool)
         frequencySeparation = try FrequencySeparation(context: context, pool: pool, blurs: blurs)
-        blend = try SkinBlend(context: context)
+        blend = try SkinBlend(context: context, method: blendCopy)
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .r16f)
         ownedCopy = try TypedKernel(context: context)
         strengthFit = try StrengthFit(context: context, pool: pool)
