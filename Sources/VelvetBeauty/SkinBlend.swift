@@ -20,11 +20,11 @@ final class SkinBlend {
         let hasUserMatte: Bool
     }
 
-    /// `method` nil: the device's (`ImageCopier`).
+    /// `method` nil: the device's (`ImageCopier.method(for:)`).
     init(context: GPUContext, method: ImageCopier.Method? = nil) throws {
         self.context = context
-        let copier = try ImageCopier(context: context, method: method)
-        self.copier = copier.method == .transfer ? copier : nil
+        let method = method ?? ImageCopier.method(for: context)
+        copier = method == .transfer ? try ImageCopier(context: context, method: .transfer) : nil
         _ = try kernel(Variant(writesWeights: false, hasUserMatte: false))
     }
 

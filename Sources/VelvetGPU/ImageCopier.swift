@@ -10,9 +10,14 @@ public final class ImageCopier {
     /// Made only for the kernel method (a CPU device compiles nothing for it).
     private let kernel: TypedKernel<KernelLibrary.ImageCopyPush>?
 
-    /// `method` nil: the device's (transfer on a CPU device, the kernel otherwise).
+    /// The device's way: the transfer on a CPU device, the kernel otherwise.
+    public static func method(for context: GPUContext) -> Method {
+        context.device.kind == .cpu ? .transfer : .kernel
+    }
+
+    /// `method` nil: the device's (`method(for:)`).
     public init(context: GPUContext, method: Method? = nil) throws {
-        let method = method ?? (context.device.kind == .cpu ? .transfer : .kernel)
+        let method = method ?? Self.method(for: context)
         self.method = method
         kernel = method == .kernel ? try TypedKernel(context: context) : nil
     }

@@ -58,6 +58,7 @@ final class TransferTests: GPUTestCase {
         }
         let kind = try context.device.kind
         XCTAssertEqual(try ImageCopier(context: context).method, kind == .cpu ? .transfer : .kernel)
+        XCTAssertEqual(try ImageCopier.method(for: context), kind == .cpu ? .transfer : .kernel)
     }
 
     /// Transfers large enough to be copied on several threads (`ParallelCopy`) come back
