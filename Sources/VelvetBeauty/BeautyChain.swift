@@ -11,8 +11,6 @@ public final class BeautyChain {
     private let context: GPUContext
     private var images: [GPUImage] = []
     private lazy var matteComposite = try? TypedKernel<KernelLibrary.MatteCompositePush>(context: context)
-    /// Copies the last stage's image to the output; nil until the first frame needs it.
-    private var copier: ImageCopier?
 
     /// `stages` in order; the idle ones are dropped.
     public init(context: GPUContext, stages: [any BeautyStage]) {
@@ -44,21 +42,15 @@ public final class BeautyChain {
         }
         guard let changed = frame.changed else { return nil }
         if let matteBase, let matte = frame.userMatte, current !== matteBase {
-            if matteBase !== output { try copy(matteBase, to: output, on: recorder) }
+            if matteBase !== output { try recorder.copy(matteBase, to: output) }
             guard let matteComposite else { throw GPUError.unsupported("matte_composite.comp did not build") }
             let push = KernelLibrary.MatteCompositePush(size: SIMD2(Int32(output.width), Int32(output.height)))
             recorder.dispatch(matteComposite, [.sampledImage(current, .nearest), .sampledImage(matte, .nearest), .storageImage(output)],
                               push: push, covering: output.width, output.height)
         } else if current !== output {
-            try copy(current, to: output, on: recorder)
+            try recorder.copy(current, to: output)
         }
         return changed
-    }
-
-    private func copy(_ source: GPUImage, to destination: GPUImage, on recorder: CommandRecorder) throws {
-        let copier = try self.copier ?? ImageCopier(context: context)
-        self.copier = copier
-        try copier.record(on: recorder, from: source, to: destination)
     }
 
     /// One of the chain's working images (the output's size and format) that is none of `busy`.

@@ -9,13 +9,10 @@ public final class ColorGrading: @unchecked Sendable {
     private let kernel: TypedKernel<KernelLibrary.LutApplyPush>
     private let table: GPUImage
     private let noMask: GPUImage
-    /// Copies the frame where the grade writes only part of it (also `GradeStage`'s).
-    let copier: ImageCopier
 
     public init(context: GPUContext, lut: ColorLUT) throws {
         self.lut = lut
         kernel = try TypedKernel(context: context)
-        copier = try ImageCopier(context: context)
         table = try GPUImage(context: context, width: lut.size * lut.size, height: lut.size, format: .rgba32f)
         noMask = try GPUImage(context: context, width: 1, height: 1, format: .r32f)
         // Slices side by side: texel (r + b * N, g).
@@ -38,7 +35,7 @@ public final class ColorGrading: @unchecked Sendable {
                        strength: Float, region: PixelRegion? = nil) throws {
         guard (0...1).contains(strength) else { throw GPUError.invalidArgument("LUT strength \(strength) outside 0...1") }
         guard strength > 0 else {
-            if source !== destination { try copier.record(on: recorder, from: source, to: destination) }
+            if source !== destination { try recorder.copy(source, to: destination) }
             return
         }
         guard let area = (region ?? PixelRegion(x: 0, y: 0, width: source.width, height: source.height))
@@ -77,7 +74,7 @@ public final class GradeStage: BeautyStage {
         if throughSkinMask {
             // Only where the frame changed: the weight is 0 elsewhere, and only that region reaches the output.
             guard let changed = frame.changed else { return .skipped }
-            if source !== destination { try grading.copier.record(on: recorder, from: source, to: destination) }
+            if source !== destination { try recorder.copy(source, to: destination) }
             try grading.record(on: recorder, source: source, destination: destination, mask: frame.skin?.weights, strength: strength,
                                region: changed)
             return .wrote(changed)

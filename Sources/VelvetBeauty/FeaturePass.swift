@@ -16,7 +16,6 @@ struct FeaturePass<Push: FeaturePassPush> {
     private let apply: TypedKernel<Push>
     /// The measurements of each entry, smoothed over frames by track between the two passes.
     private let memory: MeasurementMemory
-    private let copier: ImageCopier
 
     init(context: GPUContext, statsPerEntry: Int, positionStats: Range<Int>) throws {
         self.context = context
@@ -24,7 +23,6 @@ struct FeaturePass<Push: FeaturePassPush> {
         measure = try TypedKernel(context: context, specialization: ["MEASURE": .int(1)])
         apply = try TypedKernel(context: context)
         memory = try MeasurementMemory(context: context, stride: statsPerEntry, validity: 0, passedRaw: positionStats)
-        copier = try ImageCopier(context: context)
     }
 
     /// Forgets every entry: a frame where the stage found none.
@@ -42,7 +40,7 @@ struct FeaturePass<Push: FeaturePassPush> {
         let tableBuffer = try GPUBuffer.pooled(context: context, size: table.count * 4)
         try table.withUnsafeBytes { try recorder.upload($0, to: tableBuffer) }
         let stats = try GPUBuffer.pooled(context: context, size: entries * statsPerEntry * 4)
-        if source !== destination { try copier.record(on: recorder, from: source, to: destination) }
+        if source !== destination { try recorder.copy(source, to: destination) }
         let push = Push(origin: SIMD2(Int32(region.x), Int32(region.y)), regionSize: SIMD2(Int32(region.width), Int32(region.height)),
                         faceCount: Int32(entries), strength: strength, view: showsMask ? 1 : 0)
         let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .buffer(tableBuffer), .buffer(stats), .storageImage(destination)]

@@ -10,12 +10,10 @@ public final class MakeupPaint {
 
     public let context: GPUContext
     private let kernel: TypedKernel<KernelLibrary.MakeupApplyPush>
-    private let copier: ImageCopier
 
     public init(context: GPUContext) throws {
         self.context = context
         kernel = try TypedKernel(context: context)
-        copier = try ImageCopier(context: context)
     }
 
     /// Records makeup on `image` into `destination` (same size and format, a different
@@ -26,7 +24,7 @@ public final class MakeupPaint {
         let settings = try settings.validated()
         if image !== destination { // in place, it writes only its region and reads only the pixel it writes
             try checkStageImages(image, destination)
-            try copier.record(on: recorder, from: image, to: destination)
+            try recorder.copy(image, to: destination)
         }
         let geometry = MakeupGeometry(faces: faces, settings: settings)
         let region = geometry.region(width: image.width, height: image.height)

@@ -10,12 +10,10 @@ public final class ReshapeWarp {
 
     public let context: GPUContext
     private let kernel: TypedKernel<KernelLibrary.ReshapeWarpPush>
-    private let copier: ImageCopier
 
     public init(context: GPUContext) throws {
         self.context = context
         kernel = try TypedKernel(context: context)
-        copier = try ImageCopier(context: context)
     }
 
     /// Records the warp of `image` into `destination` (same size and format, a different
@@ -25,7 +23,7 @@ public final class ReshapeWarp {
                        destination: GPUImage) throws -> PixelRegion {
         let settings = try settings.validated()
         try checkStageImages(image, destination)
-        try copier.record(on: recorder, from: image, to: destination)
+        try recorder.copy(image, to: destination)
         let field = ReshapeField(faces: faces, settings: settings)
         let region = field.region(width: image.width, height: image.height)
         guard !field.isIdentity, !region.isEmpty else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }

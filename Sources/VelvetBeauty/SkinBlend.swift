@@ -5,13 +5,13 @@ import VelvetKernels
 /// region of interest, gain the strength fit's for the face (blended across faces); every other pixel, and every pixel with weight 0 and no spot fill,
 /// is the original texel unchanged (bit-exact). Optionally also writes the final weight.
 /// On a GPU one dispatch over the whole frame also copies the pixels outside the region; on a
-/// CPU device (`ImageCopier.Method.transfer`) the frame is copied first and the kernel runs over
-/// the region only, since there every invocation costs the whole kernel (the same bytes either way,
+/// CPU device the frame is copied first (a memcpy there) and the kernel runs over the region
+/// only, since there every invocation costs the whole kernel (the same bytes either way,
 /// `SkinBlendTests`).
 final class SkinBlend {
     private let context: GPUContext
-    /// The frame's copy on a CPU device; nil where the kernel copies (`copiesOutside`).
-    private let copier: ImageCopier?
+    /// The kernel copies the pixels outside the region itself (GPUs).
+    let copiesOutside: Bool
     /// Per (final weights written, a user's matte); the plain one made at once, others at first use.
     private var kernels: [Variant: TypedKernel<KernelLibrary.BeautyBlendPush>] = [:]
 
@@ -20,16 +20,12 @@ final class SkinBlend {
         let hasUserMatte: Bool
     }
 
-    /// `method` nil: the device's (`ImageCopier.method(for:)`).
-    init(context: GPUContext, method: ImageCopier.Method? = nil) throws {
+    /// `copiesOutside` nil: the device's way (copied by the transfer on a CPU device).
+    init(context: GPUContext, copiesOutside: Bool? = nil) throws {
         self.context = context
-        let method = method ?? ImageCopier.method(for: context)
-        copier = method == .transfer ? try ImageCopier(context: context, method: .transfer) : nil
+        self.copiesOutside = copiesOutside ?? (context.device.kind != .cpu)
         _ = try kernel(Variant(writesWeights: false, hasUserMatte: false))
     }
-
-    /// The kernel copies the pixels outside the region itself.
-    var copiesOutside: Bool { copier == nil }
 
     private func kernel(_ variant: Variant) throws -> TypedKernel<KernelLibrary.BeautyBlendPush> {
         if let kernel = kernels[variant] { return kernel }
@@ -52,15 +48,15 @@ final class SkinBlend {
                 region: PixelRegion, geometry: GPUBuffer, faceCount: Int, gains: GPUBuffer?, edgeReach: Float,
                 userMatte: GPUImage?) throws {
         let area: PixelRegion
-        if let copier {
-            try copier.record(on: recorder, from: original, to: destination)
+        if copiesOutside {
+            area = region.clamped(width: original.width, height: original.height) ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
+        } else {
+            try recorder.copy(original, to: destination)
             if let weights { try recorder.clear(weights) }
             guard let clamped = region.clamped(width: original.width, height: original.height) else { return }
             area = clamped
-        } else {
-            area = region.clamped(width: original.width, height: original.height) ?? PixelRegion(x: 0, y: 0, width: 0, height: 0)
         }
-        let covered = copier == nil ? PixelRegion(x: 0, y: 0, width: original.width, height: original.height) : area
+        let covered = copiesOutside ? PixelRegion(x: 0, y: 0, width: original.width, height: original.height) : area
         let inverse = original.inverseSize
         let push = KernelLibrary.BeautyBlendPush(
             origin: SIMD2(Int32(area.x), Int32(area.y)), size: SIMD2(Int32(area.width), Int32(area.height)),

@@ -86,11 +86,12 @@ public final class SkinPipeline {
     private let zeroGains: GPUBuffer
 
     public convenience init(context: GPUContext) throws {
-        try self.init(context: context, blendCopy: nil)
+        try self.init(context: context, blendCopiesOutside: nil)
     }
 
-    /// `blendCopy`: how the blend copies what it leaves (nil: the device's way; tests run both).
-    init(context: GPUContext, blendCopy: ImageCopier.Method?) throws {
+    /// `blendCopiesOutside`: how the blend copies what it leaves (`SkinBlend`; nil: the
+    /// device's way; tests run both).
+    init(context: GPUContext, blendCopiesOutside: Bool?) throws {
         self.context = context
         pool = ImagePool(context: context)
         let blurs = try BlurCache(context: context)
@@ -98,7 +99,7 @@ public final class SkinPipeline {
         spots = try SpotRemoval(context: context)
         bilateral = try BilateralSmoothing(context: context, pool: pool)
         frequencySeparation = try FrequencySeparation(context: context, pool: pool, blurs: blurs)
-        blend = try SkinBlend(context: context, method: blendCopy)
+        blend = try SkinBlend(context: context, copiesOutside: blendCopiesOutside)
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .r16f)
         ownedCopy = try TypedKernel(context: context)
         strengthFit = try StrengthFit(context: context, pool: pool)

@@ -13,8 +13,8 @@ final class SkinBlendTests: GPUTestCase {
         var settings = BeautySettings.standard
         settings.strength = 1
         var runs: [PipelineRun] = []
-        for method in [ImageCopier.Method.kernel, .transfer] {
-            let pipeline = try SkinPipeline(context: context, blendCopy: method)
+        for copiesOutside in [true, false] {
+            let pipeline = try SkinPipeline(context: context, blendCopiesOutside: copiesOutside)
             runs.append(try PipelineRunner.run(context: context, pipeline: pipeline, rgba: fixture.rgba, width: fixture.width,
                                                height: fixture.height, faces: fixture.faces, personMask: fixture.personMask,
                                                settings: settings))

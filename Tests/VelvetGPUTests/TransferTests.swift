@@ -19,48 +19,6 @@ final class TransferTests: GPUTestCase {
         }
     }
 
-    /// `ImageCopier`'s two ways (a compute kernel on GPUs, the transfer on CPU devices) give
-    /// the same bytes for every format: unorm samples of any value, float texels of the
-    /// working range.
-    func testImageCopierKernelAndTransferGiveTheSameBytes() throws {
-        var random = SeededGenerator(state: 11)
-        let byKernel = try ImageCopier(context: context, method: .kernel)
-        let byTransfer = try ImageCopier(context: context, method: .transfer)
-        for format in PixelFormat.allCases {
-            let (width, height) = (37, 19)
-            let source = try GPUImage(context: context, width: width, height: height, format: format)
-            let samples = width * height * format.bytesPerPixel
-            var bytes: [UInt8]
-            switch format {
-            case .rgba16f, .r16f:
-                bytes = (0..<(samples / 2)).flatMap { _ -> [UInt8] in
-                    withUnsafeBytes(of: Float16(Float.random(in: -4...4, using: &random)).bitPattern.littleEndian, Array.init)
-                }
-            case .r32f, .rgba32f:
-                bytes = (0..<(samples / 4)).flatMap { _ -> [UInt8] in
-                    withUnsafeBytes(of: Float.random(in: -4...4, using: &random).bitPattern.littleEndian, Array.init)
-                }
-            default:
-                bytes = (0..<samples).map { _ in UInt8.random(in: 0...255, using: &random) }
-            }
-            var results: [[UInt8]] = []
-            for copier in [byKernel, byTransfer] {
-                let destination = try GPUImage(context: context, width: width, height: height, format: format)
-                let recorder = try CommandRecorder(context: context)
-                try bytes.withUnsafeBytes { try recorder.upload($0, to: source) }
-                try copier.record(on: recorder, from: source, to: destination)
-                let readback = try recorder.download(destination)
-                try recorder.submit().wait()
-                results.append(readback.bytes)
-            }
-            XCTAssertEqual(results[0], bytes, "\(format) by the kernel")
-            XCTAssertEqual(results[1], bytes, "\(format) by the transfer")
-        }
-        let kind = try context.device.kind
-        XCTAssertEqual(try ImageCopier(context: context).method, kind == .cpu ? .transfer : .kernel)
-        XCTAssertEqual(try ImageCopier.method(for: context), kind == .cpu ? .transfer : .kernel)
-    }
-
     /// Transfers large enough to be copied on several threads (`ParallelCopy`) come back
     /// exact: each part lands where it belongs, none is left out or copied twice.
     func testLargeTransfersCopiedInPartsAreExact() throws {
