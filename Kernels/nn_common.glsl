@@ -5,6 +5,19 @@
 // the last group are always written as zero, so any kernel may read whole vec4s.
 // Offsets and sizes are in vec4 units; a 1D launch index covers any grid size.
 
+// Reads of the input tensor, the constants and the residual, each bound as the tensor's own
+// range: storage buffers, or with TEXEL_READS (the *_texels kernels, nn_tensor_reads.glsl)
+// texel buffers.
+#ifdef TEXEL_READS
+#define IN_AT(i) texelFetch(inTexels, (i))
+#define CONST_AT(i) texelFetch(constantTexels, (i))
+#define RESIDUAL_AT(i) texelFetch(residualTexels, (i))
+#else
+#define IN_AT(i) inData[i]
+#define CONST_AT(i) constants[i]
+#define RESIDUAL_AT(i) residualData[i]
+#endif
+
 const int ACT_NONE = 0;
 const int ACT_RELU = 1;
 const int ACT_RELU6 = 2;

@@ -1,11 +1,15 @@
 // What CONV_2D kernels share (#include after nn_common.glsl): bindings, parameters and
 // the fused epilogue (nn_conv_epilogue.glsl).
 
-layout(binding = 0) readonly buffer Input { vec4 inData[]; };
+#include "nn_tensor_reads.glsl"
 layout(binding = 1) writeonly buffer Output { vec4 outData[]; };
-layout(binding = 2) readonly buffer Constants { vec4 constants[]; };
-layout(binding = 3) readonly buffer Residual { vec4 residualData[]; };
+#ifdef TEXEL_READS
+layout(binding = 4) uniform samplerBuffer scaleTexels; // SCALED kernels only
+#define SCALE_AT(i) texelFetch(scaleTexels, (i))
+#else
 layout(binding = 4) readonly buffer InputScale { vec4 scaleData[]; }; // SCALED kernels only
+#define SCALE_AT(i) scaleData[i]
+#endif
 
 layout(push_constant) uniform Parameters {
     int inOffset, outOffset, weightOffset, biasOffset;
@@ -30,6 +34,6 @@ layout(push_constant) uniform Parameters {
 // `weights`.
 vec4 resizedInput(ivec4 taps, vec4 weights, int ic) {
     int base = p.inOffset + ic;
-    return inData[base + taps.x * p.inC4] * weights.x + inData[base + taps.y * p.inC4] * weights.y
-         + inData[base + taps.z * p.inC4] * weights.z + inData[base + taps.w * p.inC4] * weights.w;
+    return IN_AT(base + taps.x * p.inC4) * weights.x + IN_AT(base + taps.y * p.inC4) * weights.y
+         + IN_AT(base + taps.z * p.inC4) * weights.z + IN_AT(base + taps.w * p.inC4) * weights.w;
 }

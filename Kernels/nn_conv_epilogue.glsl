@@ -9,7 +9,7 @@
 // SAME max-pool pads them).
 vec4 residualAt(int pixel, int c4) {
     if (p.residualPool == 0) {
-        return residualData[p.residualOffset + pixel * p.residualC4 + c4];
+        return RESIDUAL_AT(p.residualOffset + pixel * p.residualC4 + c4);
     }
     int oy = pixel / p.outW;
     int ox = pixel - oy * p.outW;
@@ -18,8 +18,8 @@ vec4 residualAt(int pixel, int c4) {
         vec4 weights;
         bilinearTaps(oy, ox, p.residualH, p.residualW, p.residualScaleY, p.residualScaleX, p.residualCentre, taps, weights);
         int base = p.residualOffset + c4;
-        return residualData[base + taps.x * p.residualC4] * weights.x + residualData[base + taps.y * p.residualC4] * weights.y
-             + residualData[base + taps.z * p.residualC4] * weights.z + residualData[base + taps.w * p.residualC4] * weights.w;
+        return RESIDUAL_AT(base + taps.x * p.residualC4) * weights.x + RESIDUAL_AT(base + taps.y * p.residualC4) * weights.y
+             + RESIDUAL_AT(base + taps.z * p.residualC4) * weights.z + RESIDUAL_AT(base + taps.w * p.residualC4) * weights.w;
     }
     vec4 best = vec4(-3.402823e38);
     for (int dy = 0; dy < p.residualPool; ++dy) {
@@ -27,7 +27,7 @@ vec4 residualAt(int pixel, int c4) {
         for (int dx = 0; dx < p.residualPool; ++dx) {
             int ix = ox * p.residualPool + dx;
             if (iy < p.residualH && ix < p.residualW) {
-                best = max(best, residualData[p.residualOffset + (iy * p.residualW + ix) * p.residualC4 + c4]);
+                best = max(best, RESIDUAL_AT(p.residualOffset + (iy * p.residualW + ix) * p.residualC4 + c4));
             }
         }
     }
@@ -36,15 +36,15 @@ vec4 residualAt(int pixel, int c4) {
 
 // Writes output channel group `c4` of `pixel` from its accumulated sum.
 void storeConvOutput(vec4 acc, int pixel, int c4) {
-    vec4 v = acc + constants[p.biasOffset + c4];
+    vec4 v = acc + CONST_AT(p.biasOffset + c4);
     if (p.act1 != ACT_NONE) {
-        v = activate(v, p.act1, p.act1 == ACT_PRELU ? constants[p.alpha1Offset + c4] : vec4(0.0));
+        v = activate(v, p.act1, p.act1 == ACT_PRELU ? CONST_AT(p.alpha1Offset + c4) : vec4(0.0));
     }
     if (p.residualC4 >= 0) {
         if (c4 < p.residualC4) {
             v += residualAt(pixel, c4);
         }
-        v = activate(v, p.act2, p.act2 == ACT_PRELU ? constants[p.alpha2Offset + c4] : vec4(0.0));
+        v = activate(v, p.act2, p.act2 == ACT_PRELU ? CONST_AT(p.alpha2Offset + c4) : vec4(0.0));
     }
     outData[p.outOffset + pixel * p.outC4 + c4] = maskChannels(v, c4, p.outC);
 }

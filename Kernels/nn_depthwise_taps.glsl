@@ -11,8 +11,8 @@ vec4 depthwiseSum(int inBase, int inH, int inW, int groups, int g, int iy0, int 
         for (int kx = 0; kx < kw; ++kx) {
             int ix = ix0 + kx;
             bool inside = rowInside && ix >= 0 && ix < inW;
-            vec4 v = inData[inBase + (clamp(iy, 0, inH - 1) * inW + clamp(ix, 0, inW - 1)) * groups + g];
-            acc += (inside ? v : vec4(0.0)) * constants[weightBase + (ky * kw + kx) * groups + g];
+            vec4 v = IN_AT(inBase + (clamp(iy, 0, inH - 1) * inW + clamp(ix, 0, inW - 1)) * groups + g);
+            acc += (inside ? v : vec4(0.0)) * CONST_AT(weightBase + (ky * kw + kx) * groups + g);
         }
     }
     return acc;

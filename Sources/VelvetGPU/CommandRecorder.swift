@@ -9,6 +9,10 @@ public enum GPUBinding {
     /// `size` bytes of a buffer from `offset` (a multiple of the device's storage-buffer
     /// offset alignment), so validation sees which part a dispatch touches.
     case bufferRange(GPUBuffer, offset: Int, size: Int)
+    /// `size` bytes of a buffer from `offset` read as vec4 texels (a `samplerBuffer`, RGBA32F;
+    /// call `GPUBuffer.prepareTexels(offset:size:)` first): on lavapipe a texel fetch is one
+    /// gather where a storage-buffer load is a branch per lane and float.
+    case texels(GPUBuffer, offset: Int, size: Int)
 }
 
 /// How a dispatch is ordered against the commands recorded before it.
@@ -217,6 +221,13 @@ public final class CommandRecorder {
                 write.pBufferInfo = UnsafePointer(arena.pointer(to: info))
                 reads.append(ObjectIdentifier(buffer))
                 if declaration.kind == .storageBuffer { writes.append(ObjectIdentifier(buffer)) }
+                retained.append(buffer)
+            case .texels(let buffer, let offset, let size):
+                precondition(declaration.kind == .uniformTexelBuffer, "\(kernel.source.name) binding \(declaration.binding) is \(declaration.kind)")
+                // Made by GPUBuffer.prepareTexels() when the launch was planned.
+                guard let view = try? buffer.texels(offset: offset, size: size) else { preconditionFailure("\(kernel.source.name) binding \(declaration.binding): no texel view") }
+                write.pTexelBufferView = UnsafePointer(arena.pointer(to: Optional(view)))
+                reads.append(ObjectIdentifier(buffer))
                 retained.append(buffer)
             }
             return write

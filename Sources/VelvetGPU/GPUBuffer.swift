@@ -1,4 +1,5 @@
 import CVulkan
+import Foundation
 
 /// A storage buffer (tensors, parameters) in device-local memory, or a host-visible
 /// staging buffer whose bytes the CPU reads and writes directly.
@@ -16,6 +17,10 @@ public final class GPUBuffer: @unchecked Sendable {
     /// itself (a strong reference there would keep the context alive for ever).
     private let retainedContext: GPUContext?
     private unowned(unsafe) let unownedContext: GPUContext
+    /// Ranges of the buffer as vec4 texels (`GPUBinding.texels`), made on first use.
+    private struct TexelRange: Hashable { var offset, size: Int }
+    private var texelViews: [TexelRange: VkBufferView] = [:]
+    private let texelViewLock = NSLock()
 
     public convenience init(context: GPUContext, size: Int, residency: Residency = .device) throws {
         try self.init(context: context, size: size, residency: residency, retainsContext: true)
@@ -50,7 +55,7 @@ public final class GPUBuffer: @unchecked Sendable {
         info.size = UInt64(size)
         info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT.rawValue
             | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue
-            | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT.rawValue
+            | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT.rawValue
         let families = context.queueFamilies
         // Written on one queue and read on the other (the look-ahead's uploads and person masks).
         info.sharingMode = families.count > 1 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE
@@ -75,9 +80,41 @@ public final class GPUBuffer: @unchecked Sendable {
     }
 
     deinit {
+        for view in texelViews.values { vkDestroyBufferView(context.handle, view, nil) }
         if isPooled, context.buffers.park(BufferPool.Parked(handle: handle, allocation: allocation), sizeClass: size) { return }
         vkDestroyBuffer(context.handle, handle, nil)
         context.allocator.free(allocation)
+    }
+
+    /// Makes the view of `size` bytes from `offset` as RGBA32F texels that
+    /// `GPUBinding.texels` binds (once per range; later calls return at once), so recording
+    /// never has to.
+    public func prepareTexels(offset: Int, size: Int) throws {
+        _ = try texels(offset: offset, size: size)
+    }
+
+    /// The view of `size` bytes from `offset` as RGBA32F texels, made on first use.
+    func texels(offset: Int, size: Int) throws -> VkBufferView {
+        texelViewLock.lock()
+        defer { texelViewLock.unlock() }
+        let range = TexelRange(offset: offset, size: size)
+        if let view = texelViews[range] { return view }
+        let limits = context.limits
+        guard offset >= 0, size >= 16, size % 16 == 0, offset + size <= self.size,
+              offset % Int(max(limits.minTexelBufferOffsetAlignment, 1)) == 0, size / 16 <= Int(limits.maxTexelBufferElements) else {
+            throw GPUError.invalidArgument("\(size) B from \(offset) of a \(self.size) B buffer cannot be read as texels")
+        }
+        var info = VkBufferViewCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO
+        info.buffer = handle
+        info.format = VK_FORMAT_R32G32B32A32_SFLOAT
+        info.offset = VkDeviceSize(offset)
+        info.range = VkDeviceSize(size)
+        var view: VkBufferView? = nil
+        try vkCheck(vkCreateBufferView(context.handle, &info, nil, &view), "vkCreateBufferView(\(size) bytes)")
+        context.createdObjects.add()
+        texelViews[range] = view!
+        return view!
     }
 
     /// The CPU view of a host buffer's bytes. Read only after the GPU work writing it has

@@ -13,6 +13,15 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual(kernel.pushConstantSize, 32)
     }
 
+    /// A `samplerBuffer` is a uniform texel buffer (the lavapipe NN kernels read through
+    /// them), not a combined image sampler; the same kernel with storage buffers keeps them.
+    func testSamplerBuffersReflectAsUniformTexelBuffers() {
+        XCTAssertEqual(KernelLibrary.nnConv2dTexels.bindings.map(\.kind),
+                       [.uniformTexelBuffer, .storageBuffer, .uniformTexelBuffer, .uniformTexelBuffer, .uniformTexelBuffer])
+        XCTAssertEqual(KernelLibrary.nnConv2d.bindings.map(\.kind), [.storageBuffer, .storageBuffer, .storageBuffer, .storageBuffer, .storageBuffer])
+        XCTAssertEqual(KernelLibrary.nnConv2dTexels.pushConstantMembers, KernelLibrary.nnConv2d.pushConstantMembers)
+    }
+
     /// teeth_whiten.comp declares `ivec2 origin; ivec2 regionSize; int faceCount; float strength; int view;`.
     func testPushBlockReflection() {
         let kernel = KernelLibrary.teethWhiten

@@ -31,6 +31,26 @@ final class NNModelTests: GPUTestCase {
     func testSelfieSegmentation() throws { try checkModel("selfie_segmentation") }
     func testSelfieSegmentationLandscape() throws { try checkModel("selfie_segmentation_landscape") }
 
+    /// lavapipe's tuning reads through texel buffers (nn_tensor_reads.glsl); reading the same
+    /// tensors through storage buffers must give the same bytes, output for output.
+    func testTexelReadsGiveWhatStorageBufferReadsGive() throws {
+        for name in ["face_landmark", "selfie_segmentation_landscape"] {
+            let graph = try NNGraph(contentsOf: try ModelFixtures.url(name))
+            var storageReads = NNTuning.cpu
+            storageReads.texelReads = false
+            XCTAssertTrue(NNTuning.cpu.texelReads)
+            let shape = graph.tensors[graph.inputs[0]].shape
+            let (_, input) = try XCTUnwrap(NNTestInputs.inputs(for: name, shape: shape).first)
+            let outputs = try [NNTuning.cpu, storageReads].map {
+                try NNModelPlan(context: context, graph: graph, kernels: kernels(), options: .init(tuning: $0)).run([input])
+            }
+            XCTAssertEqual(outputs[0].count, outputs[1].count)
+            for (index, (texel, storage)) in zip(outputs[0], outputs[1]).enumerated() {
+                XCTAssertEqual(texel.map(\.bitPattern), storage.map(\.bitPattern), "\(name) output \(index)")
+            }
+        }
+    }
+
     /// Every tuning runs: the GPU's (the launches a real GPU records), the GPU's with block
     /// pairs, and lavapipe's.
     private func checkModel(_ name: String) throws {

@@ -47,7 +47,7 @@ struct SPIRVReflection {
         case matrix(column: UInt32, count: Int)
         case image(dimension: UInt32, sampled: UInt32)
         case sampler
-        case sampledImage
+        case sampledImage(image: UInt32)
         case array(element: UInt32, lengthID: UInt32)
         case runtimeArray(element: UInt32)
         case structure(members: [UInt32])
@@ -91,7 +91,7 @@ struct SPIRVReflection {
             case Op.typeMatrix: types[operands[0]] = .matrix(column: operands[1], count: Int(operands[2]))
             case Op.typeImage: types[operands[0]] = .image(dimension: operands[2], sampled: operands[6])
             case Op.typeSampler: types[operands[0]] = .sampler
-            case Op.typeSampledImage: types[operands[0]] = .sampledImage
+            case Op.typeSampledImage: types[operands[0]] = .sampledImage(image: operands[1])
             case Op.typeArray: types[operands[0]] = .array(element: operands[1], lengthID: operands[2])
             case Op.typeRuntimeArray: types[operands[0]] = .runtimeArray(element: operands[1])
             case Op.typeStruct: types[operands[0]] = .structure(members: Array(operands.dropFirst()))
@@ -157,7 +157,9 @@ struct SPIRVReflection {
                 let isBuffer = dimension == 5
                 kind = sampled == 2 ? (isBuffer ? .storageTexelBuffer : .storageImage) : (isBuffer ? .uniformTexelBuffer : .sampledImage)
             case (.sampler, _): kind = .sampler
-            case (.sampledImage, _): kind = .combinedImageSampler
+            case (.sampledImage(let image), _):
+                // A samplerBuffer is a sampled buffer image: a uniform texel buffer in Vulkan.
+                if case .image(dimension: 5, _) = types[image] { kind = .uniformTexelBuffer } else { kind = .combinedImageSampler }
             case (.structure, StorageClass.storageBuffer): kind = .storageBuffer
             case (.structure, StorageClass.uniform):
                 kind = decorations[pointee]?[Decoration.bufferBlock] != nil ? .storageBuffer : .uniformBuffer

@@ -51,10 +51,20 @@ struct LaunchBuilder {
                 return .init(kernel: try kernels.kernel(KernelLibrary.NnTransposeConvPush.self), bindings: bindings, push: push,
                              groups: Self.groups(covering: o.pixels * o.groups))
             }
-            let epilogue = epilogueFields(c.epilogue, bindings: &bindings)
+            // The plain convolution and depthwise kernels read through texel buffers where the
+            // tuning says (lavapipe).
+            var splits = false
+            if case .conv = step { splits = tuning.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) }
+            let texels = tuning.texelReads && !splits
+            if texels { bindings = [try texelBinding(for: c.input), buffer(c.output), try constantTexels()] }
+            let epilogue = try epilogueFields(c.epilogue, texels: texels, bindings: &bindings)
             if case .conv = step {
                 let source = residualSource(c.epilogue)
-                bindings.append(c.inputScale.map(buffer) ?? .buffer(constants))
+                if texels {
+                    bindings.append(try c.inputScale.map(texelBinding) ?? constantTexels())
+                } else {
+                    bindings.append(c.inputScale.map(buffer) ?? .buffer(constants))
+                }
                 let resize = c.inputResize ?? NNResize(scaleY: 0, scaleX: 0, centreOffset: 0)
                 let resized: Int32 = c.inputResize == nil ? 0 : 1
                 func push<Push: NNConvPush>() -> Push {
@@ -68,7 +78,7 @@ struct LaunchBuilder {
                          inScaleOffset: c.inputScale.map(offset) ?? 0,
                          resizeScaleY: resize.scaleY, resizeScaleX: resize.scaleX, resizeCentre: resize.centreOffset)
                 }
-                if tuning.splitsSum(outputs: o.pixels * o.groups, inputGroups: a.groups) {
+                if splits {
                     // 8-32 invocations per output group (nn_conv_split.comp).
                     let slices = tuning.splitSlices(terms: c.kernelH * c.kernelW * a.groups)
                     let kernel = try kernels.kernel(KernelLibrary.NnConvSplitPush.self,
@@ -77,11 +87,15 @@ struct LaunchBuilder {
                     return .init(kernel: kernel, bindings: bindings, push: push(), groups: Self.groups(covering: o.pixels * o.groups * slices))
                 }
                 let perInvocation = tuning.outputGroupsPerInvocation(pixels: o.pixels, groups: o.groups)
-                let kernel = try kernels.kernel(KernelLibrary.NnConv2dPush.self,
-                                                ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW), "OCB": Int32(perInvocation),
-                                                 "SCALED": c.inputScale == nil ? 0 : 1, "RESIZED": resized])
-                return .init(kernel: kernel, bindings: bindings, push: push(),
-                             groups: Self.groups(covering: o.pixels * (o.groups / perInvocation)))
+                let constants = ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW), "OCB": Int32(perInvocation),
+                                 "SCALED": c.inputScale == nil ? 0 : 1, "RESIZED": resized]
+                let groups = Self.groups(covering: o.pixels * (o.groups / perInvocation))
+                if texels {
+                    return .init(kernel: try kernels.kernel(KernelLibrary.NnConv2dTexelsPush.self, constants), bindings: bindings,
+                                 push: push() as KernelLibrary.NnConv2dTexelsPush, groups: groups)
+                }
+                return .init(kernel: try kernels.kernel(KernelLibrary.NnConv2dPush.self, constants), bindings: bindings,
+                             push: push() as KernelLibrary.NnConv2dPush, groups: groups)
             }
             var specialization = ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)]
             var dense: (channels: Int32, width: Int32) = (0, 0)
@@ -93,21 +107,27 @@ struct LaunchBuilder {
             } else {
                 bindings.append(buffer(c.output)) // the dense output, unwritten
             }
-            let push = KernelLibrary.NnDepthwiseConv2dPush(
-                inOffset: offset(c.input), outOffset: offset(c.output), weightOffset: c.weightOffset.i32, biasOffset: c.biasOffset.i32,
-                inH: a.height.i32, inW: a.width.i32, inC4: a.groups.i32, outH: o.height.i32, outW: o.width.i32, outC4: o.groups.i32,
-                outC: o.channels.i32, strideY: c.strideY.i32, strideX: c.strideX.i32, padTop: c.padTop.i32, padLeft: c.padLeft.i32,
-                residualOffset: epilogue.residualOffset, residualC4: epilogue.residualC4, act1: epilogue.act1,
-                alpha1Offset: epilogue.alpha1Offset, act2: epilogue.act2, alpha2Offset: epilogue.alpha2Offset,
-                denseC: dense.channels, denseW: dense.width)
+            func push<Push: NNDepthwisePush>() -> Push {
+                Push(inOffset: offset(c.input), outOffset: offset(c.output), weightOffset: c.weightOffset.i32, biasOffset: c.biasOffset.i32,
+                     inH: a.height.i32, inW: a.width.i32, inC4: a.groups.i32, outH: o.height.i32, outW: o.width.i32, outC4: o.groups.i32,
+                     outC: o.channels.i32, strideY: c.strideY.i32, strideX: c.strideX.i32, padTop: c.padTop.i32, padLeft: c.padLeft.i32,
+                     residualOffset: epilogue.residualOffset, residualC4: epilogue.residualC4, act1: epilogue.act1,
+                     alpha1Offset: epilogue.alpha1Offset, act2: epilogue.act2, alpha2Offset: epilogue.alpha2Offset,
+                     denseC: dense.channels, denseW: dense.width)
+            }
+            let groups = Self.groups(covering: o.pixels * o.groups)
+            if texels {
+                return .init(kernel: try kernels.kernel(KernelLibrary.NnDepthwiseConv2dTexelsPush.self, specialization), bindings: bindings,
+                             push: push() as KernelLibrary.NnDepthwiseConv2dTexelsPush, groups: groups)
+            }
             return .init(kernel: try kernels.kernel(KernelLibrary.NnDepthwiseConv2dPush.self, specialization), bindings: bindings,
-                         push: push, groups: Self.groups(covering: o.pixels * o.groups))
+                         push: push() as KernelLibrary.NnDepthwiseConv2dPush, groups: groups)
 
         case .depthwisePointwise(let d, let c):
             let a = geometry(d.input), m = geometry(d.output), o = geometry(c.output)
             let tiling = tuning.depthwisePointwiseTiling(pixels: o.pixels, middleGroups: m.groups, outputGroups: o.groups)
             var bindings: [GPUBinding] = [buffer(d.input), buffer(c.output), .buffer(constants)]
-            let epilogue = epilogueFields(c.epilogue, bindings: &bindings)
+            let epilogue = try epilogueFields(c.epilogue, texels: false, bindings: &bindings)
             let source = residualSource(c.epilogue)
             let push = KernelLibrary.NnDepthwisePointwisePush(
                 inOffset: offset(d.input), outOffset: offset(c.output), dwWeightOffset: d.weightOffset.i32, dwBiasOffset: d.biasOffset.i32,
@@ -309,14 +329,30 @@ struct LaunchBuilder {
 
     /// The residual's offset and channel groups (-1: none) and the two activations of
     /// nn_conv_epilogue.glsl, with the residual's binding (the constants, unread, if none).
-    private func epilogueFields(_ epilogue: NNEpilogue, bindings: inout [GPUBinding])
+    /// `tensor` read through a texel buffer (nn_tensor_reads.glsl), bound as its own range
+    /// as `binding(for:)` binds it.
+    private func texelBinding(for tensor: Int) throws -> GPUBinding {
+        let place = location(tensor)
+        let (offset, size) = place.buffer === arena ? (place.vec4Offset * 16, max(place.vec4Count, 1) * 16) : (0, place.buffer.size / 16 * 16)
+        try place.buffer.prepareTexels(offset: offset, size: size)
+        return .texels(place.buffer, offset: offset, size: size)
+    }
+
+    /// The constants read through a texel buffer.
+    private func constantTexels() throws -> GPUBinding {
+        try constants.prepareTexels(offset: 0, size: constants.size / 16 * 16)
+        return .texels(constants, offset: 0, size: constants.size / 16 * 16)
+    }
+
+    /// With `texels` the residual is read through a texel buffer.
+    private func epilogueFields(_ epilogue: NNEpilogue, texels: Bool, bindings: inout [GPUBinding]) throws
         -> (residualOffset: Int32, residualC4: Int32, act1: Int32, alpha1Offset: Int32, act2: Int32, alpha2Offset: Int32) {
         var residualC4: Int32 = -1
         if let residual = epilogue.residual {
             residualC4 = geometry(residual).groups.i32
-            bindings.append(binding(for: residual))
+            bindings.append(texels ? try texelBinding(for: residual) : binding(for: residual))
         } else {
-            bindings.append(.buffer(constants))
+            bindings.append(texels ? try constantTexels() : .buffer(constants))
         }
         // The residual is bound as its own range: its offset is 0.
         return (0, residualC4, epilogue.act1.code, epilogue.act1.alphaOffset, epilogue.act2.code, epilogue.act2.alphaOffset)
@@ -346,6 +382,18 @@ protocol NNConvPush: KernelPushBlock {
 }
 
 extension KernelLibrary.NnConv2dPush: NNConvPush {}
+extension KernelLibrary.NnConv2dTexelsPush: NNConvPush {}
+
+/// The push block of nn_depthwise_conv2d.glsl, in its storage-buffer and texel-buffer kernels.
+protocol NNDepthwisePush: KernelPushBlock {
+    init(inOffset: Int32, outOffset: Int32, weightOffset: Int32, biasOffset: Int32, inH: Int32, inW: Int32, inC4: Int32,
+         outH: Int32, outW: Int32, outC4: Int32, outC: Int32, strideY: Int32, strideX: Int32, padTop: Int32, padLeft: Int32,
+         residualOffset: Int32, residualC4: Int32, act1: Int32, alpha1Offset: Int32, act2: Int32, alpha2Offset: Int32,
+         denseC: Int32, denseW: Int32)
+}
+
+extension KernelLibrary.NnDepthwiseConv2dPush: NNDepthwisePush {}
+extension KernelLibrary.NnDepthwiseConv2dTexelsPush: NNDepthwisePush {}
 extension KernelLibrary.NnConvSplitPush: NNConvPush {}
 
 extension Int {

@@ -42,15 +42,21 @@ public struct NNTuning: Sendable, Equatable {
     public var minimumConvInvocations: Int
     /// Rounds of pixels each workgroup of a global mean sums.
     public var meanRounds: Int
+    /// Plain and depthwise convolutions read their input, weights and residual through
+    /// texel buffers (nn_tensor_reads.glsl): on lavapipe a storage-buffer load is a branch
+    /// per lane and float, a texel fetch one gather.
+    public var texelReads: Bool
 
     public static let gpu = NNTuning(fuseDepthwisePointwise: true, fuseBlockPairs: true, fusePointwiseDepthwise: true, blockPairTileLimit: 8, blockPairMinimumTile: 2,
                                      blockPairMaxInputGroups: 24, blockPairMaxMiddleGroups: 12, blockPairMinimumWorkgroups: 36,
                                      blockPairThreads: 1024, depthwisePointwiseTarget: 66, depthwisePerInvocation: 1,
-                                     splitBelow: 16384, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4)
+                                     splitBelow: 16384, splitTermsPerSlice: 2, minimumConvInvocations: 65536, meanRounds: 4,
+                                     texelReads: false)
     public static let cpu = NNTuning(fuseDepthwisePointwise: false, fuseBlockPairs: false, fusePointwiseDepthwise: false, blockPairTileLimit: 8, blockPairMinimumTile: 2,
                                      blockPairMaxInputGroups: 256, blockPairMaxMiddleGroups: 256, blockPairMinimumWorkgroups: 0,
                                      blockPairThreads: 256, depthwisePointwiseTarget: 1, depthwisePerInvocation: 16,
-                                     splitBelow: 0, splitTermsPerSlice: 2, minimumConvInvocations: 2048, meanRounds: 16)
+                                     splitBelow: 0, splitTermsPerSlice: 2, minimumConvInvocations: 2048, meanRounds: 16,
+                                     texelReads: true)
 
     /// The tuning for `kind` (`cpu` for a software device, else `gpu`), with any
     /// `VELVET_NN_*` overrides from the environment applied.
@@ -73,6 +79,7 @@ public struct NNTuning: Sendable, Equatable {
         if let v = value("SPLIT_TERMS") { tuning.splitTermsPerSlice = max(v, 1) }
         if let v = value("CONV_INVOCATIONS") { tuning.minimumConvInvocations = max(v, 1) }
         if let v = value("MEAN_ROUNDS") { tuning.meanRounds = max(v, 1) }
+        if let v = value("TEXEL_READS") { tuning.texelReads = v != 0 }
         return tuning
     }
 
