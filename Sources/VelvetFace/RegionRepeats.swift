@@ -23,6 +23,10 @@ final class RegionRepeats {
 
     private let context: GPUContext
     private let kernel: TypedKernel<KernelLibrary.FaceRegionChangePush>
+    /// On CPU devices the face regions are walked a column at a time, stopping at the first
+    /// change (`WALK_ROWS` in the kernel); nil on GPUs, which compare every pixel at once.
+    private let columnWalk: TypedKernel<KernelLibrary.FaceRegionChangePush>?
+    static let walkRows = 32
     private let changes: GPUBuffer
     private var previous: GPUImage?
     /// Whether a frame was recorded since the reset (the next one has a frame before it).
@@ -31,10 +35,13 @@ final class RegionRepeats {
     private var copyHoldsLast = false
     let capacity: Int
 
-    init(context: GPUContext, capacity: Int) throws {
+    /// `walksColumns` nil: the device's way (walked on a CPU device).
+    init(context: GPUContext, capacity: Int, walksColumns: Bool? = nil) throws {
         self.context = context
         self.capacity = capacity
         kernel = try TypedKernel(context: context)
+        columnWalk = walksColumns ?? (context.device.kind == .cpu)
+            ? try TypedKernel(context: context, specialization: ["WALK_ROWS": .int(Int32(Self.walkRows))]) : nil
         changes = try GPUBuffer(context: context, size: 8 * (capacity + 1))
     }
 
@@ -62,13 +69,18 @@ final class RegionRepeats {
         var pending: Pending?
         if previousValid, let previous = reference, regions.count <= capacity {
             try recorder.fill(changes, size: 8 * (capacity + 1), value: 0)
-            func compare(_ region: PixelRegion, entry: Int, step: Int) -> Int {
+            // `walk`: the changed flag alone (a face region's); the frame's sum needs every sample.
+            func compare(_ region: PixelRegion, entry: Int, step: Int, walk: Bool = false) -> Int {
                 let columns = (region.width + step - 1) / step, rows = (region.height + step - 1) / step
                 let push = KernelLibrary.FaceRegionChangePush(origin: SIMD2(Int32(region.x), Int32(region.y)),
                                                               size: SIMD2(Int32(columns), Int32(rows)),
                                                               entry: Int32(entry), step: Int32(step))
-                recorder.dispatch(kernel, [.sampledImage(image, .nearest), .sampledImage(previous, .nearest), .buffer(changes)],
-                                  push: push, covering: columns, rows)
+                let bindings: [GPUBinding] = [.sampledImage(image, .nearest), .sampledImage(previous, .nearest), .buffer(changes)]
+                if walk, let columnWalk {
+                    recorder.dispatch(columnWalk, bindings, push: push, covering: columns, (rows + Self.walkRows - 1) / Self.walkRows)
+                } else {
+                    recorder.dispatch(kernel, bindings, push: push, covering: columns, rows)
+                }
                 return columns * rows
             }
             for (index, region) in regions.enumerated() {
@@ -77,7 +89,7 @@ final class RegionRepeats {
                     try recorder.fill(changes, offset: 8 * (index + 1), size: 4, value: 1)
                     continue
                 }
-                _ = compare(region, entry: index + 1, step: 1)
+                _ = compare(region, entry: index + 1, step: 1, walk: true)
             }
             let step = max(1, max(image.width, image.height) / Self.frameColumns)
             let samples = compare(PixelRegion(x: 0, y: 0, width: image.width, height: image.height), entry: 0, step: step)
