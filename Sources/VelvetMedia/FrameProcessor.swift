@@ -51,6 +51,12 @@ final class FrameProcessor: @unchecked Sendable {
     /// its `previousInput`) and the frame being shown.
     private var lookAheadWorking: [GPUImage] = []
     static let lookAheadSets = lookAheadLead + 2
+    /// How many it keeps: where it keeps images (a CPU device), one per plane set as well, and a
+    /// frame's render reads the look-ahead's image of it instead of converting its planes again
+    /// (the conversion is about 10 ms of a 720p frame on lavapipe, 0.05 on the H200), at 8
+    /// bytes a pixel each.
+    private let lookAheadImageSets: Int
+    private var rendersFromLookAheadImages: Bool { lookAheadImageSets > Self.lookAheadSets }
     /// The input planes of every frame shown to the look-ahead and not yet rendered, taken in
     /// turn: the frame's render reads them instead of uploading the frame again.
     private var lookAheadPlanes: [[GPUImage]] = []
@@ -64,6 +70,14 @@ final class FrameProcessor: @unchecked Sendable {
     /// and the frame being shown needs one more.
     static func lookAheadPlaneSets(lookAhead: Int, framesInFlight: Int) -> Int {
         lookAhead + lookAheadLead + framesInFlight + 1
+    }
+
+    /// Whether the look-ahead keeps a working image per plane set on a device of `kind`.
+    static func keepsLookAheadImages(on kind: GPUDeviceInfo.Kind) -> Bool { kind == .cpu }
+
+    /// The look-ahead's working images (`lookAheadImageSets`).
+    static func lookAheadImageSets(lookAhead: Int, framesInFlight: Int, keepsImages: Bool) -> Int {
+        keepsImages ? max(lookAheadSets, lookAheadPlaneSets(lookAhead: lookAhead, framesInFlight: framesInFlight)) : lookAheadSets
     }
 
     /// The frames kept in flight for `effect` with a look-ahead: what it takes, 1 to 2.
@@ -85,10 +99,11 @@ final class FrameProcessor: @unchecked Sendable {
     ///   - lookAhead, framesInFlight: the effect's look-ahead K (0: none) and frames in flight,
     ///     which size the look-ahead's plane sets.
     init(context: GPUContext, converter: ColorConverter, plan: Plan, forcesRoundTrip: Bool = false, lookAhead: Int = 0,
-         framesInFlight: Int = 1) throws {
+         framesInFlight: Int = 1, keepsLookAheadImages: Bool = false) throws {
         precondition(plan.outputOrientation == plan.inputOrientation || plan.outputOrientation == .identity)
         self.context = context
         lookAheadPlaneSets = Self.lookAheadPlaneSets(lookAhead: lookAhead, framesInFlight: framesInFlight)
+        lookAheadImageSets = Self.lookAheadImageSets(lookAhead: lookAhead, framesInFlight: framesInFlight, keepsImages: keepsLookAheadImages)
         self.converter = converter
         self.plan = plan
         self.forcesRoundTrip = forcesRoundTrip
@@ -109,19 +124,19 @@ final class FrameProcessor: @unchecked Sendable {
                    onTimings: @escaping @Sendable (GPUTimings) -> Void) throws {
         let worker = lookAheadWorker ?? LookAheadWorker()
         lookAheadWorker = worker
-        // The set of `lookAheadSets` frames back is free once the look-ahead of the frame after
-        // it (which read it as its previous frame) has run.
-        try worker.wait(untilDone: index - Self.lookAheadSets + 2)
+        // The set of `lookAheadImageSets` frames back is free once the look-ahead of the frame
+        // after it (which read it as its previous frame) has run.
+        try worker.wait(untilDone: index - lookAheadImageSets + 2)
         precondition(index == shown, "frames are shown to the look-ahead one by one")
-        if lookAheadWorking.count < Self.lookAheadSets {
+        if lookAheadWorking.count < lookAheadImageSets {
             let upright = plan.uprightSize
             lookAheadWorking.append(try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f))
         }
         if lookAheadPlanes.count < lookAheadPlaneSets {
             lookAheadPlanes.append(try converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight))
         }
-        let planes = lookAheadPlanes[index % lookAheadPlaneSets], working = lookAheadWorking[index % Self.lookAheadSets]
-        let previous = index > 0 ? lookAheadWorking[(index - 1) % Self.lookAheadSets] : nil
+        let planes = lookAheadPlanes[index % lookAheadPlaneSets], working = lookAheadWorking[index % lookAheadImageSets]
+        let previous = index > 0 ? lookAheadWorking[(index - 1) % lookAheadImageSets] : nil
         // On the look-ahead's queue, ahead of the tracker's work there. The frame's render
         // reads these planes only after the look-ahead through it has completed.
         let recorder = try CommandRecorder(context: context, lane: .lookAhead)
@@ -164,9 +179,12 @@ final class FrameProcessor: @unchecked Sendable {
     func begin(_ frame: MediaFrame, index: Int, time: Double, isStillImage: Bool, effect: FrameEffect?) throws -> Pending {
         var recorder = try CommandRecorder(context: context)
         // A frame the look-ahead was shown is on the GPU already, in its plane set (kept until
-        // the frame has finished: `lookAheadPlaneSets`); any other is uploaded.
+        // the frame has finished: `lookAheadPlaneSets`), and on a CPU device in the
+        // look-ahead's working image too; any other is uploaded.
         let inputPlanes: [GPUImage]
-        if lookAheadWorker != nil, index < shown, index >= shown - lookAheadPlaneSets {
+        var working = self.working
+        let wasShown = lookAheadWorker != nil && index < shown && index >= shown - lookAheadPlaneSets
+        if wasShown {
             inputPlanes = lookAheadPlanes[index % lookAheadPlaneSets]
         } else {
             inputPlanes = try uploadPlanes ?? converter.makePlanes(plan.inputLayout, width: plan.storedWidth, height: plan.storedHeight)
@@ -174,9 +192,13 @@ final class FrameProcessor: @unchecked Sendable {
             recorder.beginSection("upload")
             try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
         }
-        recorder.beginSection("color_in")
-        try converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
-                                  orientation: plan.inputOrientation, working: working, on: recorder)
+        if wasShown && rendersFromLookAheadImages {
+            working = lookAheadWorking[index % lookAheadImageSets]
+        } else {
+            recorder.beginSection("color_in")
+            try converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
+                                      orientation: plan.inputOrientation, working: working, on: recorder)
+        }
         var change = FrameChange.none
         var upload: GPUSubmission?
         if let effect {

@@ -1,4 +1,5 @@
 import Foundation
+import VelvetGPU
 
 /// About how much memory a render of one frame size takes, CPU and GPU, from the frames and
 /// images it keeps: checked before decoding, so a frame too large for the machine is
@@ -29,18 +30,22 @@ struct MemoryEstimate {
     ///     recorded, L = `FrameProcessor.lookAheadLead`, and F frames are in flight).
     ///   - framesInFlight: with a look-ahead, frames submitted and not yet waited for (F,
     ///     `FrameEffect.framesInFlight`), each with its own upload and readback staging.
+    ///   - keepsLookAheadImages: the look-ahead keeps a working image per plane set (`FrameProcessor`).
     init(width: Int, height: Int, input: VideoPlaneLayout, output: VideoPlaneLayout, repackedBytesPerPixel: Double,
-         isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0, framesInFlight: Int = 1) {
+         isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0, framesInFlight: Int = 1,
+         keepsLookAheadImages: Bool = false) {
         let pixels = Double(width) * Double(height)
         // Planes in and out with their staging buffers, the working image (rgba16f), and with
         // effects their result (rgba16f) and their own images; with a look-ahead, its own
-        // working images (`FrameProcessor.lookAheadSets`) and the input planes of the frames
+        // working images (`FrameProcessor.lookAheadImageSets`) and the input planes of the frames
         // shown to it and not yet rendered (`FrameProcessor.lookAheadPlaneSets`; the effects'
         // count still holds the tracker's copy of the last frame, which the look-ahead does without).
         let effects = effectBytesPerPixel.map { 8 + Double($0) } ?? 0
         let planeSets = FrameProcessor.lookAheadPlaneSets(lookAhead: effectLookAhead, framesInFlight: framesInFlight)
         let lookAheadImages = effectLookAhead > 0
-            ? Double(FrameProcessor.lookAheadSets) * 8 + Double(planeSets) * input.bytesPerPixel : 0
+            ? Double(FrameProcessor.lookAheadImageSets(lookAhead: effectLookAhead, framesInFlight: framesInFlight,
+                                                     keepsImages: keepsLookAheadImages)) * 8
+                + Double(planeSets) * input.bytesPerPixel : 0
         let inFlight = Double(effectLookAhead > 0 ? framesInFlight : 1)
         gpuBytes = pixels * ((1 + inFlight) * (input.bytesPerPixel + output.bytesPerPixel) + 8 + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel

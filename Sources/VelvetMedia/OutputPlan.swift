@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import VelvetGPU
 
 /// How a render treats its input beyond the encoder settings.
 public struct RenderOptions: Sendable, Equatable {
@@ -48,8 +49,9 @@ struct OutputPlan: @unchecked Sendable {
 
     var isStillImage: Bool { container.isStillImage }
 
+    /// `keepsLookAheadImages`: the look-ahead keeps a working image per frame (`FrameProcessor`).
     init(reader: MediaReader, output path: String, settings: EncoderSettings, options: RenderOptions,
-         effect: FrameEffect?) throws {
+         effect: FrameEffect?, keepsLookAheadImages: Bool) throws {
         container = try OutputContainer(path: path, formatName: settings.format)
         self.settings = settings
         codec = try EncoderTuning.encoder(for: container, settings: settings)
@@ -97,7 +99,7 @@ struct OutputPlan: @unchecked Sendable {
             repackedBytesPerPixel: input.pixelFormat == decoded ? 0 : Self.bytesPerPixel(decoded), isVideo: !container.isStillImage,
             effectBytesPerPixel: effect?.workingBytesPerPixel, encoderLookahead: MemoryEstimate.lookahead(preset: settings.preset),
             effectLookAhead: container.isStillImage || info.isStillImage ? 0 : effect?.lookAhead ?? 0,
-            framesInFlight: FrameProcessor.framesInFlight(for: effect))
+            framesInFlight: FrameProcessor.framesInFlight(for: effect), keepsLookAheadImages: keepsLookAheadImages)
         guard let limit = MemoryLimit() else { throw MediaError.refused(path: info.path, reason: MemoryLimit.malformed) }
         if let reason = limit.refusal(estimate, width: info.width, height: info.height) {
             throw MediaError.refused(path: info.path, reason: reason)

@@ -55,10 +55,15 @@ private final class BusyClock: @unchecked Sendable {
 public final class VideoRenderer: @unchecked Sendable {
     public let context: GPUContext
     private let converter: ColorConverter
+    /// Whether a look-ahead keeps its working image of every frame not yet rendered, which
+    /// the render then reads instead of converting the frame again (`FrameProcessor`): the
+    /// device's way (a CPU device keeps them) unless set.
+    public var keepsLookAheadImages: Bool
 
     public init(context: GPUContext) throws {
         self.context = context
         converter = try ColorConverter(context: context)
+        keepsLookAheadImages = FrameProcessor.keepsLookAheadImages(on: context.device.kind)
     }
 
     /// - Parameters:
@@ -75,8 +80,9 @@ public final class VideoRenderer: @unchecked Sendable {
         let reader = try MediaReader(path: input)
         reader.keepsTruncated = options.allowTruncated
         // Every refusal comes here, before anything is decoded.
+        let keepsLookAheadImages = self.keepsLookAheadImages
         let outputPlan = try OutputPlan(reader: reader, output: output, settings: settings, options: options,
-                                        effect: cpuOnly ? nil : effect)
+                                        effect: cpuOnly ? nil : effect, keepsLookAheadImages: keepsLookAheadImages)
         let decoded = BoundedQueue<Stage>(capacity: 3, name: "decoded")
         let processed = BoundedQueue<Stage>(capacity: 3, name: "processed")
         let decodeClock = BusyClock(), gpuClock = BusyClock(), encodeClock = BusyClock()
@@ -219,7 +225,7 @@ public final class VideoRenderer: @unchecked Sendable {
                             let plan = try Self.plan(for: frame, reader: reader, output: outputPlan)
                             processor = try FrameProcessor(context: context, converter: converter, plan: plan,
                                                            forcesRoundTrip: options.forcesGPURoundTrip, lookAhead: lookAhead,
-                                                           framesInFlight: framesInFlight)
+                                                           framesInFlight: framesInFlight, keepsLookAheadImages: keepsLookAheadImages)
                             let setup = WriterSetup(routes: outputPlan.routes, keepsDisplayMatrix: plan.outputOrientation != .identity,
                                                     hdr: HDRMetadata(stream: reader.videoStream, firstFrame: frame),
                                                     fieldOrder: frame.fieldOrder(stream: reader.videoStream))

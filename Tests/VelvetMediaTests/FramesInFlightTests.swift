@@ -39,14 +39,16 @@ final class FramesInFlightTests: GPUTestCase {
         }
     }
 
-    private func render(framesInFlight: Int, frames: Int, scratch: Scratch, lookAhead: Int = 2) throws -> Probe {
+    private func render(framesInFlight: Int, frames: Int, scratch: Scratch, lookAhead: Int = 2, keepsImages: Bool? = nil) throws -> Probe {
         let input = scratch.path("clip.mkv")
         if !FileManager.default.fileExists(atPath: input) {
             try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-frames:v", "\(frames)", "-c:v", "ffv1", input])
         }
         let probe = Probe(framesInFlight: framesInFlight, lookAhead: lookAhead)
-        let summary = try VideoRenderer(context: context).render(input: input, output: scratch.path("out-\(framesInFlight)-\(lookAhead).mkv"),
-                                                                  settings: EncoderSettings(), effect: probe)
+        let renderer = try VideoRenderer(context: context)
+        if let keepsImages { renderer.keepsLookAheadImages = keepsImages }
+        let summary = try renderer.render(input: input, output: scratch.path("out-\(framesInFlight)-\(lookAhead).mkv"),
+                                          settings: EncoderSettings(), effect: probe)
         XCTAssertEqual(summary.frames, frames)
         return probe
     }
@@ -85,18 +87,23 @@ final class FramesInFlightTests: GPUTestCase {
     }
 
     /// With a look-ahead the render converts the planes the look-ahead uploaded (kept per
-    /// frame until it has finished) instead of uploading the frame again: every frame's working
-    /// image is the one a render without look-ahead, which uploads each frame, makes, at every
-    /// look-ahead and with one or two frames in flight (the plane sets turn over several times).
+    /// frame until it has finished) instead of uploading the frame again, or (a CPU device's
+    /// way) reads the look-ahead's own working image of the frame: every frame's working image
+    /// is the one a render without look-ahead, which uploads each frame, makes, both ways, at
+    /// every look-ahead and with one or two frames in flight (the sets turn over several times).
     func testALookedAtFrameIsRenderedFromItsOwnUpload() throws {
         let scratch = try Scratch()
         let frames = 24
         let uploaded = try render(framesInFlight: 1, frames: frames, scratch: scratch, lookAhead: 0)
         XCTAssertEqual(Set(uploaded.digests.values).count, frames, "every frame differs")
-        for lookAhead in [1, 3, 6] {
-            for framesInFlight in [1, 2] {
-                let probe = try render(framesInFlight: framesInFlight, frames: frames, scratch: scratch, lookAhead: lookAhead)
-                XCTAssertEqual(probe.digests, uploaded.digests, "look-ahead \(lookAhead), \(framesInFlight) in flight")
+        for keepsImages in [false, true] {
+            for lookAhead in [1, 3, 6] {
+                for framesInFlight in [1, 2] {
+                    let probe = try render(framesInFlight: framesInFlight, frames: frames, scratch: scratch, lookAhead: lookAhead,
+                                           keepsImages: keepsImages)
+                    XCTAssertEqual(probe.digests, uploaded.digests,
+                                   "look-ahead \(lookAhead), \(framesInFlight) in flight, keeps images \(keepsImages)")
+                }
             }
         }
     }
