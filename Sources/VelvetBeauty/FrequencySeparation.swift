@@ -16,6 +16,7 @@ import VelvetKernels
 final class FrequencySeparation {
     private let weigh: TypedKernel<KernelLibrary.BeautySkinWeighPush>
     private let baseBlur: TypedKernel<KernelLibrary.BeautyRoiBlurPush>
+    private let baseBlurRun: Int
     private let downsample: TypedKernel<KernelLibrary.BeautyNcDownsamplePush>
     private let combine: TypedKernel<KernelLibrary.BeautyFreqsepCombinePush>
     private let pool: ImagePool
@@ -25,7 +26,9 @@ final class FrequencySeparation {
         self.pool = pool
         self.blurs = blurs
         weigh = try TypedKernel(context: context)
-        baseBlur = try TypedKernel(context: context)
+        // A run of outputs per invocation on CPU devices (beauty_roi_blur.comp's RUN).
+        baseBlurRun = context.device.kind == .cpu ? 8 : 1
+        baseBlur = try TypedKernel(context: context, specialization: ["RUN": .int(Int32(baseBlurRun))])
         downsample = try TypedKernel(context: context)
         combine = try TypedKernel(context: context)
     }
@@ -60,8 +63,10 @@ final class FrequencySeparation {
             let push = KernelLibrary.BeautyRoiBlurPush(
                 origin: SIMD2(Int32(area.x), Int32(area.y)), size: SIMD2(Int32(area.width), Int32(area.height)),
                 vertical: Int32(vertical), radius: Int32(radius), factor: factor, normaliser: 1 / total)
-            recorder.dispatch(baseBlur, [.sampledImage(input, .nearest), .storageImage(output)],
-                              push: push, covering: area.width, area.height)
+            let run = baseBlurRun
+            recorder.dispatch(baseBlur, [.sampledImage(input, .nearest), .storageImage(output)], push: push,
+                              covering: vertical == 0 ? (area.width + run - 1) / run : area.width,
+                              vertical == 0 ? area.height : (area.height + run - 1) / run)
         }
 
         // Smoothed low layer S: normalised convolution at reduced resolution.

@@ -51,6 +51,7 @@ enum RenderCommand {
             let report: [String: Any] = [
                 "input": input, "output": output, "frames": summary.frames, "seconds": summary.seconds,
                 "fps": summary.framesPerSecond, "gpu_ms": stages, "device": context.device.name,
+                "device_kind": context.device.kind.rawValue,
                 "gpu_ms_per_frame": stages.mapValues { $0 / Double(max(summary.frames, 1)) },
                 "faces": FaceRuns.describe(effect?.facesPerFrame ?? []),
                 "skin_quality": SkinQualityReport.describe(effect?.skinQuality ?? [:]),

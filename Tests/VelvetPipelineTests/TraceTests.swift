@@ -24,12 +24,15 @@ final class TraceTests: XCTestCase {
         let clip = scratch.path("clip.mp4"), output = scratch.path("out.mp4"), trace = scratch.path("trace.json")
         try Tool.ffmpeg(["-loop", "1", "-framerate", "25", "-t", "0.48", "-i", repository.appendingPathComponent("test-assets/grace_hopper.jpg").path,
                          "-vf", "scale=192:224,setsar=1,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", clip])
-        let result = try Tool.run(Tool.velvet, ["render", clip, "-o", output, "--quiet"],
+        let result = try Tool.run(Tool.velvet, ["render", clip, "-o", output, "--quiet", "--json"],
                                   environment: ["VELVET_VALIDATION": "1", "VELVET_TRACE": trace,
                                                 "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let frames = try Tool.probe(output, "packet=pts_time").split(separator: "\n").count
         XCTAssertEqual(frames, 12)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        // A CPU device renders from the look-ahead's converted image; a GPU converts again.
+        let renderConversions = try XCTUnwrap(report["device_kind"] as? String) == "cpu" ? 0 : frames
 
         let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: trace))) as? [String: Any])
         let events = try XCTUnwrap(document["traceEvents"] as? [[String: Any]])
@@ -81,12 +84,12 @@ final class TraceTests: XCTestCase {
             XCTAssertFalse([threads["v-gpu"], threads["v-lookahead"]].contains(load.thread), "\(load.name) on a render thread")
         }
         XCTAssertLessThanOrEqual(prepared.end, try XCTUnwrap(named("v-lookahead", "lookahead.track").map(\.start).min()))
-        XCTAssertEqual(named("gpu", "color_in").count, frames)
+        XCTAssertEqual(named("gpu", "color_in").count, renderConversions)
         XCTAssertEqual(named("gpu", "lookahead.color_in").count, frames)
         XCTAssertEqual(named("gpu", "lookahead.upload").count, frames)
         XCTAssertEqual(named("gpu", "upload").count, 0, "a frame shown to the look-ahead is not uploaded again")
         // Recording each GPU section is a CPU span named after it, on the thread that recorded it.
-        XCTAssertEqual(named("v-gpu", "record:color_in").count, frames)
+        XCTAssertEqual(named("v-gpu", "record:color_in").count, renderConversions)
         XCTAssertEqual(named("v-gpu", "record:lookahead.color_in").count, frames)
         let recorded = Set(spans.filter { $0.name.hasPrefix("record:") }.map { String($0.name.dropFirst("record:".count)) })
         let timed = Set(spans.filter { $0.thread == threads["gpu"] }.map(\.name))
@@ -110,21 +113,24 @@ final class TraceTests: XCTestCase {
         let clip = scratch.path("clip.mp4")
         try Tool.ffmpeg(["-loop", "1", "-framerate", "25", "-t", "0.12", "-i", repository.appendingPathComponent("test-assets/grace_hopper.jpg").path,
                          "-vf", "scale=192:224,setsar=1,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", clip])
-        func stageTimes(_ environment: [String: String]) throws -> Set<String> {
+        func stageTimes(_ environment: [String: String]) throws -> (stages: Set<String>, onCPU: Bool) {
             let result = try Tool.run(Tool.velvet, ["render", clip, "-o", scratch.path("out.mp4"), "-y", "--quiet", "--json"],
                                       environment: environment.merging(["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path]) { $1 })
             XCTAssertEqual(result.status, 0, result.stderr)
             let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-            return Set(try XCTUnwrap(report["gpu_ms_per_frame"] as? [String: Double]).keys)
+            return (Set(try XCTUnwrap(report["gpu_ms_per_frame"] as? [String: Double]).keys),
+                    try XCTUnwrap(report["device_kind"] as? String) == "cpu")
         }
-        let split = try stageTimes(["VELVET_DISPATCH_TIMES": "skin.,color_", "VELVET_VALIDATION": "1"])
-        XCTAssertTrue(split.isSuperset(of: ["color_in/yuv_to_rgb", "color_out/rgb_to_yuv", "skin.mask/beauty_skin_mask",
+        // A CPU device renders from the look-ahead's converted image (no color_in of its own).
+        let (split, onCPU) = try stageTimes(["VELVET_DISPATCH_TIMES": "skin.,color_,lookahead.", "VELVET_VALIDATION": "1"])
+        let conversion = onCPU ? "lookahead.color_in" : "color_in"
+        XCTAssertTrue(split.isSuperset(of: ["\(conversion)/yuv_to_rgb", "color_out/rgb_to_yuv", "skin.mask/beauty_skin_mask",
                                             "skin.spots/beauty_spots"]), "\(split.sorted())")
         XCTAssertTrue(split.contains("grade"), "an unnamed section stays whole: \(split.sorted())")
         XCTAssertFalse(split.contains { $0.hasPrefix("grade/") || $0.hasPrefix("face.") && $0.contains("/") }, "\(split.sorted())")
-        let whole = try stageTimes([:])
+        let whole = try stageTimes([:]).stages
         XCTAssertFalse(whole.contains { $0.contains("/") }, "\(whole.sorted())")
-        XCTAssertTrue(whole.isSuperset(of: ["color_in", "skin.mask", "skin.spots", "grade"]), "\(whole.sorted())")
+        XCTAssertTrue(whole.isSuperset(of: [conversion, "skin.mask", "skin.spots", "grade"]), "\(whole.sorted())")
     }
 
     /// A trace that cannot be written is one warning line; the render still succeeds.
