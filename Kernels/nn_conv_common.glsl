@@ -27,6 +27,7 @@ layout(push_constant) uniform Parameters {
           resizeCentre;                     // resize to the output's size (bilinearTaps)
 } p;
 
+#include "nn_epilogue_kind.glsl"
 #include "nn_conv_epilogue.glsl"
 
 // RESIZED kernels (a RESIZE_BILINEAR folded into the 1x1, stride-1 convolution reading

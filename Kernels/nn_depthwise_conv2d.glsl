@@ -26,6 +26,7 @@ layout(push_constant) uniform Parameters {
     int denseC, denseW; // DENSE_BLOCK > 0: channels and width of the dense output
 } p;
 
+#include "nn_epilogue_kind.glsl"
 #include "nn_depthwise_taps.glsl"
 #include "nn_dense_output.glsl"
 
@@ -43,14 +44,14 @@ void main() {
     vec4 acc = depthwiseSum(p.inOffset, p.inH, p.inW, p.inC4, c4, oy * p.strideY - p.padTop, ox * p.strideX - p.padLeft,
                             KH, KW, p.weightOffset);
     vec4 v = acc + CONST_AT(p.biasOffset + c4);
-    if (p.act1 != ACT_NONE) {
-        v = activate(v, p.act1, p.act1 == ACT_PRELU ? CONST_AT(p.alpha1Offset + c4) : vec4(0.0));
+    if (EPILOGUE_ACT1 != ACT_NONE) {
+        v = activate(v, EPILOGUE_ACT1, EPILOGUE_ACT1 == ACT_PRELU ? CONST_AT(p.alpha1Offset + c4) : vec4(0.0));
     }
-    if (p.residualC4 >= 0) {
+    if (EPILOGUE_HAS_RESIDUAL) {
         if (c4 < p.residualC4) {
             v += RESIDUAL_AT(p.residualOffset + pixel * p.residualC4 + c4);
         }
-        v = activate(v, p.act2, p.act2 == ACT_PRELU ? CONST_AT(p.alpha2Offset + c4) : vec4(0.0));
+        v = activate(v, EPILOGUE_ACT2, EPILOGUE_ACT2 == ACT_PRELU ? CONST_AT(p.alpha2Offset + c4) : vec4(0.0));
     }
     if (DENSE_BLOCK == 0) {
         outData[p.outOffset + pixel * p.outC4 + c4] = maskChannels(v, c4, p.outC);

@@ -47,6 +47,7 @@ layout(push_constant) uniform Parameters {
     float residualScaleY, residualScaleX, residualCentre;
 } p;
 
+#include "nn_epilogue_kind.glsl"
 #include "nn_conv_epilogue.glsl"
 #include "nn_depthwise_taps.glsl"
 

@@ -31,10 +31,14 @@ final class NNModelTests: GPUTestCase {
     func testSelfieSegmentation() throws { try checkModel("selfie_segmentation") }
     func testSelfieSegmentationLandscape() throws { try checkModel("selfie_segmentation_landscape") }
 
-    /// lavapipe's tuning reads through texel buffers (nn_tensor_reads.glsl); reading the same
-    /// tensors through storage buffers must give the same bytes, output for output.
+    /// lavapipe's tuning reads through texel buffers (nn_tensor_reads.glsl) with each
+    /// convolution's epilogue fixed at compile time (nn_epilogue_kind.glsl); reading the same
+    /// tensors through storage buffers, the epilogue read from the push block, must give the
+    /// same bytes, output for output, in every model (their activations and residuals as is,
+    /// padded, pooled and resized).
     func testTexelReadsGiveWhatStorageBufferReadsGive() throws {
-        for name in ["face_landmark", "selfie_segmentation_landscape"] {
+        for name in ["face_landmark", "selfie_segmentation_landscape", "selfie_segmentation", "face_detection_short_range",
+                     "face_detection_full_range_sparse"] {
             let graph = try NNGraph(contentsOf: try ModelFixtures.url(name))
             var storageReads = NNTuning.cpu
             storageReads.texelReads = false

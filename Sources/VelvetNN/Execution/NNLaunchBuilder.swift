@@ -91,6 +91,7 @@ struct LaunchBuilder {
                                  "SCALED": c.inputScale == nil ? 0 : 1, "RESIZED": resized]
                 let groups = Self.groups(covering: o.pixels * (o.groups / perInvocation))
                 if texels {
+                    let constants = constants.merging(Self.epilogueKind(c.epilogue)) { $1 }
                     return .init(kernel: try kernels.kernel(KernelLibrary.NnConv2dTexelsPush.self, constants), bindings: bindings,
                                  push: push() as KernelLibrary.NnConv2dTexelsPush, groups: groups)
                 }
@@ -117,6 +118,7 @@ struct LaunchBuilder {
             }
             let groups = Self.groups(covering: o.pixels * o.groups)
             if texels {
+                specialization.merge(Self.epilogueKind(c.epilogue)) { $1 }
                 return .init(kernel: try kernels.kernel(KernelLibrary.NnDepthwiseConv2dTexelsPush.self, specialization), bindings: bindings,
                              push: push() as KernelLibrary.NnDepthwiseConv2dTexelsPush, groups: groups)
             }
@@ -356,6 +358,14 @@ struct LaunchBuilder {
         }
         // The residual is bound as its own range: its offset is 0.
         return (0, residualC4, epilogue.act1.code, epilogue.act1.alphaOffset, epilogue.act2.code, epilogue.act2.alphaOffset)
+    }
+
+    /// The epilogue's kind fixed at compile time (nn_epilogue_kind.glsl): for the texel
+    /// kernels of CPU devices, which would otherwise pay for every activation and every
+    /// way of reading the residual on every output.
+    static func epilogueKind(_ epilogue: NNEpilogue) -> [String: Int32] {
+        let residual: Int32 = epilogue.residual == nil ? 0 : epilogue.residualResize != nil ? 3 : epilogue.residualPool > 0 ? 2 : 1
+        return ["ACT1": epilogue.act1.code, "ACT2": epilogue.act2.code, "RESIDUAL": residual]
     }
 
     /// The fields of nn_conv_epilogue.glsl that say how the residual is read: a fused
