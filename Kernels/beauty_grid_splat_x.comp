@@ -10,6 +10,10 @@
 
 layout(local_size_x = 8, local_size_y = 32) in;
 const int MAX_BINS = 48;
+// The range bins fixed per pipeline (CPU devices), or 0: `grid.bins` (GPUs). A CPU Vulkan
+// indexes a local array by a variable lane by lane; with the count fixed, the loops unroll,
+// the sums stay in registers and each pixel adds its share to every bin (0 to all but two).
+layout(constant_id = 0) const int BINS = 0;
 
 layout(binding = 0) uniform sampler2D source;   // nearest sampler
 layout(binding = 1) uniform sampler2D mask;     // linear sampler: skin mask, the weight of each pixel
@@ -22,7 +26,8 @@ void main() {
         return;
     }
     vec4 sums[MAX_BINS];
-    for (int b = 0; b < grid.bins; ++b) {
+    int bins = BINS > 0 ? BINS : grid.bins;
+    for (int b = 0; b < bins; ++b) {
         sums[b] = vec4(0.0);
     }
     float centre = float(column) * grid.cell;
@@ -39,10 +44,16 @@ void main() {
         float fraction;
         gridRange(beautyLuma(c), bin, fraction);
         vec4 value = vec4(c, 1.0) * w;
-        sums[bin] += value * (1.0 - fraction);
-        sums[bin + 1] += value * fraction;
+        if (BINS > 0) {
+            for (int b = 0; b < BINS; ++b) {
+                sums[b] += value * (b == bin ? 1.0 - fraction : b == bin + 1 ? fraction : 0.0);
+            }
+        } else {
+            sums[bin] += value * (1.0 - fraction);
+            sums[bin + 1] += value * fraction;
+        }
     }
-    for (int b = 0; b < grid.bins; ++b) {
+    for (int b = 0; b < bins; ++b) {
         imageStore(destination, ivec2(b * grid.gridSize.x + column, row), sums[b]);
     }
 }

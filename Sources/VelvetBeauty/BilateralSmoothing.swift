@@ -21,16 +21,24 @@ final class BilateralSmoothing {
     static let maxBins = 48
 
     private let exact: TypedKernel<KernelLibrary.BeautyBilateralExactPush>
-    private let splatX: TypedKernel<KernelLibrary.BeautyGridSplatXPush>
+    private let context: GPUContext
+    /// The x splat per range-bin count on CPU devices (`BINS` in beauty_grid_splat_x.comp);
+    /// GPUs use the one kernel of any count, under key 0.
+    private var splatX: [Int: TypedKernel<KernelLibrary.BeautyGridSplatXPush>] = [:]
+    private let fixesBins: Bool
     private let splatY: TypedKernel<KernelLibrary.BeautyGridSplatYPush>
     private let blur: TypedKernel<KernelLibrary.BeautyGridBlurPush>
     private let slice: TypedKernel<KernelLibrary.BeautyGridSlicePush>
     private let pool: ImagePool
 
-    init(context: GPUContext, pool: ImagePool) throws {
+    /// `fixesBins`: one x-splat pipeline per range-bin count (the device's way unless given:
+    /// CPU devices).
+    init(context: GPUContext, pool: ImagePool, fixesBins: Bool? = nil) throws {
         self.pool = pool
+        self.context = context
         exact = try TypedKernel(context: context)
-        splatX = try TypedKernel(context: context)
+        self.fixesBins = fixesBins ?? (context.device.kind == .cpu)
+        if !self.fixesBins { splatX[0] = try TypedKernel(context: context) }
         splatY = try TypedKernel(context: context)
         blur = try TypedKernel(context: context)
         slice = try TypedKernel(context: context)
@@ -85,7 +93,7 @@ final class BilateralSmoothing {
                         blurFactor: sigmaCells > 0 ? -1 / (2 * sigmaCells * sigmaCells) : 0,
                         inverseFrame: SIMD2(inverse.0, inverse.1), chroma: chroma)
         }
-        recorder.dispatch(splatX, [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(rows)], push: push(),
+        recorder.dispatch(try splatKernel(bins: bins), [.sampledImage(source, .nearest), .sampledImage(mask, .linear), .storageImage(rows)], push: push(),
                           covering: gridWidth, region.height)
         recorder.dispatch(splatY, [.sampledImage(rows, .nearest), .storageImage(gridA)], push: push(),
                           covering: gridWidth * bins, gridHeight)
@@ -101,6 +109,14 @@ final class BilateralSmoothing {
         recorder.dispatch(slice, [.sampledImage(source, .nearest), .sampledImage(current, .linear),
                                   .sampledImage(mask, .linear), .storageImage(destination)],
                           push: push(), covering: region.width, region.height)
+    }
+
+    private func splatKernel(bins: Int) throws -> TypedKernel<KernelLibrary.BeautyGridSplatXPush> {
+        let key = fixesBins ? bins : 0
+        if let kernel = splatX[key] { return kernel }
+        let kernel = try TypedKernel<KernelLibrary.BeautyGridSplatXPush>(context: context, specialization: ["BINS": .int(Int32(key))])
+        splatX[key] = kernel
+        return kernel
     }
 }
 

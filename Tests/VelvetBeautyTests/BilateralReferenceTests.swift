@@ -62,6 +62,38 @@ final class BilateralReferenceTests: GPUTestCase {
             }
         }
     }
+
+    /// The grid's x splat with its range-bin count fixed per pipeline (CPU devices) gives the
+    /// bytes the one pipeline for any count gives (GPUs), from 4 bins to the 48 of the cap.
+    func testGridWithFixedBinsGivesWhatAnyBinCountGives() throws {
+        let context = try self.context
+        let fixture = try FaceFixture.load("astronaut")
+        let cheek = fixture.faces[0].landmarks[MeshRegion.cheekCentres.right]
+        let crop = SkinCrop(fixture, centre: cheek, width: 40, height: 32)
+        let mask = SkinCrop.testMask(width: crop.width, height: crop.height)
+        let source = try GPUImage(context: context, width: crop.width, height: crop.height, format: .rgba16f)
+        let maskImage = try GPUImage(context: context, width: crop.width, height: crop.height, format: .r16f)
+        let region = PixelRegion(x: 0, y: 0, width: crop.width, height: crop.height)
+        let ways = try [true, false].map { try BilateralSmoothing(context: context, pool: ImagePool(context: context), fixesBins: $0) }
+        for rangeSigma: Float in [0.01, 0.05, 0.1, 0.3, 0.5] {
+            var settings = BeautySettings.standard
+            settings.maxRadius = 0.1
+            settings.rangeSigma = rangeSigma
+            let outputs = try ways.map { smoothing in
+                let destination = try GPUImage(context: context, width: crop.width, height: crop.height, format: .rgba16f)
+                let recorder = try CommandRecorder(context: context)
+                try crop.half.withUnsafeBytes { try recorder.upload($0, to: source) }
+                try mask.map(Float16.init).withUnsafeBytes { try recorder.upload($0, to: maskImage) }
+                XCTAssertTrue(try smoothing.record(on: recorder, source: source, mask: maskImage, destination: destination,
+                                                   region: region, faceSize: 60, settings: settings))
+                let readback = try recorder.download(destination)
+                try recorder.submit().wait()
+                return readback.bytes
+            }
+            XCTAssertEqual(outputs[0], outputs[1], "range sigma \(rangeSigma)")
+            XCTAssertNotEqual(outputs[0], crop.half.withUnsafeBytes { Array($0) }, "range sigma \(rangeSigma): the grid must change the skin")
+        }
+    }
 }
 
 /// A crop of a fixture photo as fp16 RGBA, the values the kernel reads.
