@@ -24,15 +24,19 @@ import VelvetKernels
 /// writes the region unchanged, a second over the ovals' part of it lists the pixels that may
 /// be spots, the full test runs over that list and lists what it fills, and the peak and cap
 /// passes run over the fills (indirect dispatches over lists built on the GPU,
-/// `beauty_pixel_list.glsl`).
+/// `beauty_pixel_list.glsl`); the cap only when more peaks were found than it keeps.
 final class SpotRemoval {
     private let settle: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let classify: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let detect: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let findPeaks: TypedKernel<KernelLibrary.BeautySpotPeaksPush>
-    private let cap: TypedKernel<KernelLibrary.BeautySpotCapPush>
+    /// The cap's passes (`beauty_spot_cap.comp`): size the next two, rank the peaks, cap the fills.
+    private let capPasses: (groups: TypedKernel<KernelLibrary.BeautySpotCapPush>, rank: TypedKernel<KernelLibrary.BeautySpotCapPush>,
+                            cap: TypedKernel<KernelLibrary.BeautySpotCapPush>)
     private let context: GPUContext
     private var peakList: GPUBuffer?
+    /// The cap's state: its passes' indirect dispatches and a kept flag per listed peak.
+    private var capStateBuffer: GPUBuffer?
     /// The candidate and fill lists (`beauty_pixel_list.glsl`), room for a frame's pixels each.
     private var pixelListBuffers: (candidates: GPUBuffer, fills: GPUBuffer)?
     private let memory: SpotMemory
@@ -50,7 +54,9 @@ final class SpotRemoval {
         classify = try TypedKernel(context: context, specialization: ["PASS": .int(1)])
         detect = try TypedKernel(context: context, specialization: ["PASS": .int(2)])
         findPeaks = try TypedKernel(context: context)
-        cap = try TypedKernel(context: context)
+        capPasses = (try TypedKernel(context: context, specialization: ["PASS": .int(0)]),
+                     try TypedKernel(context: context, specialization: ["PASS": .int(1)]),
+                     try TypedKernel(context: context, specialization: ["PASS": .int(2)]))
         memory = SpotMemory(context: context)
     }
 
@@ -123,13 +129,26 @@ final class SpotRemoval {
                                       .buffer(fills)],
                           push: peaksPush, groupsIn: fills)
         let capPush = KernelLibrary.BeautySpotCapPush(linkRadius: 2 * coarseRadius, maxCount: Int32(min(maxCount, Int(Int32.max))))
-        recorder.dispatch(cap, [.sampledImage(source, .nearest), .storageImage(destination), .buffer(list), .buffer(fills)],
-                          push: capPush, groupsIn: fills)
+        let state = try capState()
+        let capBindings: [GPUBinding] = [.sampledImage(source, .nearest), .storageImage(destination), .buffer(list), .buffer(fills),
+                                         .texels(list, offset: Self.headerBytes, size: Self.peakCapacity * 16), .buffer(state)]
+        // The rank and cap passes run only when the cap binds (more peaks than it keeps).
+        recorder.dispatch(capPasses.groups, capBindings, push: capPush, covering: 1, 1)
+        recorder.dispatch(capPasses.rank, capBindings, push: capPush, groupsIn: state, offset: 0)
+        recorder.dispatch(capPasses.cap, capBindings, push: capPush, groupsIn: state, offset: 16)
+    }
+
+    private func capState() throws -> GPUBuffer {
+        if let capStateBuffer { return capStateBuffer }
+        let buffer = try GPUBuffer(context: context, size: 32 + Self.peakCapacity * 4)
+        capStateBuffer = buffer
+        return buffer
     }
 
     private func peakListBuffer() throws -> GPUBuffer {
         if let peakList { return peakList }
         let list = try GPUBuffer(context: context, size: Self.headerBytes + Self.peakCapacity * 16)
+        try list.prepareTexels(offset: Self.headerBytes, size: Self.peakCapacity * 16)
         peakList = list
         return list
     }

@@ -6,7 +6,8 @@ import XCTest
 
 /// The spot cap (`beauty_spot_cap.comp`) reads a peak list the GPU's atomics filled in any
 /// order: which spots it keeps must not depend on that order, or one frame renders
-/// differently from run to run (it did on the H200, 41 of 300 frames between two runs).
+/// differently from run to run (it did on the H200, 41 of 300 frames between two runs). A
+/// cap that does not bind changes nothing.
 final class SpotCapOrderTests: GPUTestCase {
     static let side = 24
 
@@ -31,9 +32,29 @@ final class SpotCapOrderTests: GPUTestCase {
         XCTAssertFalse(isKept(11, 17))
     }
 
+    /// With as many peaks as the cap keeps, or fewer, the rank and cap passes get no
+    /// workgroups and every fill stays; one peak more and the cap undoes some.
+    func testACapThatDoesNotBindKeepsEveryFill() throws {
+        let corners: [SIMD2<Float>] = [[5.5, 5.5], [17.5, 5.5], [5.5, 17.5], [17.5, 17.5]]
+        for maxCount in [4, 5] {
+            var groups: [UInt32] = []
+            XCTAssertTrue(try capped(peaks: corners, value: 0.5, maxCount: maxCount, groups: &groups).allSatisfy { $0 }, "cap \(maxCount)")
+            XCTAssertEqual(groups, [0, 1, 1, 0, 0, 1, 1, 0], "cap \(maxCount): no workgroups for the rank and cap passes")
+        }
+        var groups: [UInt32] = []
+        XCTAssertFalse(try capped(peaks: corners, value: 0.5, maxCount: 3, groups: &groups).allSatisfy { $0 }, "cap 3 of 4 peaks")
+        XCTAssertEqual(groups, [1, 1, 1, 0, 3, 1, 1, 0], "one workgroup of peaks, the fills' three")
+    }
+
     /// Runs the cap over a frame filled everywhere (every pixel in the fill list the cap is
     /// dispatched over); true where a pixel's fill is kept.
     private func capped(peaks: [SIMD2<Float>], value: Float, maxCount: Int) throws -> [Bool] {
+        var groups: [UInt32] = []
+        return try capped(peaks: peaks, value: value, maxCount: maxCount, groups: &groups)
+    }
+
+    /// `groups`: the rank and cap passes' indirect dispatches as the first pass wrote them.
+    private func capped(peaks: [SIMD2<Float>], value: Float, maxCount: Int, groups: inout [UInt32]) throws -> [Bool] {
         let side = Self.side
         let source = try GPUImage(context: context, width: side, height: side, format: .rgba16f)
         let fixed = try GPUImage(context: context, width: side, height: side, format: .rgba16f)
@@ -54,12 +75,21 @@ final class SpotCapOrderTests: GPUTestCase {
         try entries.withUnsafeBytes { try recorder.upload($0, to: list, offset: 16) }
         try fillHead.withUnsafeBytes { try recorder.upload($0, to: fills) }
         try fillPixels.withUnsafeBytes { try recorder.upload($0, to: fills, offset: 16) }
+        // The cap's three passes (beauty_spot_cap.comp): size the next two, rank, cap.
+        let state = try GPUBuffer(context: context, size: 32 + 4 * peaks.count)
         let push = KernelLibrary.BeautySpotCapPush(linkRadius: 100, maxCount: Int32(maxCount))
-        recorder.dispatch(try TypedKernel<KernelLibrary.BeautySpotCapPush>(context: context),
-                          [.sampledImage(source, .nearest), .storageImage(fixed), .buffer(list), .buffer(fills)],
-                          push: push, groupsIn: fills)
+        let bindings: [GPUBinding] = [.sampledImage(source, .nearest), .storageImage(fixed), .buffer(list), .buffer(fills),
+                                      .texels(list, offset: 16, size: 16 * peaks.count), .buffer(state)]
+        func pass(_ index: Int32) throws -> TypedKernel<KernelLibrary.BeautySpotCapPush> {
+            try TypedKernel(context: context, specialization: ["PASS": .int(index)])
+        }
+        recorder.dispatch(try pass(0), bindings, push: push, covering: 1, 1)
+        recorder.dispatch(try pass(1), bindings, push: push, groupsIn: state, offset: 0)
+        recorder.dispatch(try pass(2), bindings, push: push, groupsIn: state, offset: 16)
         let readback = try recorder.download(fixed)
+        let stateReadback = try recorder.download(state)
         try recorder.submit().wait()
+        groups = Array(stateReadback.raw.bindMemory(to: UInt32.self).prefix(8))
         let halves = readback.raw.bindMemory(to: Float16.self)
         return (0..<(side * side)).map { Float(halves[$0 * 4 + 3]) > 0 }
     }
