@@ -16,6 +16,12 @@ layout(local_size_x = 16, local_size_y = 16) in;
 // branch on a push constant runs both of its sides.
 layout(constant_id = 0) const int LAYOUT_KIND = LAYOUT_PLANAR;
 layout(constant_id = 1) const int DELTA_MODE = 0;
+// Luma samples per chroma sample across and down, and whether chroma is co-sited with the
+// even luma columns (then filtered [1 2 1] across them), fixed per pipeline too: the block's
+// loops unroll and each of its pixels is converted once, for its luma and for the chroma.
+layout(constant_id = 2) const int SUB_X = 2;
+layout(constant_id = 3) const int SUB_Y = 2;
+layout(constant_id = 4) const int COSITED = 0;
 
 layout(binding = 0) uniform sampler2D processed;     // upright working image
 layout(binding = 1) uniform sampler2D reference;     // upright working image as decoded (delta mode)
@@ -29,9 +35,7 @@ layout(binding = 7) writeonly uniform image2D crOut;
 layout(push_constant) uniform Parameters {
     ivec2 storedSize;
     ivec2 chromaSize;
-    ivec2 subsampling;
     int orientation;
-    int cositedX;     // chroma sited on even luma columns: filter [1 2 1] horizontally
     vec4 range;       // code offsets (luma, chroma) and scales (luma, chroma)
     vec4 toY;         // Y' = dot(toY.xyz, R'G'B'); toY.w = sample scale
     vec4 toPb;
@@ -64,18 +68,28 @@ void main() {
         return;
     }
     float sampleScale = parameters.toY.w;
-    ivec2 origin = site * parameters.subsampling;
-
+    ivec2 origin = site * ivec2(SUB_X, SUB_Y);
+    // The block's pixels in Y'PbPr, each converted once (clamped to the frame, as the chroma
+    // filter reads them).
+    vec3 block[SUB_X * SUB_Y];
+    vec3 referenceBlock[SUB_X * SUB_Y];
+    for (int j = 0; j < SUB_Y; ++j) {
+        for (int i = 0; i < SUB_X; ++i) {
+            ivec2 stored = clamp(origin + ivec2(i, j), ivec2(0), parameters.storedSize - 1);
+            block[j * SUB_X + i] = toYPbPr(uprightTexel(processed, stored).rgb);
+            referenceBlock[j * SUB_X + i] = delta ? toYPbPr(uprightTexel(reference, stored).rgb) : vec3(0.0);
+        }
+    }
     // Luma of the block.
-    for (int j = 0; j < parameters.subsampling.y; ++j) {
-        for (int i = 0; i < parameters.subsampling.x; ++i) {
+    for (int j = 0; j < SUB_Y; ++j) {
+        for (int i = 0; i < SUB_X; ++i) {
             ivec2 stored = origin + ivec2(i, j);
             if (any(greaterThanEqual(stored, parameters.storedSize))) {
                 continue;
             }
-            float code = toYPbPr(uprightTexel(processed, stored).rgb).x / parameters.range.z + parameters.range.x;
+            float code = block[j * SUB_X + i].x / parameters.range.z + parameters.range.x;
             if (delta) {
-                float referenceCode = toYPbPr(uprightTexel(reference, stored).rgb).x / parameters.range.z + parameters.range.x;
+                float referenceCode = referenceBlock[j * SUB_X + i].x / parameters.range.z + parameters.range.x;
                 code = texelFetch(originalLuma, stored, 0).r * sampleScale + (code - referenceCode);
             }
             imageStore(lumaOut, stored, vec4(code / sampleScale));
@@ -84,21 +98,29 @@ void main() {
     if (LAYOUT_KIND == LAYOUT_GRAY) {
         return;
     }
-
-    // Chroma: a weighted average over the block ([1 2 1] across columns when co-sited).
+    // Chroma: a weighted average over the block ([1 2 1] across columns when co-sited: the
+    // column left of the block is converted here).
     vec2 sum = vec2(0.0);
     float weightSum = 0.0;
-    bool cosited = parameters.cositedX != 0 && parameters.subsampling.x == 2;
+    bool cosited = COSITED != 0 && SUB_X == 2;
     int firstColumn = cosited ? -1 : 0;
-    int lastColumn = cosited ? 1 : parameters.subsampling.x - 1;
-    for (int j = 0; j < parameters.subsampling.y; ++j) {
+    int lastColumn = cosited ? 1 : SUB_X - 1;
+    for (int j = 0; j < SUB_Y; ++j) {
         for (int i = firstColumn; i <= lastColumn; ++i) {
-            ivec2 stored = clamp(origin + ivec2(i, j), ivec2(0), parameters.storedSize - 1);
-            float weight = (cosited && i == 0) ? 2.0 : 1.0;
-            vec2 pbpr = toYPbPr(uprightTexel(processed, stored).rgb).yz;
-            if (delta) {
-                pbpr -= toYPbPr(uprightTexel(reference, stored).rgb).yz;
+            vec2 pbpr;
+            if (i < 0) {
+                ivec2 stored = clamp(origin + ivec2(i, j), ivec2(0), parameters.storedSize - 1);
+                pbpr = toYPbPr(uprightTexel(processed, stored).rgb).yz;
+                if (delta) {
+                    pbpr -= toYPbPr(uprightTexel(reference, stored).rgb).yz;
+                }
+            } else {
+                pbpr = block[j * SUB_X + i].yz;
+                if (delta) {
+                    pbpr -= referenceBlock[j * SUB_X + i].yz;
+                }
             }
+            float weight = (cosited && i == 0) ? 2.0 : 1.0;
             sum += weight * pbpr;
             weightSum += weight;
         }

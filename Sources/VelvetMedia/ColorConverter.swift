@@ -18,9 +18,21 @@ final class ColorConverter: @unchecked Sendable {
     /// Bound to the slots a layout does not use (no plane, or no delta source).
     private let placeholder: GPUImage
 
+    /// What `rgb_to_yuv.comp` is specialised for: the layout, the mode, the chroma block and
+    /// its siting.
     private struct PlanesKey: Hashable {
         let kind: VideoPlaneLayout.Kind
         let delta: Bool
+        let chromaShiftX: Int
+        let chromaShiftY: Int
+        let cosited: Bool
+
+        init(layout: VideoPlaneLayout, color: ColorDescription, delta: Bool) {
+            kind = layout.kind
+            self.delta = delta
+            (chromaShiftX, chromaShiftY) = layout.chromaShift
+            cosited = color.chromaCositedX
+        }
     }
 
     init(context: GPUContext) throws {
@@ -28,11 +40,11 @@ final class ColorConverter: @unchecked Sendable {
         placeholder = try GPUImage(context: context, width: 1, height: 1, format: .r8)
     }
 
-    /// Starts compiling the kernels for frames decoded as `input` and encoded as `output`
-    /// (in delta mode when `delta`), so that the first frame does not wait for them.
-    func prepare(input: VideoPlaneLayout, output: VideoPlaneLayout, delta: Bool) throws {
+    /// Starts compiling the kernels for frames decoded as `input` and encoded as `output` in
+    /// `outputColor` (in delta mode when `delta`), so that the first frame does not wait for them.
+    func prepare(input: VideoPlaneLayout, output: VideoPlaneLayout, outputColor: ColorDescription, delta: Bool) throws {
         _ = try toWorkingKernel(input.kind)
-        _ = try toPlanesKernel(PlanesKey(kind: output.kind, delta: delta))
+        _ = try toPlanesKernel(PlanesKey(layout: output, color: outputColor, delta: delta))
     }
 
     private func toWorkingKernel(_ kind: VideoPlaneLayout.Kind) throws -> TypedKernel<KernelLibrary.YuvToRgbPush> {
@@ -49,7 +61,9 @@ final class ColorConverter: @unchecked Sendable {
         defer { lock.unlock() }
         if let kernel = toPlanesKernels[key] { return kernel }
         let kernel = try TypedKernel<KernelLibrary.RgbToYuvPush>(
-            context: context, specialization: ["LAYOUT_KIND": .int(key.kind.rawValue), "DELTA_MODE": .int(key.delta ? 1 : 0)])
+            context: context, specialization: ["LAYOUT_KIND": .int(key.kind.rawValue), "DELTA_MODE": .int(key.delta ? 1 : 0),
+                                               "SUB_X": .int(Int32(1 << key.chromaShiftX)), "SUB_Y": .int(Int32(1 << key.chromaShiftY)),
+                                               "COSITED": .int(key.cosited ? 1 : 0)])
         toPlanesKernels[key] = kernel
         return kernel
     }
@@ -126,8 +140,7 @@ final class ColorConverter: @unchecked Sendable {
         let rows = color.fromRGB
         let push = KernelLibrary.RgbToYuvPush(
             storedSize: SIMD2(Int32(luma.width), Int32(luma.height)), chromaSize: SIMD2(Int32(chromaSize.0), Int32(chromaSize.1)),
-            subsampling: SIMD2(Int32(1 << layout.chromaShift.x), Int32(1 << layout.chromaShift.y)),
-            orientation: orientation.kernelCode, cositedX: color.chromaCositedX ? 1 : 0,
+            orientation: orientation.kernelCode,
             range: SIMD4(Float(range.lumaOffset), Float(range.chromaOffset), Float(range.lumaScale), Float(range.chromaScale)),
             toY: SIMD4(Float(rows[0][0]), Float(rows[0][1]), Float(rows[0][2]), Float(layout.sampleScale)),
             toPb: SIMD4(Float(rows[1][0]), Float(rows[1][1]), Float(rows[1][2]), 0),
@@ -135,7 +148,7 @@ final class ColorConverter: @unchecked Sendable {
             siteOrigin: SIMD2(Int32(sites.x), Int32(sites.y)), siteCount: SIMD2(Int32(sites.width), Int32(sites.height)))
         let originalPlanes = original?.planes ?? []
         func plane(_ images: [GPUImage], _ index: Int) -> GPUImage { index < images.count ? images[index] : placeholder }
-        recorder.dispatch(try toPlanesKernel(PlanesKey(kind: layout.kind, delta: original != nil)), [
+        recorder.dispatch(try toPlanesKernel(PlanesKey(layout: layout, color: color, delta: original != nil)), [
             .sampledImage(processed, .nearest), .sampledImage(original?.reference ?? processed, .nearest),
             .sampledImage(plane(originalPlanes, 0), .nearest), .sampledImage(plane(originalPlanes, 1), .nearest),
             .sampledImage(plane(originalPlanes, 2), .nearest),

@@ -112,7 +112,7 @@ final class FrameProcessor: @unchecked Sendable {
         processed = try GPUImage(context: context, width: upright.width, height: upright.height, format: .rgba16f)
         let output = plan.outputSize
         outputPlanes = try converter.makePlanes(plan.outputLayout, width: output.width, height: output.height)
-        try converter.prepare(input: plan.inputLayout, output: plan.outputLayout, delta: plan.usesDelta)
+        try converter.prepare(input: plan.inputLayout, output: plan.outputLayout, outputColor: plan.outputColor, delta: plan.usesDelta)
     }
 
     /// Shows one frame to the effect's look-ahead: upload and conversion to a working image
