@@ -16,14 +16,8 @@ final class BilateralReferenceTests: GPUTestCase {
     static let tolerance = 1.0 / 1024
 
     func testExactBilateralMatchesTheCPUFormula() throws {
-        let context = try self.context
-        let fixture = try FaceFixture.load("astronaut")
-        let cheek = fixture.faces[0].landmarks[MeshRegion.cheekCentres.right]
-        let crop = SkinCrop(fixture, centre: cheek, width: 40, height: 32)
-        let mask = SkinCrop.testMask(width: crop.width, height: crop.height)
-        let source = try GPUImage(context: context, width: crop.width, height: crop.height, format: .rgba16f)
-        let maskImage = try GPUImage(context: context, width: crop.width, height: crop.height, format: .r16f)
-        let destination = try GPUImage(context: context, width: crop.width, height: crop.height, format: .rgba16f)
+        let cheek = try CheekRun(context: context)
+        let crop = cheek.crop, mask = cheek.mask
         let smoothing = try BilateralSmoothing(context: context, pool: ImagePool(context: context))
         // Spatial sigma = maxRadius x faceSize / 3 = 2 px: a 13 x 13 window, clamped at the crop's edges.
         let faceSize: Float = 60
@@ -33,16 +27,8 @@ final class BilateralReferenceTests: GPUTestCase {
             settings.maxRadius = 0.1
             settings.rangeSigma = rangeSigma
             settings.chromaSmoothing = 0.4
-            let recorder = try CommandRecorder(context: context)
-            try crop.half.withUnsafeBytes { try recorder.upload($0, to: source) }
-            try mask.map(Float16.init).withUnsafeBytes { try recorder.upload($0, to: maskImage) }
-            let recorded = try smoothing.record(on: recorder, source: source, mask: maskImage, destination: destination,
-                                                region: PixelRegion(x: 0, y: 0, width: crop.width, height: crop.height),
-                                                faceSize: faceSize, settings: settings)
-            XCTAssertTrue(recorded)
-            let readback = try recorder.download(destination)
-            try recorder.submit().wait()
-            let gpu = readback.bytes.withUnsafeBytes { raw in
+            let bytes = try cheek.smoothed(by: smoothing, settings: settings, faceSize: faceSize)
+            let gpu = bytes.withUnsafeBytes { raw in
                 (0..<(raw.count / 2)).map { Double(Float(raw.loadUnaligned(fromByteOffset: $0 * 2, as: Float16.self))) }
             }
             let sigma = Double(BilateralSmoothing.spatialSigma(settings: settings, faceSize: faceSize))
@@ -66,33 +52,49 @@ final class BilateralReferenceTests: GPUTestCase {
     /// The grid's x splat with its range-bin count fixed per pipeline (CPU devices) gives the
     /// bytes the one pipeline for any count gives (GPUs), from 4 bins to the 48 of the cap.
     func testGridWithFixedBinsGivesWhatAnyBinCountGives() throws {
-        let context = try self.context
-        let fixture = try FaceFixture.load("astronaut")
-        let cheek = fixture.faces[0].landmarks[MeshRegion.cheekCentres.right]
-        let crop = SkinCrop(fixture, centre: cheek, width: 40, height: 32)
-        let mask = SkinCrop.testMask(width: crop.width, height: crop.height)
-        let source = try GPUImage(context: context, width: crop.width, height: crop.height, format: .rgba16f)
-        let maskImage = try GPUImage(context: context, width: crop.width, height: crop.height, format: .r16f)
-        let region = PixelRegion(x: 0, y: 0, width: crop.width, height: crop.height)
+        let cheek = try CheekRun(context: context)
         let ways = try [true, false].map { try BilateralSmoothing(context: context, pool: ImagePool(context: context), fixesBins: $0) }
         for rangeSigma: Float in [0.01, 0.05, 0.1, 0.3, 0.5] {
             var settings = BeautySettings.standard
             settings.maxRadius = 0.1
             settings.rangeSigma = rangeSigma
-            let outputs = try ways.map { smoothing in
-                let destination = try GPUImage(context: context, width: crop.width, height: crop.height, format: .rgba16f)
-                let recorder = try CommandRecorder(context: context)
-                try crop.half.withUnsafeBytes { try recorder.upload($0, to: source) }
-                try mask.map(Float16.init).withUnsafeBytes { try recorder.upload($0, to: maskImage) }
-                XCTAssertTrue(try smoothing.record(on: recorder, source: source, mask: maskImage, destination: destination,
-                                                   region: region, faceSize: 60, settings: settings))
-                let readback = try recorder.download(destination)
-                try recorder.submit().wait()
-                return readback.bytes
-            }
+            let outputs = try ways.map { try cheek.smoothed(by: $0, settings: settings, faceSize: 60) }
             XCTAssertEqual(outputs[0], outputs[1], "range sigma \(rangeSigma)")
-            XCTAssertNotEqual(outputs[0], crop.half.withUnsafeBytes { Array($0) }, "range sigma \(rangeSigma): the grid must change the skin")
+            XCTAssertNotEqual(outputs[0], cheek.crop.half.withUnsafeBytes { Array($0) },
+                              "range sigma \(rangeSigma): the grid must change the skin")
         }
+    }
+}
+
+/// The astronaut's right cheek (40 x 32) with `SkinCrop.testMask`, smoothed on the GPU.
+private struct CheekRun {
+    let context: GPUContext
+    let crop: SkinCrop
+    let mask: [Float]
+
+    init(context: GPUContext) throws {
+        self.context = context
+        let fixture = try FaceFixture.load("astronaut")
+        let cheek = fixture.faces[0].landmarks[MeshRegion.cheekCentres.right]
+        crop = SkinCrop(fixture, centre: cheek, width: 40, height: 32)
+        mask = SkinCrop.testMask(width: crop.width, height: crop.height)
+    }
+
+    /// The crop through `smoothing` over its whole area: the rgba16f result's bytes.
+    func smoothed(by smoothing: BilateralSmoothing, settings: BeautySettings, faceSize: Float) throws -> [UInt8] {
+        let source = try GPUImage(context: context, width: crop.width, height: crop.height, format: .rgba16f)
+        let maskImage = try GPUImage(context: context, width: crop.width, height: crop.height, format: .r16f)
+        let destination = try GPUImage(context: context, width: crop.width, height: crop.height, format: .rgba16f)
+        let recorder = try CommandRecorder(context: context)
+        try crop.half.withUnsafeBytes { try recorder.upload($0, to: source) }
+        try mask.map(Float16.init).withUnsafeBytes { try recorder.upload($0, to: maskImage) }
+        let recorded = try smoothing.record(on: recorder, source: source, mask: maskImage, destination: destination,
+                                            region: PixelRegion(x: 0, y: 0, width: crop.width, height: crop.height),
+                                            faceSize: faceSize, settings: settings)
+        XCTAssertTrue(recorded, "the smoothing recorded nothing")
+        let readback = try recorder.download(destination)
+        try recorder.submit().wait()
+        return readback.bytes
     }
 }
 

@@ -364,9 +364,13 @@ struct LaunchBuilder {
     /// kernels of CPU devices, which would otherwise pay for every activation and every
     /// way of reading the residual on every output.
     static func epilogueKind(_ epilogue: NNEpilogue) -> [String: Int32] {
-        let residual: Int32 = epilogue.residual == nil ? 0 : epilogue.residualResize != nil ? 3 : epilogue.residualPool > 0 ? 2 : 1
-        return ["ACT1": epilogue.act1.code, "ACT2": epilogue.act2.code, "RESIDUAL": residual]
+        let residual: ResidualKind = epilogue.residual == nil ? .none
+            : epilogue.residualResize != nil ? .resized : epilogue.residualPool > 0 ? .pooled : .asIs
+        return ["ACT1": epilogue.act1.code, "ACT2": epilogue.act2.code, "RESIDUAL": residual.rawValue]
     }
+
+    /// How the epilogue reads its residual (`RESIDUAL_*` in nn_epilogue_kind.glsl).
+    enum ResidualKind: Int32 { case none = 0, asIs, pooled, resized }
 
     /// The fields of nn_conv_epilogue.glsl that say how the residual is read: a fused
     /// skip-path max-pool's window (or -1: a fused bilinear resize), the size of the tensor
