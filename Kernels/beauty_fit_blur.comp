@@ -7,7 +7,7 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(binding = 0) uniform sampler2D source; // nearest
-layout(binding = 1) buffer Params { float data[]; } params;
+layout(binding = 1) uniform samplerBuffer paramTexels;
 layout(binding = 2) writeonly uniform image2D destination;
 
 layout(push_constant) uniform Parameters {

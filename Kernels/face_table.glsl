@@ -2,26 +2,41 @@
 // ReshapeField pack theirs so). The buffer starts with a directory of
 // FACE_DIRECTORY_STRIDE floats per face: block start, block length, two spare, and the
 // frame box the face can touch (x0 y0 x1 y1); each face's block follows, with offsets
-// inside a block relative to its start. The including kernel declares
-//   layout(binding = N) buffer Geometry { float data[]; } geometry;
-// and a push-constant `faceCount` reached through FACE_COUNT, before including this.
+// inside a block relative to its start. The including kernel declares the table, and a
+// push-constant `faceCount` reached through FACE_COUNT, before including this.
 //
 // Two ways to reach a face, both through faceValue(slot, offset):
 // - FACE_TABLE_DIRECT defined: a slot is the face's index and its block is read from the
-//   buffer. For the per-pixel kernels: a loop over the faces whose box meets the
-//   workgroup's reads the same address in every lane, which is cheap everywhere, and it
-//   needs no barrier (shared memory and barriers made the mask, blend, makeup and reshape
-//   kernels about 5x slower on lavapipe: reshape 318 -> 64 ms a 720p frame).
-// - otherwise: a workgroup lists the faces whose box meets its own, up to FACE_SLOTS at a
+//   table, declared as RGBA32F texels:
+//     layout(binding = N) uniform samplerBuffer geometryTexels;
+//   For the per-pixel kernels: a loop over the faces whose box meets the workgroup's reads
+//   the same address in every lane, and it needs no barrier (shared memory and barriers
+//   made the mask, blend, makeup and reshape kernels about 5x slower on lavapipe: reshape
+//   318 -> 64 ms a 720p frame). Texels, not a storage buffer: lavapipe loads a storage
+//   buffer one lane and one float at a time, in a loop with a branch per lane, and fetches
+//   a texel in one gather (the blend 51 -> 30 ms a 720p frame on a 2-core EPYC).
+// - otherwise: the table is a storage buffer,
+//     layout(binding = N) buffer Geometry { float data[]; } geometry;
+//   and a workgroup lists the faces whose box meets its own, up to FACE_SLOTS at a
 //   time, with gatherFaces, and copies their blocks to shared memory while they fit;
 //   for kernels that hold barriers anyway (the retouch stages' reductions).
 
 const int FACE_DIRECTORY_STRIDE = 8;
 
+#ifdef FACE_TABLE_DIRECT
+float faceTableRead(int index) {
+    return texelFetch(geometryTexels, index >> 2)[index & 3];
+}
+#else
+float faceTableRead(int index) {
+    return geometry.data[index];
+}
+#endif
+
 // The frame box face `face` can touch.
 vec4 faceBox(int face) {
     int entry = face * FACE_DIRECTORY_STRIDE;
-    return vec4(geometry.data[entry + 4], geometry.data[entry + 5], geometry.data[entry + 6], geometry.data[entry + 7]);
+    return vec4(faceTableRead(entry + 4), faceTableRead(entry + 5), faceTableRead(entry + 6), faceTableRead(entry + 7));
 }
 
 bool faceBoxMeets(vec4 box, vec2 low, vec2 high) {
@@ -31,7 +46,7 @@ bool faceBoxMeets(vec4 box, vec2 low, vec2 high) {
 // A float of face `face`'s block read from the buffer, in either mode (a kernel that
 // gathers for one pass may read directly in another).
 float faceBlockValue(int face, int offset) {
-    return geometry.data[int(geometry.data[face * FACE_DIRECTORY_STRIDE]) + offset];
+    return faceTableRead(int(faceTableRead(face * FACE_DIRECTORY_STRIDE)) + offset);
 }
 
 vec2 faceBlockPoint(int face, int offset) {
@@ -60,7 +75,7 @@ float faceValue(int slot, int offset) {
     if (base >= 0) {
         return faceTable[base + offset];
     }
-    return geometry.data[int(geometry.data[faceSlotIndex[slot] * FACE_DIRECTORY_STRIDE]) + offset];
+    return faceTableRead(int(faceTableRead(faceSlotIndex[slot] * FACE_DIRECTORY_STRIDE)) + offset);
 }
 
 // Lists, from face `firstFace` on, up to FACE_SLOTS faces whose box meets the frame box
@@ -74,7 +89,7 @@ void gatherFaces(int firstFace, vec2 low, vec2 high) {
             if (!faceBoxMeets(faceBox(face), low, high)) {
                 continue;
             }
-            int length = int(geometry.data[face * FACE_DIRECTORY_STRIDE + 1]);
+            int length = int(faceTableRead(face * FACE_DIRECTORY_STRIDE + 1));
             bool fits = used + length <= FACE_TABLE_FLOATS;
             faceSlotIndex[count] = face;
             faceSlotBase[count] = fits ? used : -1;
@@ -91,10 +106,10 @@ void gatherFaces(int firstFace, vec2 low, vec2 high) {
             continue;
         }
         int entry = faceSlotIndex[slot] * FACE_DIRECTORY_STRIDE;
-        int start = int(geometry.data[entry]);
-        int length = int(geometry.data[entry + 1]);
+        int start = int(faceTableRead(entry));
+        int length = int(faceTableRead(entry + 1));
         for (int i = int(gl_LocalInvocationIndex); i < length; i += int(invocations)) {
-            faceTable[base + i] = geometry.data[start + i];
+            faceTable[base + i] = faceTableRead(start + i);
         }
     }
     barrier();

@@ -27,7 +27,7 @@ const float LIP_REFERENCE_LUMA = 0.45;
 const float BLUSH_PEAK = 0.5;
 
 layout(binding = 0) uniform sampler2D source;   // nearest
-layout(binding = 1) readonly buffer Geometry { float data[]; } geometry;
+layout(binding = 1) uniform samplerBuffer geometryTexels;
 layout(binding = 2) writeonly uniform image2D destination;
 
 layout(push_constant) uniform Parameters {

@@ -18,10 +18,12 @@ layout(local_size_x = 16, local_size_y = 16) in;
 const int BLOCK_HEADER = 11;
 
 layout(binding = 0) uniform sampler2D source;      // linear sampler
-layout(binding = 1) readonly buffer Geometry { float data[]; } geometry;
+layout(binding = 1) uniform samplerBuffer geometryTexels;
 layout(binding = 2) writeonly uniform image2D destination;
-layout(binding = 3) readonly buffer Tiles { ivec4 entries[]; } tiles; // origin x y, first term, term count
-layout(binding = 4) readonly buffer Terms { uint entries[]; } terms;   // face << 16 | anchor << 15 | index
+// The tile and term lists as RGBA32F texels holding whole numbers (exact below 2^24), read as
+// the face table is (face_table.glsl: a texel fetch is one gather on lavapipe).
+layout(binding = 3) uniform samplerBuffer tileTexels; // per tile: origin x y, first term, term count
+layout(binding = 4) uniform samplerBuffer termTexels; // 4 a texel: face << 16 | anchor << 15 | index
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;      // region of the dispatch
@@ -40,7 +42,7 @@ void main() {
     if (tile >= parameters.tileCount) {
         return;
     }
-    ivec4 entry = tiles.entries[tile];
+    ivec4 entry = ivec4(texelFetch(tileTexels, tile));
     ivec2 pixel = entry.xy + ivec2(gl_LocalInvocationID.xy);
     vec2 p = vec2(pixel) + 0.5;
     vec2 d = vec2(0.0);
@@ -50,7 +52,8 @@ void main() {
     vec2 sum = vec2(0.0);
     float weights = 0.0;
     for (int i = 0; i < entry.w; ++i) {
-        uint term = terms.entries[entry.z + i];
+        int slot = entry.z + i;
+        uint term = uint(texelFetch(termTexels, slot >> 2)[slot & 3]);
         int termFace = int(term >> 16);
         if (termFace != face) {
             d -= sum / max(1.0, weights);

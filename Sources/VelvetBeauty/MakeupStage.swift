@@ -39,7 +39,7 @@ public final class MakeupPaint {
             faceCount: Int32(geometry.faces.count), blend: Self.blendCode(lip.blend),
             lipColour: SIMD4(lip.colour.red, lip.colour.green, lip.colour.blue, lip.strength),
             blushColour: SIMD4(blush.colour.red, blush.colour.green, blush.colour.blue, blush.strength))
-        recorder.dispatch(kernel, [.sampledImage(image, .nearest), .buffer(buffer), .storageImage(destination)],
+        recorder.dispatch(kernel, [.sampledImage(image, .nearest), .texels(buffer), .storageImage(destination)],
                           push: push, covering: region.width, region.height)
         recorder.endSection()
         return region

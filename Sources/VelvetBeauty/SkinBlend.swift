@@ -66,7 +66,7 @@ final class SkinBlend {
                           [.sampledImage(original, .nearest), .sampledImage(spotFixed, .nearest),
                            .sampledImage(processed, .nearest), .sampledImage(mask, .linear),
                            .storageImage(destination), .storageImage(weights ?? dummy),
-                           .buffer(geometry), .buffer(gains ?? geometry), .sampledImage(userMatte ?? dummy, .nearest)],
+                           .texels(geometry), .texels(gains ?? geometry), .sampledImage(userMatte ?? dummy, .nearest)],
                           push: push, covering: covered.width, covered.height)
     }
 }

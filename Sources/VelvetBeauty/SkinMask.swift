@@ -95,7 +95,7 @@ final class SkinMask {
                 face: Int32(index), firstPass: first ? 1 : 0, elsewhere: settings.zones.elsewhere,
                 personRamp: SIMD2(settings.mask.personLow, settings.mask.personHigh),
                 origin: SIMD2(Int32(x0), Int32(y0)), extent: SIMD2(Int32(x1 - x0), Int32(y1 - y0)))
-            recorder.dispatch(draw, [.sampledImage(person, .linear), .buffer(buffer), .storageImage(mask), .storageImage(owner)],
+            recorder.dispatch(draw, [.sampledImage(person, .linear), .texels(buffer), .storageImage(mask), .storageImage(owner)],
                               push: push, covering: x1 - x0, y1 - y0)
         }
         return Output(mask: mask, owner: owner, geometry: buffer, factor: factor)

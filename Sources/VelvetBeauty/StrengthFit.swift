@@ -81,7 +81,7 @@ final class StrengthFit {
                                                      faceCount: Int32(faces.count))
         recorder.dispatch(reduce, [.sampledImage(atlases.base, .nearest), .sampledImage(atlases.fine, .nearest),
                                    .sampledImage(atlases.middle, .nearest), .sampledImage(dummy, .linear),
-                                   .sampledImage(dummy, .linear), .buffer(params), .buffer(results)],
+                                   .sampledImage(dummy, .linear), .texels(params), .buffer(results)],
                           push: push, groups: (faces.count, 1, 1))
         try memory.record(on: recorder, stats: results, keys: faces.map { .of($0, part: 0) })
         return results
@@ -104,7 +104,7 @@ final class StrengthFit {
                                                      faceCount: Int32(faces.count))
         recorder.dispatch(reduceMeasure, [.sampledImage(atlases.base, .nearest), .sampledImage(atlases.fine, .nearest),
                                           .sampledImage(atlases.middle, .nearest), .sampledImage(input, .linear),
-                                          .sampledImage(output, .linear), .buffer(params), .buffer(results)],
+                                          .sampledImage(output, .linear), .texels(params), .buffer(results)],
                           push: push, groups: (faces.count, 1, 1))
         return try recorder.download(results)
     }
@@ -146,14 +146,14 @@ final class StrengthFit {
         let push = KernelLibrary.BeautyFitSamplePush(frameSize: SIMD2(Float(images.0.width), Float(images.0.height)),
                                                      faceCount: Int32(faceCount))
         recorder.dispatch(kernel, [.sampledImage(images.0, .linear), .sampledImage(images.1, .linear),
-                                   .sampledImage(images.2, .linear), .sampledImage(mask, .linear), .buffer(params),
+                                   .sampledImage(images.2, .linear), .sampledImage(mask, .linear), .texels(params),
                                    .storageImage(base)],
                           push: push, covering: width, height)
         for (target, middleSigma) in [(fine, 0), (middle, 1)] {
             for (source, destination, vertical) in [(base, scratch, 0), (scratch, target, 1)] {
                 let blurPush = KernelLibrary.BeautyFitBlurPush(faceCount: Int32(faceCount), vertical: Int32(vertical),
                                                                middle: Int32(middleSigma))
-                recorder.dispatch(blur, [.sampledImage(source, .nearest), .buffer(params), .storageImage(destination)],
+                recorder.dispatch(blur, [.sampledImage(source, .nearest), .texels(params), .storageImage(destination)],
                                   push: blurPush, covering: width, height)
             }
         }

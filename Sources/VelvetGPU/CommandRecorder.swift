@@ -13,6 +13,10 @@ public enum GPUBinding {
     /// call `GPUBuffer.prepareTexels(offset:size:)` first): on lavapipe a texel fetch is one
     /// gather where a storage-buffer load is a branch per lane and float.
     case texels(GPUBuffer, offset: Int, size: Int)
+
+    /// The whole of `buffer` read as vec4 texels (its size a multiple of 16 bytes, as every
+    /// pooled buffer's is).
+    public static func texels(_ buffer: GPUBuffer) -> GPUBinding { .texels(buffer, offset: 0, size: buffer.size) }
 }
 
 /// How a dispatch is ordered against the commands recorded before it.
