@@ -35,7 +35,8 @@ final class NNModelTests: GPUTestCase {
     /// convolution's epilogue fixed at compile time (nn_epilogue_kind.glsl); reading the same
     /// tensors through storage buffers, the epilogue read from the push block, must give the
     /// same bytes, output for output, in every model (their activations and residuals as is,
-    /// padded, pooled and resized).
+    /// padded, pooled and resized; the segmentation's transposed convolution, elementwise ops
+    /// and squeeze-excite heads, which have texel kernels of their own).
     func testTexelReadsGiveWhatStorageBufferReadsGive() throws {
         for name in ["face_landmark", "selfie_segmentation_landscape", "selfie_segmentation", "face_detection_short_range",
                      "face_detection_full_range_sparse"] {

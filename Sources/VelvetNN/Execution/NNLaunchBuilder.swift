@@ -43,13 +43,20 @@ struct LaunchBuilder {
             let a = geometry(c.input), o = geometry(c.output)
             var bindings: [GPUBinding] = [buffer(c.input), buffer(c.output), .buffer(constants)]
             if case .transposeConv = step {
-                let push = KernelLibrary.NnTransposeConvPush(
-                    inOffset: offset(c.input), outOffset: offset(c.output), weightOffset: c.weightOffset.i32, biasOffset: c.biasOffset.i32,
-                    inH: a.height.i32, inW: a.width.i32, inC4: a.groups.i32, outH: o.height.i32, outW: o.width.i32, outC4: o.groups.i32,
-                    outC: o.channels.i32, strideY: c.strideY.i32, strideX: c.strideX.i32, padTop: c.padTop.i32, padLeft: c.padLeft.i32,
-                    kernelH: c.kernelH.i32, kernelW: c.kernelW.i32, act1: c.epilogue.act1.code, alpha1Offset: c.epilogue.act1.alphaOffset)
-                return .init(kernel: try kernels.kernel(KernelLibrary.NnTransposeConvPush.self), bindings: bindings, push: push,
-                             groups: Self.groups(covering: o.pixels * o.groups))
+                func push<Push: NNTransposeConvPush>() -> Push {
+                    Push(inOffset: offset(c.input), outOffset: offset(c.output), weightOffset: c.weightOffset.i32, biasOffset: c.biasOffset.i32,
+                         inH: a.height.i32, inW: a.width.i32, inC4: a.groups.i32, outH: o.height.i32, outW: o.width.i32, outC4: o.groups.i32,
+                         outC: o.channels.i32, strideY: c.strideY.i32, strideX: c.strideX.i32, padTop: c.padTop.i32, padLeft: c.padLeft.i32,
+                         kernelH: c.kernelH.i32, kernelW: c.kernelW.i32, act1: c.epilogue.act1.code, alpha1Offset: c.epilogue.act1.alphaOffset)
+                }
+                let groups = Self.groups(covering: o.pixels * o.groups)
+                if tuning.texelReads {
+                    let kernel = try kernels.kernel(KernelLibrary.NnTransposeConvTexelsPush.self, ["KH": Int32(c.kernelH), "KW": Int32(c.kernelW)])
+                    return .init(kernel: kernel, bindings: [try texelBinding(for: c.input), buffer(c.output), try constantTexels()],
+                                 push: push() as KernelLibrary.NnTransposeConvTexelsPush, groups: groups)
+                }
+                return .init(kernel: try kernels.kernel(KernelLibrary.NnTransposeConvPush.self), bindings: bindings,
+                             push: push() as KernelLibrary.NnTransposeConvPush, groups: groups)
             }
             // The plain convolution and depthwise kernels read through texel buffers where the
             // tuning says (lavapipe).
@@ -213,14 +220,28 @@ struct LaunchBuilder {
                 (operandBinding, operandOffset, broadcast, operandGroups) = (.buffer(constants), constantOffset.i32, 1, o.groups)
             case nil: break
             }
-            let push = KernelLibrary.NnElementwisePush(
-                aOffset: offset(input), outOffset: offset(output), bOffset: operandOffset, pixels: o.pixels.i32, c4Count: o.groups.i32,
-                channels: o.channels.i32, op: op, bBroadcast: broadcast, bC4: operandGroups.i32,
-                act: activation.code, alphaOffset: activation.alphaOffset,
-                addendOffset: offset(addend ?? input), hasAddend: addend == nil ? 0 : 1)
+            let hasAddend: Int32 = addend == nil ? 0 : 1
+            func push<Push: NNElementwisePush>() -> Push {
+                Push(aOffset: offset(input), outOffset: offset(output), bOffset: operandOffset, pixels: o.pixels.i32, c4Count: o.groups.i32,
+                     channels: o.channels.i32, op: op, bBroadcast: broadcast, bC4: operandGroups.i32,
+                     act: activation.code, alphaOffset: activation.alphaOffset, addendOffset: offset(addend ?? input), hasAddend: hasAddend)
+            }
+            let groups = Self.groups(covering: o.pixels * o.groups)
+            if tuning.texelReads {
+                let operandTexels: GPUBinding
+                switch operand {
+                case .tensor(let t)?, .broadcastTensor(let t)?: operandTexels = try texelBinding(for: t)
+                case .broadcastConstant?, nil: operandTexels = try constantTexels()
+                }
+                let kernel = try kernels.kernel(KernelLibrary.NnElementwiseTexelsPush.self,
+                                                ["OP": op, "B_BROADCAST": broadcast, "HAS_ADDEND": hasAddend, "ACT": activation.code])
+                return .init(kernel: kernel, bindings: [try texelBinding(for: input), buffer(output), try constantTexels(), operandTexels,
+                                                        try texelBinding(for: addend ?? input)],
+                             push: push() as KernelLibrary.NnElementwiseTexelsPush, groups: groups)
+            }
             return .init(kernel: try kernels.kernel(KernelLibrary.NnElementwisePush.self),
                          bindings: [buffer(input), buffer(output), .buffer(constants), operandBinding, buffer(addend ?? input)],
-                         push: push, groups: Self.groups(covering: o.pixels * o.groups))
+                         push: push() as KernelLibrary.NnElementwisePush, groups: groups)
 
         case .squeezeExcite(let input, let addend, let output, let layers):
             let a = geometry(input)
@@ -233,16 +254,24 @@ struct LaunchBuilder {
                         layer.epilogue.act1.code, layer.epilogue.act1.alphaOffset)
             }
             let (first, second) = (layer(0), layer(1))
-            let push = KernelLibrary.NnSqueezeExcitePush(
-                inOffset: offset(input), outOffset: offset(output), pixels: a.pixels.i32, inC4: a.groups.i32,
-                addendOffset: offset(addend ?? input), hasAddend: addend == nil ? 0 : 1,
-                pixelsPerGroup: bands.pixelsPerGroup.i32, layers: layers.count.i32,
-                weight1: first.0, bias1: first.1, out1C4: first.2, out1C: first.3, act1: first.4, alpha1: first.5,
-                weight2: second.0, bias2: second.1, out2C4: second.2, out2C: second.3, act2: second.4, alpha2: second.5)
+            func push<Push: NNSqueezeExcitePush>() -> Push {
+                Push(inOffset: offset(input), outOffset: offset(output), pixels: a.pixels.i32, inC4: a.groups.i32,
+                     addendOffset: offset(addend ?? input), hasAddend: addend == nil ? 0 : 1,
+                     pixelsPerGroup: bands.pixelsPerGroup.i32, layers: layers.count.i32,
+                     weight1: first.0, bias1: first.1, out1C4: first.2, out1C: first.3, act1: first.4, alpha1: first.5,
+                     weight2: second.0, bias2: second.1, out2C4: second.2, out2C: second.3, act2: second.4, alpha2: second.5)
+            }
+            let groups = (bands.workgroups, 1, 1)
+            if tuning.texelReads {
+                return .init(kernel: try kernels.kernel(KernelLibrary.NnSqueezeExciteTexelsPush.self),
+                             bindings: [try texelBinding(for: input), buffer(output), try constantTexels(), .buffer(scratch),
+                                        try texelBinding(for: addend ?? input)],
+                             push: push() as KernelLibrary.NnSqueezeExciteTexelsPush, groups: groups)
+            }
             return .init(kernel: try kernels.kernel(KernelLibrary.NnSqueezeExcitePush.self),
                          bindings: [buffer(input), buffer(output), .buffer(constants), .buffer(scratch),
                                     buffer(addend ?? input)],
-                         push: push, groups: (bands.workgroups, 1, 1))
+                         push: push() as KernelLibrary.NnSqueezeExcitePush, groups: groups)
 
         case .pool(let input, let output, let filterH, let filterW, let strideY, let strideX, let padTop, let padLeft,
                    let average, let activation):
@@ -397,6 +426,7 @@ protocol NNConvPush: KernelPushBlock {
 
 extension KernelLibrary.NnConv2dPush: NNConvPush {}
 extension KernelLibrary.NnConv2dTexelsPush: NNConvPush {}
+extension KernelLibrary.NnConvSplitPush: NNConvPush {}
 
 /// The push block of nn_depthwise_conv2d.glsl, in its storage-buffer and texel-buffer kernels.
 protocol NNDepthwisePush: KernelPushBlock {
@@ -408,7 +438,32 @@ protocol NNDepthwisePush: KernelPushBlock {
 
 extension KernelLibrary.NnDepthwiseConv2dPush: NNDepthwisePush {}
 extension KernelLibrary.NnDepthwiseConv2dTexelsPush: NNDepthwisePush {}
-extension KernelLibrary.NnConvSplitPush: NNConvPush {}
+
+/// The push block of nn_transpose_conv.glsl, in its storage-buffer and texel-buffer kernels.
+protocol NNTransposeConvPush: KernelPushBlock {
+    init(inOffset: Int32, outOffset: Int32, weightOffset: Int32, biasOffset: Int32, inH: Int32, inW: Int32, inC4: Int32,
+         outH: Int32, outW: Int32, outC4: Int32, outC: Int32, strideY: Int32, strideX: Int32, padTop: Int32, padLeft: Int32,
+         kernelH: Int32, kernelW: Int32, act1: Int32, alpha1Offset: Int32)
+}
+extension KernelLibrary.NnTransposeConvPush: NNTransposeConvPush {}
+extension KernelLibrary.NnTransposeConvTexelsPush: NNTransposeConvPush {}
+
+/// The push block of nn_elementwise.glsl, in its storage-buffer and texel-buffer kernels.
+protocol NNElementwisePush: KernelPushBlock {
+    init(aOffset: Int32, outOffset: Int32, bOffset: Int32, pixels: Int32, c4Count: Int32, channels: Int32, op: Int32,
+         bBroadcast: Int32, bC4: Int32, act: Int32, alphaOffset: Int32, addendOffset: Int32, hasAddend: Int32)
+}
+extension KernelLibrary.NnElementwisePush: NNElementwisePush {}
+extension KernelLibrary.NnElementwiseTexelsPush: NNElementwisePush {}
+
+/// The push block of nn_squeeze_excite.glsl, in its storage-buffer and texel-buffer kernels.
+protocol NNSqueezeExcitePush: KernelPushBlock {
+    init(inOffset: Int32, outOffset: Int32, pixels: Int32, inC4: Int32, addendOffset: Int32, hasAddend: Int32, pixelsPerGroup: Int32,
+         layers: Int32, weight1: Int32, bias1: Int32, out1C4: Int32, out1C: Int32, act1: Int32, alpha1: Int32,
+         weight2: Int32, bias2: Int32, out2C4: Int32, out2C: Int32, act2: Int32, alpha2: Int32)
+}
+extension KernelLibrary.NnSqueezeExcitePush: NNSqueezeExcitePush {}
+extension KernelLibrary.NnSqueezeExciteTexelsPush: NNSqueezeExcitePush {}
 
 extension Int {
     /// A push-block field: traps past Int32, as a model too large for the kernels must.
