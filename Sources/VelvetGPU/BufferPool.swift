@@ -10,6 +10,9 @@ final class BufferPool: @unchecked Sendable {
     struct Parked {
         let handle: VkBuffer
         let allocation: MemoryAllocator.Allocation
+        /// Its texel views, kept with it: a table read as texels every frame (the face
+        /// kernels') makes no view per frame either.
+        let texelViews: [GPUBuffer.TexelRange: VkBufferView]
     }
 
     private let lock = NSLock()
@@ -43,6 +46,7 @@ final class BufferPool: @unchecked Sendable {
     func destroyAll(device: VkDevice, allocator: MemoryAllocator) {
         lock.withLock {
             for parked in idle.values.joined() {
+                for view in parked.texelViews.values { vkDestroyBufferView(device, view, nil) }
                 vkDestroyBuffer(device, parked.handle, nil)
                 allocator.free(parked.allocation)
             }

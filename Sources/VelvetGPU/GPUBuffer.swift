@@ -18,7 +18,7 @@ public final class GPUBuffer: @unchecked Sendable {
     private let retainedContext: GPUContext?
     private unowned(unsafe) let unownedContext: GPUContext
     /// Ranges of the buffer as vec4 texels (`GPUBinding.texels`), made on first use.
-    private struct TexelRange: Hashable { var offset, size: Int }
+    struct TexelRange: Hashable { var offset, size: Int }
     private var texelViews: [TexelRange: VkBufferView] = [:]
     private let texelViewLock = NSLock()
 
@@ -41,6 +41,7 @@ public final class GPUBuffer: @unchecked Sendable {
     private init(context: GPUContext, adopting parked: BufferPool.Parked, size: Int) {
         (retainedContext, unownedContext, self.size, residency) = (context, context, size, .device)
         (handle, allocation, isPooled) = (parked.handle, parked.allocation, true)
+        texelViews = parked.texelViews
     }
 
     init(context: GPUContext, size: Int, residency: Residency, retainsContext: Bool, isPooled: Bool = false) throws {
@@ -80,8 +81,9 @@ public final class GPUBuffer: @unchecked Sendable {
     }
 
     deinit {
+        if isPooled, context.buffers.park(BufferPool.Parked(handle: handle, allocation: allocation, texelViews: texelViews),
+                                          sizeClass: size) { return }
         for view in texelViews.values { vkDestroyBufferView(context.handle, view, nil) }
-        if isPooled, context.buffers.park(BufferPool.Parked(handle: handle, allocation: allocation), sizeClass: size) { return }
         vkDestroyBuffer(context.handle, handle, nil)
         context.allocator.free(allocation)
     }
