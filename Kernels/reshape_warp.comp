@@ -20,10 +20,10 @@ const int BLOCK_HEADER = 11;
 layout(binding = 0) uniform sampler2D source;      // linear sampler
 layout(binding = 1) uniform samplerBuffer geometryTexels;
 layout(binding = 2) writeonly uniform image2D destination;
-// The tile and term lists as RGBA32F texels holding whole numbers (exact below 2^24), read as
-// the face table is (face_table.glsl: a texel fetch is one gather on lavapipe).
-layout(binding = 3) uniform samplerBuffer tileTexels; // per tile: origin x y, first term, term count
-layout(binding = 4) uniform samplerBuffer termTexels; // 4 a texel: face << 16 | anchor << 15 | index
+// The tile and term lists as RGBA32UI texels, read as the face table is (face_table.glsl: a
+// texel fetch is one gather on lavapipe).
+layout(binding = 3) uniform usamplerBuffer tileTexels; // per tile: origin x y, first term, term count
+layout(binding = 4) uniform usamplerBuffer termTexels; // 4 a texel: face << 16 | anchor << 15 | index
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;      // region of the dispatch
@@ -53,7 +53,7 @@ void main() {
     float weights = 0.0;
     for (int i = 0; i < entry.w; ++i) {
         int slot = entry.z + i;
-        uint term = uint(texelFetch(termTexels, slot >> 2)[slot & 3]);
+        uint term = texelFetch(termTexels, slot >> 2)[slot & 3];
         int termFace = int(term >> 16);
         if (termFace != face) {
             d -= sum / max(1.0, weights);

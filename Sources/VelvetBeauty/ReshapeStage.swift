@@ -32,13 +32,11 @@ public final class ReshapeWarp {
         let floats = field.packed
         let geometry = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: geometry) }
-        // Read as texels of floats (whole numbers under 2^24, so exact).
-        let tileFloats = tiles.tiles.flatMap { [Float($0.x), Float($0.y), Float($0.z), Float($0.w)] }
-        let tileBuffer = try GPUBuffer.pooled(context: context, size: tileFloats.count * 4)
-        try tileFloats.withUnsafeBytes { try recorder.upload($0, to: tileBuffer) }
-        let termFloats = tiles.terms.map { Float($0) }
-        let termBuffer = try GPUBuffer.pooled(context: context, size: termFloats.count * 4)
-        try termFloats.withUnsafeBytes { try recorder.upload($0, to: termBuffer) }
+        // Read as texels of unsigned integers, as stored.
+        let tileBuffer = try GPUBuffer.pooled(context: context, size: tiles.tiles.count * 16)
+        try tiles.tiles.withUnsafeBytes { try recorder.upload($0, to: tileBuffer) }
+        let termBuffer = try GPUBuffer.pooled(context: context, size: tiles.terms.count * 4)
+        try tiles.terms.withUnsafeBytes { try recorder.upload($0, to: termBuffer) }
         recorder.beginSection(Self.section)
         let inverse = image.inverseSize
         let push = KernelLibrary.ReshapeWarpPush(origin: SIMD2(Int32(region.x), Int32(region.y)),
@@ -48,7 +46,7 @@ public final class ReshapeWarp {
         // One workgroup per tile, in rows of at most 65535 (every device's limit or more).
         let count = tiles.tiles.count, row = min(count, 65535)
         recorder.dispatch(kernel, [.sampledImage(image, .linear), .texels(geometry), .storageImage(destination),
-                                   .texels(tileBuffer), .texels(termBuffer)],
+                                   .texels(tileBuffer, as: .unsigned), .texels(termBuffer, as: .unsigned)],
                           push: push, groups: (row, (count + row - 1) / row, 1))
         recorder.endSection()
         return region

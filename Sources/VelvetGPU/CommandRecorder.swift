@@ -9,14 +9,18 @@ public enum GPUBinding {
     /// `size` bytes of a buffer from `offset` (a multiple of the device's storage-buffer
     /// offset alignment), so validation sees which part a dispatch touches.
     case bufferRange(GPUBuffer, offset: Int, size: Int)
-    /// `size` bytes of a buffer from `offset` read as vec4 texels (a `samplerBuffer`, RGBA32F;
-    /// call `GPUBuffer.prepareTexels(offset:size:)` first): on lavapipe a texel fetch is one
-    /// gather where a storage-buffer load is a branch per lane and float.
-    case texels(GPUBuffer, offset: Int, size: Int)
+    /// `size` bytes of a buffer from `offset` read as 16-byte texels of `format` (a
+    /// `samplerBuffer` of RGBA32F, or a `usamplerBuffer` of RGBA32UI): on lavapipe a texel
+    /// fetch is one gather where a storage-buffer load is a branch per lane and float. The
+    /// view is made at the first binding and kept with the buffer (`prepareTexels` makes it
+    /// ahead, as the NN planner does for its launches).
+    case texels(GPUBuffer, offset: Int, size: Int, format: TexelFormat = .float)
 
-    /// The whole of `buffer` read as vec4 texels (its size a multiple of 16 bytes, as every
-    /// pooled buffer's is).
-    public static func texels(_ buffer: GPUBuffer) -> GPUBinding { .texels(buffer, offset: 0, size: buffer.size) }
+    /// The whole of `buffer` read as texels of `format` (its size a multiple of 16 bytes, as
+    /// every pooled buffer's is).
+    public static func texels(_ buffer: GPUBuffer, as format: TexelFormat = .float) -> GPUBinding {
+        .texels(buffer, offset: 0, size: buffer.size, format: format)
+    }
 }
 
 /// How a dispatch is ordered against the commands recorded before it.
@@ -226,10 +230,9 @@ public final class CommandRecorder {
                 reads.append(ObjectIdentifier(buffer))
                 if declaration.kind == .storageBuffer { writes.append(ObjectIdentifier(buffer)) }
                 retained.append(buffer)
-            case .texels(let buffer, let offset, let size):
+            case .texels(let buffer, let offset, let size, let format):
                 precondition(declaration.kind == .uniformTexelBuffer, "\(kernel.source.name) binding \(declaration.binding) is \(declaration.kind)")
-                // Made by GPUBuffer.prepareTexels() when the launch was planned.
-                guard let view = try? buffer.texels(offset: offset, size: size) else { preconditionFailure("\(kernel.source.name) binding \(declaration.binding): no texel view") }
+                guard let view = try? buffer.texels(offset: offset, size: size, format: format) else { preconditionFailure("\(kernel.source.name) binding \(declaration.binding): no texel view") }
                 write.pTexelBufferView = UnsafePointer(arena.pointer(to: Optional(view)))
                 reads.append(ObjectIdentifier(buffer))
                 retained.append(buffer)

@@ -1,6 +1,19 @@
 import CVulkan
 import Foundation
 
+/// What a buffer's 16-byte texels hold, as a kernel reads them: four floats (`samplerBuffer`)
+/// or four unsigned integers (`usamplerBuffer`; lists of indices and counts, exact at any size).
+public enum TexelFormat: Sendable, Hashable {
+    case float, unsigned
+
+    var vkFormat: VkFormat {
+        switch self {
+        case .float: return VK_FORMAT_R32G32B32A32_SFLOAT
+        case .unsigned: return VK_FORMAT_R32G32B32A32_UINT
+        }
+    }
+}
+
 /// A storage buffer (tensors, parameters) in device-local memory, or a host-visible
 /// staging buffer whose bytes the CPU reads and writes directly.
 public final class GPUBuffer: @unchecked Sendable {
@@ -17,8 +30,8 @@ public final class GPUBuffer: @unchecked Sendable {
     /// itself (a strong reference there would keep the context alive for ever).
     private let retainedContext: GPUContext?
     private unowned(unsafe) let unownedContext: GPUContext
-    /// Ranges of the buffer as vec4 texels (`GPUBinding.texels`), made on first use.
-    struct TexelRange: Hashable { var offset, size: Int }
+    /// Ranges of the buffer as 16-byte texels (`GPUBinding.texels`), made on first use.
+    struct TexelRange: Hashable { var offset, size: Int; var format: TexelFormat }
     private var texelViews: [TexelRange: VkBufferView] = [:]
     private let texelViewLock = NSLock()
 
@@ -88,18 +101,18 @@ public final class GPUBuffer: @unchecked Sendable {
         context.allocator.free(allocation)
     }
 
-    /// Makes the view of `size` bytes from `offset` as RGBA32F texels that
+    /// Makes the view of `size` bytes from `offset` as texels of `format` that
     /// `GPUBinding.texels` binds (once per range; later calls return at once), so recording
     /// never has to.
-    public func prepareTexels(offset: Int, size: Int) throws {
-        _ = try texels(offset: offset, size: size)
+    public func prepareTexels(offset: Int, size: Int, format: TexelFormat = .float) throws {
+        _ = try texels(offset: offset, size: size, format: format)
     }
 
-    /// The view of `size` bytes from `offset` as RGBA32F texels, made on first use.
-    func texels(offset: Int, size: Int) throws -> VkBufferView {
+    /// The view of `size` bytes from `offset` as texels of `format`, made on first use.
+    func texels(offset: Int, size: Int, format: TexelFormat) throws -> VkBufferView {
         texelViewLock.lock()
         defer { texelViewLock.unlock() }
-        let range = TexelRange(offset: offset, size: size)
+        let range = TexelRange(offset: offset, size: size, format: format)
         if let view = texelViews[range] { return view }
         let limits = context.limits
         guard offset >= 0, size >= 16, size % 16 == 0, offset + size <= self.size,
@@ -109,7 +122,7 @@ public final class GPUBuffer: @unchecked Sendable {
         var info = VkBufferViewCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO
         info.buffer = handle
-        info.format = VK_FORMAT_R32G32B32A32_SFLOAT
+        info.format = format.vkFormat
         info.offset = VkDeviceSize(offset)
         info.range = VkDeviceSize(size)
         var view: VkBufferView? = nil
