@@ -17,6 +17,9 @@ public struct SkinFrame {
     public let spots: GPUImage?
     /// Frame pixels the skin stages worked on; empty when nothing could change.
     public let region: PixelRegion
+    /// The part of `region` the blend may have changed: where the mask reaches (the
+    /// smoothing's margin around it is read, never changed).
+    public let changed: PixelRegion
     /// The faces treated, in the mask's order (largest first), and the settings they got.
     let faces: [BeautyFace]
     let settings: BeautySettings
@@ -137,6 +140,7 @@ public final class SkinPipeline {
         var processed: GPUImage? = nil
         var spotImage: GPUImage? = nil
         var region = PixelRegion(x: 0, y: 0, width: 0, height: 0)
+        var changed = region
         if active {
             // Each face's region: its reach grown by what its smoothing reads around it.
             let regions = geometry.faces.map { reach in
@@ -202,9 +206,12 @@ public final class SkinPipeline {
             } else {
                 strengthFit.skip()
             }
+            // Mask texels outside the faces' reach are 0 (SkinMaskGeometry), and a frame pixel's
+            // bilinear taps lie within one mask pixel of it: beyond that the blend keeps the original.
+            changed = geometry.reach.grown(by: maskOutput.factor + 2, width: width, height: height).intersection(region)
             recorder.beginSection(Section.blend)
             try blend.record(on: recorder, original: image, spotFixed: spotFixed, processed: smoothed, mask: maskImage,
-                         destination: blended, weights: weights, dummy: dummy, region: region,
+                         destination: blended, weights: weights, dummy: dummy, region: changed,
                          geometry: maskOutput.geometry, faceCount: geometry.faceCount, gains: gains,
                          edgeReach: settings.smoothingReach, userMatte: userMatte)
         } else {
@@ -218,7 +225,7 @@ public final class SkinPipeline {
         }
         recorder.endSection()
         return SkinFrame(output: blended, mask: mask, processed: processed, weights: weights, spots: spotImage, region: region,
-                         faces: geometry.faces.map(\.face), settings: settings)
+                         changed: changed, faces: geometry.faces.map(\.face), settings: settings)
     }
 
     /// Records the measurement of what `output` achieved on `skin`'s faces against `input`
@@ -251,7 +258,7 @@ public final class SkinStage: BeautyStage {
         let skin = try pipeline.record(on: recorder, image: source, faces: frame.faces, personMask: frame.personMask,
                                        settings: settings, destination: destination, userMatte: frame.userMatte)
         frame.skin = skin
-        return .wrote(skin.region)
+        return .wrote(skin.changed)
     }
 }
 

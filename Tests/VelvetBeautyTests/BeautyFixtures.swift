@@ -70,6 +70,9 @@ struct PipelineRun {
     let mask: [SIMD4<Float>]
     let maskWidth: Int
     let maskHeight: Int
+    /// The skin stages' region and the part the blend may change (`SkinFrame`).
+    let region: PixelRegion
+    let changed: PixelRegion
     let timings: GPUTimings
 }
 
@@ -110,7 +113,8 @@ enum PipelineRunner {
             mask: stride(from: 0, to: maskValues.count, by: 4).map {
                 SIMD4(maskValues[$0], maskValues[$0 + 1], maskValues[$0 + 2], maskValues[$0 + 3])
             },
-            maskWidth: frame.mask?.width ?? 0, maskHeight: frame.mask?.height ?? 0, timings: timings)
+            maskWidth: frame.mask?.width ?? 0, maskHeight: frame.mask?.height ?? 0, region: frame.region, changed: frame.changed,
+            timings: timings)
     }
 
     static func halves(_ bytes: [UInt8]) -> [Float] {
