@@ -32,6 +32,7 @@ layout(binding = 5) writeonly uniform image2D weights;
 layout(binding = 6) uniform samplerBuffer geometryTexels; // the skin mask's faces
 layout(binding = 7) uniform samplerBuffer gainTexels;     // per face, GAIN_STRIDE floats, gain first
 layout(binding = 8) uniform sampler2D userMatte; // nearest, frame size: the user's matte (with HAS_USER_MATTE)
+layout(binding = 9) readonly buffer GeometryWords { float data[]; } geometryWords; // the table again, as words (face_table.glsl)
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;

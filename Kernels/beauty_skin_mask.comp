@@ -29,6 +29,7 @@ layout(binding = 0) uniform sampler2D personBlurred; // linear sampler, frame-sh
 layout(binding = 1) uniform samplerBuffer geometryTexels;
 layout(binding = 2, rgba16f) uniform image2D destination;
 layout(binding = 3, r16f) uniform image2D owner;
+layout(binding = 4) readonly buffer GeometryWords { float data[]; } geometryWords; // the table again, as words (face_table.glsl)
 
 layout(push_constant) uniform Parameters {
     ivec2 size;        // mask size

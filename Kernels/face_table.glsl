@@ -7,14 +7,18 @@
 //
 // Two ways to reach a face, both through faceValue(slot, offset):
 // - FACE_TABLE_DIRECT defined: a slot is the face's index and its block is read from the
-//   table, declared as RGBA32F texels:
+//   table, declared twice, as RGBA32F texels and as a storage buffer:
 //     layout(binding = N) uniform samplerBuffer geometryTexels;
+//     layout(binding = M) readonly buffer GeometryWords { float data[]; } geometryWords;
 //   For the per-pixel kernels: a loop over the faces whose box meets the workgroup's reads
 //   the same address in every lane, and it needs no barrier (shared memory and barriers
 //   made the mask, blend, makeup and reshape kernels about 5x slower on lavapipe: reshape
-//   318 -> 64 ms a 720p frame). Texels, not a storage buffer: lavapipe loads a storage
-//   buffer one lane and one float at a time, in a loop with a branch per lane, and fetches
-//   a texel in one gather (the blend 51 -> 30 ms a 720p frame on a 2-core EPYC).
+//   318 -> 64 ms a 720p frame). FACE_TABLE_TEXELS (a specialisation constant, `FaceTable`)
+//   picks the reads: texels on CPU devices, where lavapipe loads a storage buffer one lane
+//   and one float at a time in a loop with a branch per lane and fetches a texel in one
+//   gather (the blend 51 -> 30 ms a 720p frame on a 2-core EPYC); the storage buffer on
+//   GPUs, where one address read by every lane is one broadcast load (texels cost the H200
+//   4.5 % more GPU time in the skin stages).
 // - otherwise: the table is a storage buffer,
 //     layout(binding = N) buffer Geometry { float data[]; } geometry;
 //   and a workgroup lists the faces whose box meets its own, up to FACE_SLOTS at a
@@ -24,8 +28,10 @@
 const int FACE_DIRECTORY_STRIDE = 8;
 
 #ifdef FACE_TABLE_DIRECT
+layout(constant_id = 16) const int FACE_TABLE_TEXELS = 1;
+
 float faceTableRead(int index) {
-    return texelFetch(geometryTexels, index >> 2)[index & 3];
+    return FACE_TABLE_TEXELS != 0 ? texelFetch(geometryTexels, index >> 2)[index & 3] : geometryWords.data[index];
 }
 #else
 float faceTableRead(int index) {

@@ -24,6 +24,7 @@ layout(binding = 2) writeonly uniform image2D destination;
 // texel fetch is one gather on lavapipe).
 layout(binding = 3) uniform usamplerBuffer tileTexels; // per tile: origin x y, first term, term count
 layout(binding = 4) uniform usamplerBuffer termTexels; // 4 a texel: face << 16 | anchor << 15 | index
+layout(binding = 5) readonly buffer GeometryWords { float data[]; } geometryWords; // the table again, as words (face_table.glsl)
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;      // region of the dispatch

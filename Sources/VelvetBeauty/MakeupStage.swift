@@ -11,9 +11,14 @@ public final class MakeupPaint {
     public let context: GPUContext
     private let kernel: TypedKernel<KernelLibrary.MakeupApplyPush>
 
-    public init(context: GPUContext) throws {
+    public convenience init(context: GPUContext) throws {
+        try self.init(context: context, faceTableTexels: nil)
+    }
+
+    /// `faceTableTexels`: how the kernel reads its face table (`FaceTable`; nil: the device's way).
+    init(context: GPUContext, faceTableTexels: Bool?) throws {
         self.context = context
-        kernel = try TypedKernel(context: context)
+        kernel = try TypedKernel(context: context, specialization: FaceTable.specialization(context, texels: faceTableTexels))
     }
 
     /// Records makeup on `image` into `destination` (same size and format, a different
@@ -39,7 +44,7 @@ public final class MakeupPaint {
             faceCount: Int32(geometry.faces.count), blend: Self.blendCode(lip.blend),
             lipColour: SIMD4(lip.colour.red, lip.colour.green, lip.colour.blue, lip.strength),
             blushColour: SIMD4(blush.colour.red, blush.colour.green, blush.colour.blue, blush.strength))
-        recorder.dispatch(kernel, [.sampledImage(image, .nearest), .texels(buffer), .storageImage(destination)],
+        recorder.dispatch(kernel, [.sampledImage(image, .nearest), .texels(buffer), .storageImage(destination), .buffer(buffer)],
                           push: push, covering: region.width, region.height)
         recorder.endSection()
         return region

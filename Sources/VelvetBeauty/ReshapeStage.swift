@@ -11,9 +11,14 @@ public final class ReshapeWarp {
     public let context: GPUContext
     private let kernel: TypedKernel<KernelLibrary.ReshapeWarpPush>
 
-    public init(context: GPUContext) throws {
+    public convenience init(context: GPUContext) throws {
+        try self.init(context: context, faceTableTexels: nil)
+    }
+
+    /// `faceTableTexels`: how the kernel reads its face table (`FaceTable`; nil: the device's way).
+    init(context: GPUContext, faceTableTexels: Bool?) throws {
         self.context = context
-        kernel = try TypedKernel(context: context)
+        kernel = try TypedKernel(context: context, specialization: FaceTable.specialization(context, texels: faceTableTexels))
     }
 
     /// Records the warp of `image` into `destination` (same size and format, a different
@@ -46,7 +51,7 @@ public final class ReshapeWarp {
         // One workgroup per tile, in rows of at most 65535 (every device's limit or more).
         let count = tiles.tiles.count, row = min(count, 65535)
         recorder.dispatch(kernel, [.sampledImage(image, .linear), .texels(geometry), .storageImage(destination),
-                                   .texels(tileBuffer, as: .unsigned), .texels(termBuffer, as: .unsigned)],
+                                   .texels(tileBuffer, as: .unsigned), .texels(termBuffer, as: .unsigned), .buffer(geometry)],
                           push: push, groups: (row, (count + row - 1) / row, 1))
         recorder.endSection()
         return region

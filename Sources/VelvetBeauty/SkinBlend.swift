@@ -12,6 +12,8 @@ final class SkinBlend {
     private let context: GPUContext
     /// The kernel copies the pixels outside the region itself (GPUs).
     let copiesOutside: Bool
+    /// How the kernel reads its face table (`FaceTable`; nil: the device's way).
+    private let faceTableTexels: Bool?
     /// Per (final weights written, a user's matte); the plain one made at once, others at first use.
     private var kernels: [Variant: TypedKernel<KernelLibrary.BeautyBlendPush>] = [:]
 
@@ -21,9 +23,10 @@ final class SkinBlend {
     }
 
     /// `copiesOutside` nil: the device's way (copied by the transfer on a CPU device).
-    init(context: GPUContext, copiesOutside: Bool? = nil) throws {
+    init(context: GPUContext, copiesOutside: Bool? = nil, faceTableTexels: Bool? = nil) throws {
         self.context = context
         self.copiesOutside = copiesOutside ?? (context.device.kind != .cpu)
+        self.faceTableTexels = faceTableTexels
         _ = try kernel(Variant(writesWeights: false, hasUserMatte: false))
     }
 
@@ -32,7 +35,8 @@ final class SkinBlend {
         let kernel = try TypedKernel<KernelLibrary.BeautyBlendPush>(
             context: context, specialization: ["WRITE_WEIGHTS": .int(variant.writesWeights ? 1 : 0),
                                                "HAS_USER_MATTE": .int(variant.hasUserMatte ? 1 : 0),
-                                               "COPY_OUTSIDE": .int(copiesOutside ? 1 : 0)])
+                                               "COPY_OUTSIDE": .int(copiesOutside ? 1 : 0)]
+                .merging(FaceTable.specialization(context, texels: faceTableTexels)) { $1 })
         kernels[variant] = kernel
         return kernel
     }
@@ -66,7 +70,8 @@ final class SkinBlend {
                           [.sampledImage(original, .nearest), .sampledImage(spotFixed, .nearest),
                            .sampledImage(processed, .nearest), .sampledImage(mask, .linear),
                            .storageImage(destination), .storageImage(weights ?? dummy),
-                           .texels(geometry), .texels(gains ?? geometry), .sampledImage(userMatte ?? dummy, .nearest)],
+                           .texels(geometry), .texels(gains ?? geometry), .sampledImage(userMatte ?? dummy, .nearest),
+                           .buffer(geometry)],
                           push: push, covering: covered.width, covered.height)
     }
 }

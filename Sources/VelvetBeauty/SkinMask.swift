@@ -25,12 +25,12 @@ final class SkinMask {
     private let context: GPUContext
     private var fullPerson: GPUImage?
 
-    init(context: GPUContext, pool: ImagePool, blurs: BlurCache) throws {
+    init(context: GPUContext, pool: ImagePool, blurs: BlurCache, faceTableTexels: Bool? = nil) throws {
         self.context = context
         self.pool = pool
         self.blurs = blurs
         resample = try TypedKernel(context: context)
-        draw = try TypedKernel(context: context)
+        draw = try TypedKernel(context: context, specialization: FaceTable.specialization(context, texels: faceTableTexels))
     }
 
     /// Mask pixels per face size: enough for feathered holes, and it keeps the polygon
@@ -95,7 +95,8 @@ final class SkinMask {
                 face: Int32(index), firstPass: first ? 1 : 0, elsewhere: settings.zones.elsewhere,
                 personRamp: SIMD2(settings.mask.personLow, settings.mask.personHigh),
                 origin: SIMD2(Int32(x0), Int32(y0)), extent: SIMD2(Int32(x1 - x0), Int32(y1 - y0)))
-            recorder.dispatch(draw, [.sampledImage(person, .linear), .texels(buffer), .storageImage(mask), .storageImage(owner)],
+            recorder.dispatch(draw, [.sampledImage(person, .linear), .texels(buffer), .storageImage(mask), .storageImage(owner),
+                                      .buffer(buffer)],
                               push: push, covering: x1 - x0, y1 - y0)
         }
         return Output(mask: mask, owner: owner, geometry: buffer, factor: factor)

@@ -92,17 +92,18 @@ public final class SkinPipeline {
         try self.init(context: context, blendCopiesOutside: nil)
     }
 
-    /// `blendCopiesOutside`: how the blend copies what it leaves (`SkinBlend`; nil: the
-    /// device's way; tests run both).
-    init(context: GPUContext, blendCopiesOutside: Bool?) throws {
+    /// `blendCopiesOutside`: how the blend copies what it leaves (`SkinBlend`);
+    /// `faceTableTexels`: how the mask and blend read their face table (`FaceTable`). nil:
+    /// the device's way; tests run both.
+    init(context: GPUContext, blendCopiesOutside: Bool?, faceTableTexels: Bool? = nil) throws {
         self.context = context
         pool = ImagePool(context: context)
         let blurs = try BlurCache(context: context)
-        skinMask = try SkinMask(context: context, pool: pool, blurs: blurs)
+        skinMask = try SkinMask(context: context, pool: pool, blurs: blurs, faceTableTexels: faceTableTexels)
         spots = try SpotRemoval(context: context)
         bilateral = try BilateralSmoothing(context: context, pool: pool)
         frequencySeparation = try FrequencySeparation(context: context, pool: pool, blurs: blurs)
-        blend = try SkinBlend(context: context, copiesOutside: blendCopiesOutside)
+        blend = try SkinBlend(context: context, copiesOutside: blendCopiesOutside, faceTableTexels: faceTableTexels)
         dummy = try GPUImage(context: context, width: 1, height: 1, format: .r16f)
         ownedCopy = try TypedKernel(context: context)
         strengthFit = try StrengthFit(context: context, pool: pool)
