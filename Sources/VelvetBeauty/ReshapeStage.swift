@@ -38,9 +38,9 @@ public final class ReshapeWarp {
         let geometry = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: geometry) }
         // Read as texels of unsigned integers, as stored.
-        let tileBuffer = try GPUBuffer.pooled(context: context, size: tiles.tiles.count * 16)
+        let tileBuffer = try GPUBuffer.pooled(context: context, size: tiles.tiles.count * MemoryLayout<SIMD4<Int32>>.stride)
         try tiles.tiles.withUnsafeBytes { try recorder.upload($0, to: tileBuffer) }
-        let termBuffer = try GPUBuffer.pooled(context: context, size: tiles.terms.count * 4)
+        let termBuffer = try GPUBuffer.pooled(context: context, size: tiles.terms.count * MemoryLayout<UInt32>.stride)
         try tiles.terms.withUnsafeBytes { try recorder.upload($0, to: termBuffer) }
         recorder.beginSection(Self.section)
         let inverse = image.inverseSize
