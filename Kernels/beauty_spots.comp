@@ -22,10 +22,13 @@
 // lift (ring minus pixel), so a remembered weight over clean skin changes next to nothing.
 // The weights are written to `memoryOut` for the next frame.
 //
-// Three passes (PASS): the first writes the region unchanged (no fill); the second, over the
+// Three passes (PASS), and one before the second (PASS_LUMA: the source's luma for the
+// second's candidate test): the first writes the region unchanged (no fill); the second, over the
 // part of it where the mask can permit spot removal (the faces' ovals), lists the pixels that
-// may be spots and leaves the rest as the first wrote them (outside the permission, or darker
-// than no ring by half the threshold, with nothing remembered); the third runs the full test
+// may be spots and leaves the rest as the first wrote them (outside the permission, or failing
+// at both scales what the full test asks of the ring's four axis samples and the disc, with
+// nothing remembered; read from the luma image, cheaper than the full test's filtered samples
+// on a CPU Vulkan); the third runs the full test
 // over that list only (an indirect dispatch) and lists the pixels it fills, which are all the
 // peak and cap passes look at. A CPU Vulkan (lavapipe) runs both sides of every branch, so an
 // early exit saves nothing there: only work left out of a dispatch is saved.
@@ -36,6 +39,7 @@ layout(local_size_x = 16, local_size_y = 16) in;
 const int PASS_SETTLE = 0;
 const int PASS_CLASSIFY = 1;
 const int PASS_LISTED = 2;
+const int PASS_LUMA = 3;
 layout(constant_id = 0) const int PASS = PASS_SETTLE;
 
 layout(binding = 0) uniform sampler2D source;   // linear sampler
@@ -46,9 +50,16 @@ layout(binding = 4) writeonly uniform image2D memoryOut;    // this frame's (r16
 #include "beauty_pixel_list.glsl"
 PIXEL_LIST(SpotCandidates, candidates, 5);  // may be spots: the full test's pixels
 PIXEL_LIST(SpotFills, fills, 6);            // filled: the peak list's and the cap's pixels
+// The source's luma over the classified pixels and the ring around them (PASS_LUMA writes
+// it, the candidate test reads it), from `lumaOrigin`.
+layout(r32f, binding = 7) uniform image2D lumaImage;
 
-// How far below the quick test's floor a pixel must be to be left out of the candidates.
-const float QUICK_MARGIN = 1.0 / 1024.0;
+// How far a pixel must miss the candidate test's bounds to be left out: the test reads
+// texels and interpolates itself where the full test samples bilinearly, which may differ
+// by the filter's precision (a GPU's weights have 8 fractional bits: up to 1/512 of a step).
+const float CANDIDATE_MARGIN = 1.0 / 128.0;
+// CLASSIFY_ALL: every permitted pixel is a candidate (tests compare the lists against it).
+layout(constant_id = 1) const int CLASSIFY_ALL = 0;
 
 layout(push_constant) uniform Parameters {
     ivec2 origin;       // region of interest in frame pixels
@@ -67,6 +78,7 @@ layout(push_constant) uniform Parameters {
     vec4 warpX;         // this frame's pixel -> the last frame's: x' = dot(warpX.xyz, (x, y, 1))
     vec4 warpY;
     float newWeight;    // the new frame's weight in the average (MeasurementMemory.newWeight)
+    ivec2 lumaOrigin;   // frame pixel of lumaImage's (0, 0)
 } parameters;
 
 const int MEMORY_NONE = 0;
@@ -88,6 +100,38 @@ float quickContrast(vec2 centre, float radius, float ownLuma) {
         quick += beautyLuma(sampleAt(centre + 2.0 * radius * vec2(cos(angle), sin(angle))));
     }
     return 0.25 * quick - ownLuma;
+}
+
+// Luma of the source texel `texel` (frame pixels), clamped to the frame as the sampler is.
+float texelLuma(ivec2 texel) {
+    return imageLoad(lumaImage, clamp(texel, ivec2(0), textureSize(source, 0) - 1) - parameters.lumaOrigin).r;
+}
+
+// Luma `offset` px along one axis from the centre of `pixel` (`axis` (1, 0) or (0, 1)),
+// interpolated between the two texels there as a bilinear sample is.
+float axisLuma(ivec2 pixel, ivec2 axis, float offset) {
+    float whole = floor(offset);
+    ivec2 near = pixel + axis * int(whole);
+    return mix(texelLuma(near), texelLuma(near + axis), offset - whole);
+}
+
+// Whether `spotScore` can be above 0 at `radius` (within CANDIDATE_MARGIN), from the ring's
+// four axis samples and the disc, which the full test reads too: the quick test passes, and
+// the enclosure tests hold for those four of the twelve ring samples (every one brighter
+// than the disc, all but the darkest by half the threshold).
+bool mayBeSpot(ivec2 pixel, float radius, float ownLuma) {
+    float ring[4] = float[4](axisLuma(pixel, ivec2(1, 0), 2.0 * radius), axisLuma(pixel, ivec2(0, 1), 2.0 * radius),
+                             axisLuma(pixel, ivec2(1, 0), -2.0 * radius), axisLuma(pixel, ivec2(0, 1), -2.0 * radius));
+    float h = 0.5 * radius;
+    float disc = (2.0 * ownLuma + axisLuma(pixel, ivec2(1, 0), h) + axisLuma(pixel, ivec2(1, 0), -h)
+                  + axisLuma(pixel, ivec2(0, 1), h) + axisLuma(pixel, ivec2(0, 1), -h)) / 6.0;
+    float low = min(ring[0], ring[1]), high = max(ring[0], ring[1]);
+    float low2 = min(ring[2], ring[3]), high2 = max(ring[2], ring[3]);
+    float darkest = min(low, low2);
+    float secondDarkest = min(max(low, low2), min(high, high2));
+    return 0.25 * (ring[0] + ring[1] + ring[2] + ring[3]) - ownLuma >= 0.5 * parameters.threshold - CANDIDATE_MARGIN
+        && darkest > disc - CANDIDATE_MARGIN
+        && secondDarkest > disc + 0.5 * parameters.threshold - CANDIDATE_MARGIN;
 }
 
 // Returns the fill weight; `lift` receives the colour change for that scale. With
@@ -182,6 +226,10 @@ void main() {
         }
     }
     vec4 original = texelFetch(source, pixel, 0);
+    if (PASS == PASS_LUMA) {
+        imageStore(lumaImage, pixel - parameters.lumaOrigin, vec4(beautyLuma(original.rgb)));
+        return;
+    }
     if (PASS == PASS_SETTLE) {
         imageStore(destination, pixel, vec4(original.rgb, 0.0));
         imageStore(memoryOut, pixel, vec4(0.0));
@@ -191,13 +239,11 @@ void main() {
     float allowed = texture(mask, centre * parameters.inverseFrame).b * parameters.strength;
     float last = allowed <= 0.0 || parameters.memory == MEMORY_NONE ? 0.0 : remembered(pixel, centre);
     if (PASS == PASS_CLASSIFY) {
-        // A candidate unless neither scale's quick test can pass (with a margin, so rounding
-        // in the full test cannot disagree) and nothing is remembered: then no fill, as the
-        // full test would find, and the settling pass's values stand.
+        // A candidate unless neither scale can score and nothing is remembered: then no
+        // fill, as the full test would find, and the settling pass's values stand.
         float ownLuma = beautyLuma(original.rgb);
-        float quickFloor = 0.5 * parameters.threshold - QUICK_MARGIN;
-        if (allowed > 0.0 && (last > 0.0 || quickContrast(centre, parameters.fineRadius, ownLuma) >= quickFloor
-                              || quickContrast(centre, parameters.coarseRadius, ownLuma) >= quickFloor)) {
+        if (allowed > 0.0 && (CLASSIFY_ALL != 0 || last > 0.0 || mayBeSpot(pixel, parameters.fineRadius, ownLuma)
+                              || mayBeSpot(pixel, parameters.coarseRadius, ownLuma))) {
             PIXEL_LIST_APPEND(candidates, pixel);
         }
         return;

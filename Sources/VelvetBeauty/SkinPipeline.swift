@@ -88,19 +88,25 @@ public final class SkinPipeline {
     private let toneKeeping: ToneKeeping
     private let zeroGains: GPUBuffer
 
+    /// Spot candidates the last face recorded listed (tests; read after its submission).
+    func spotCandidateCount() throws -> Int {
+        try spots.candidateCount()
+    }
+
     public convenience init(context: GPUContext) throws {
         try self.init(context: context, blendCopiesOutside: nil)
     }
 
     /// `blendCopiesOutside`: how the blend copies what it leaves (`SkinBlend`);
     /// `faceTableTexels`: how the mask and blend read their face table (`FaceTable`). nil:
-    /// the device's way; tests run both.
-    init(context: GPUContext, blendCopiesOutside: Bool?, faceTableTexels: Bool? = nil) throws {
+    /// the device's way; tests run both. `classifiesEverySpotPixel`: spot removal's full test
+    /// runs on every permitted pixel (`SpotRemoval`; tests compare).
+    init(context: GPUContext, blendCopiesOutside: Bool?, faceTableTexels: Bool? = nil, classifiesEverySpotPixel: Bool = false) throws {
         self.context = context
         pool = ImagePool(context: context)
         let blurs = try BlurCache(context: context)
         skinMask = try SkinMask(context: context, pool: pool, blurs: blurs, faceTableTexels: faceTableTexels)
-        spots = try SpotRemoval(context: context)
+        spots = try SpotRemoval(context: context, pool: pool, classifiesAll: classifiesEverySpotPixel)
         bilateral = try BilateralSmoothing(context: context, pool: pool)
         frequencySeparation = try FrequencySeparation(context: context, pool: pool, blurs: blurs)
         blend = try SkinBlend(context: context, copiesOutside: blendCopiesOutside, faceTableTexels: faceTableTexels)

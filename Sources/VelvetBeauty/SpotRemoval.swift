@@ -28,12 +28,14 @@ import VelvetKernels
 final class SpotRemoval {
     private let settle: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let classify: TypedKernel<KernelLibrary.BeautySpotsPush>
+    private let luma: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let detect: TypedKernel<KernelLibrary.BeautySpotsPush>
     private let findPeaks: TypedKernel<KernelLibrary.BeautySpotPeaksPush>
     /// The cap's passes (`beauty_spot_cap.comp`): size the next two, rank the peaks, cap the fills.
     private let capPasses: (groups: TypedKernel<KernelLibrary.BeautySpotCapPush>, rank: TypedKernel<KernelLibrary.BeautySpotCapPush>,
                             cap: TypedKernel<KernelLibrary.BeautySpotCapPush>)
     private let context: GPUContext
+    private let pool: ImagePool
     private var peakList: GPUBuffer?
     /// The cap's state: its passes' indirect dispatches and a kept flag per listed peak.
     private var capStateBuffer: GPUBuffer?
@@ -48,10 +50,14 @@ final class SpotRemoval {
     /// A pixel list's head: the indirect dispatch's three workgroup counts and the count.
     private static let pixelListHeaderBytes = 16
 
-    init(context: GPUContext) throws {
+    /// `classifiesAll`: every permitted pixel is a candidate (tests check the candidate
+    /// test against it: the outputs must be the same bytes).
+    init(context: GPUContext, pool: ImagePool, classifiesAll: Bool = false) throws {
         self.context = context
+        self.pool = pool
+        luma = try TypedKernel(context: context, specialization: ["PASS": .int(3)])
         settle = try TypedKernel(context: context, specialization: ["PASS": .int(0)])
-        classify = try TypedKernel(context: context, specialization: ["PASS": .int(1)])
+        classify = try TypedKernel(context: context, specialization: ["PASS": .int(1), "CLASSIFY_ALL": .int(classifiesAll ? 1 : 0)])
         detect = try TypedKernel(context: context, specialization: ["PASS": .int(2)])
         findPeaks = try TypedKernel(context: context)
         capPasses = (try TypedKernel(context: context, specialization: ["PASS": .int(0)]),
@@ -91,28 +97,47 @@ final class SpotRemoval {
             maxLift: settings.spotMaxLift, strength: settings.spotRemoval, memory: recall.mode.rawValue,
             lastOrigin: SIMD2(Int32(recall.lastRegion.x), Int32(recall.lastRegion.y)),
             lastSize: SIMD2(Int32(recall.lastRegion.width), Int32(recall.lastRegion.height)),
-            warpX: recall.warpX, warpY: recall.warpY, newWeight: MeasurementMemory.newWeight)
+            warpX: recall.warpX, warpY: recall.warpY, newWeight: MeasurementMemory.newWeight, lumaOrigin: .zero)
         let (last, next) = try memory.images()
         // The permission is read bilinearly from the mask: it reaches a mask pixel past the ovals.
         let maskPixel = Int((Float(max(source.width, source.height)) / Float(max(1, min(mask.width, mask.height)))).rounded(.up))
         let classified = region.intersection(ovals.grown(by: maskPixel + 2, width: source.width, height: source.height))
+        // The candidate test reads luma up to the coarse ring (2 radii) and one texel past it.
+        let lumaArea = classified.grown(by: Int((2 * coarseRadius).rounded(.up)) + 2, width: source.width, height: source.height)
+        let lumaImage = try pool.atLeast("spots.luma", width: max(1, lumaArea.width), height: max(1, lumaArea.height), format: .r32f)
         guard let (candidates, fills) = pixelListBuffers else { throw BeautyError.invalidSettings("spot removal used before a frame began") }
         for list in [candidates, fills] {
             try recorder.fill(list, offset: 0, size: Self.pixelListHeaderBytes, value: 0)
             try recorder.fill(list, offset: 4, size: 8, value: 1)
         }
         let bindings: [GPUBinding] = [.sampledImage(source, .linear), .sampledImage(mask, .linear), .storageImage(destination),
-                                      .sampledImage(last, .linear), .storageImage(next), .buffer(candidates), .buffer(fills)]
+                                      .sampledImage(last, .linear), .storageImage(next), .buffer(candidates), .buffer(fills),
+                                      .storageImage(lumaImage)]
         recorder.dispatch(settle, bindings, push: push, covering: region.width, region.height)
         if !classified.isEmpty {
+            var lumaPush = push
+            lumaPush.origin = SIMD2(Int32(lumaArea.x), Int32(lumaArea.y))
+            lumaPush.size = SIMD2(Int32(lumaArea.width), Int32(lumaArea.height))
+            lumaPush.lumaOrigin = lumaPush.origin
+            recorder.dispatch(luma, bindings, push: lumaPush, covering: lumaArea.width, lumaArea.height)
             var classifiedPush = push
             classifiedPush.origin = SIMD2(Int32(classified.x), Int32(classified.y))
             classifiedPush.size = SIMD2(Int32(classified.width), Int32(classified.height))
+            classifiedPush.lumaOrigin = lumaPush.origin
             recorder.dispatch(classify, bindings, push: classifiedPush, covering: classified.width, classified.height)
         }
         recorder.dispatch(detect, bindings, push: push, groupsIn: candidates)
         try recordCap(on: recorder, source: source, destination: destination, fills: fills, region: region,
                       fineRadius: fineRadius, coarseRadius: coarseRadius, maxCount: settings.spotMaxCount * max(1, faceCount))
+    }
+
+    /// The candidates the last recorded face listed (read once its submission completed).
+    func candidateCount() throws -> Int {
+        guard let candidates = pixelListBuffers?.candidates else { return 0 }
+        let recorder = try CommandRecorder(context: context)
+        let readback = try recorder.download(candidates)
+        try recorder.submit().wait()
+        return Int(readback.raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
     }
 
     private func recordCap(on recorder: CommandRecorder, source: GPUImage, destination: GPUImage, fills: GPUBuffer,

@@ -269,7 +269,7 @@ public final class CommandRecorder {
                                UInt32(push.count), push)
         }
         if let section = callerSection, DispatchTiming.splits(section) {
-            startSection(section + "/" + kernel.source.name)
+            startSection(section + "/" + kernel.label)
         }
         switch groups {
         case .direct(let groups):

@@ -2,8 +2,17 @@ import CVulkan
 import VelvetKernels
 
 /// A value for a kernel's specialisation constant (`layout(constant_id = N) const ...`).
-public enum SpecializationValue: Sendable {
+public enum SpecializationValue: Sendable, CustomStringConvertible {
     case int(Int32), uint(UInt32), float(Float), bool(Bool)
+
+    public var description: String {
+        switch self {
+        case .int(let value): return "\(value)"
+        case .uint(let value): return "\(value)"
+        case .float(let value): return "\(value)"
+        case .bool(let value): return "\(value)"
+        }
+    }
 
     var bits: UInt32 {
         switch self {
@@ -22,6 +31,9 @@ public enum SpecializationValue: Sendable {
 /// by `GPUContext.finishCompiling()`).
 public final class ComputeKernel: @unchecked Sendable {
     public let source: KernelSource
+    /// The kernel's name with the specialisation it was given (`beauty_spots[PASS=1]`): how
+    /// dispatch timings tell its variants apart.
+    public let label: String
     public let context: GPUContext
     let pipelineLayout: VkPipelineLayout
     private let setLayout: VkDescriptorSetLayout
@@ -30,6 +42,8 @@ public final class ComputeKernel: @unchecked Sendable {
     public init(context: GPUContext, source: KernelSource, specialization: [String: SpecializationValue] = [:]) throws {
         self.context = context
         self.source = source
+        label = specialization.isEmpty ? source.name
+            : source.name + "[" + specialization.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + "]"
         let device = context.handle
         let arena = Arena()
         precondition(source.bindings.allSatisfy { $0.set == 0 }, "\(source.name): kernels use descriptor set 0 only")
