@@ -1,3 +1,4 @@
+import Foundation
 import VelvetGPU
 import XCTest
 
@@ -39,4 +40,14 @@ public struct SeededGenerator: RandomNumberGenerator {
 
     /// A uniform double in [0, 1).
     public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    /// RGBA8 pixels with fresh Gaussian noise of `sigma` levels on R, G and B (Box-Muller).
+    public mutating func addingNoise(to rgba: [UInt8], sigma: Double) -> [UInt8] {
+        rgba.enumerated().map { index, value in
+            guard index % 4 != 3 else { return value }
+            let u = max(unit(), 1e-12), v = unit()
+            let n = sigma * (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
+            return UInt8(clamping: Int((Double(value) + n).rounded()))
+        }
+    }
 }

@@ -16,15 +16,6 @@ final class SpotCandidateTests: GPUTestCase {
         return settings
     }
 
-    /// `rgba` with fresh Gaussian noise of `sigma` levels.
-    private func noisy(_ rgba: [UInt8], sigma: Double, generator: inout SeededGenerator) -> [UInt8] {
-        rgba.enumerated().map { index, value in
-            guard index % 4 != 3 else { return value }
-            let u = max(generator.unit(), 1e-12), v = generator.unit()
-            return UInt8(clamping: Int((Double(value) + sigma * (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)).rounded()))
-        }
-    }
-
     func testCandidatesLeaveOutNoFill() throws {
         var generator = SeededGenerator(state: 23)
         var cases: [(name: String, fixture: FaceFixture, frames: [[UInt8]], faces: [BeautyFace])] = []
@@ -34,7 +25,7 @@ final class SpotCandidateTests: GPUTestCase {
             // A tracked face under fresh noise: later frames list remembered fills too.
             let tracked = try fixture.faces.map { try BeautyFace(landmarks: $0.landmarks, track: 4) }
             cases.append(("\(name), tracked under noise", fixture,
-                          (0..<4).map { _ in noisy(fixture.rgba, sigma: 5, generator: &generator) }, tracked))
+                          (0..<4).map { _ in generator.addingNoise(to: fixture.rgba, sigma: 5) }, tracked))
         }
         for (name, fixture, frames, faces) in cases {
             let every = try SkinPipeline(context: context, blendCopiesOutside: nil, classifiesEverySpotPixel: true)

@@ -42,16 +42,6 @@ final class SpotMemoryTests: GPUTestCase {
         return (fixture, painted, spots)
     }
 
-    /// `rgba` with fresh Gaussian noise of `sigma` levels.
-    private func noisy(_ rgba: [UInt8], sigma: Double, generator: inout SeededGenerator) -> [UInt8] {
-        rgba.enumerated().map { index, value in
-            guard index % 4 != 3 else { return value }
-            let u = max(generator.unit(), 1e-12), v = generator.unit()
-            let n = sigma * (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
-            return UInt8(clamping: Int((Double(value) + n).rounded()))
-        }
-    }
-
     /// Frame-to-frame change of the output at `pixels` (mean over RGB and frames), and the
     /// share of pixel-frames whose fill turns on or off (over 2 levels, then under 0.5 or back).
     private func flicker(_ outputs: [[UInt8]], inputs: [[UInt8]], at pixels: [Int]) -> (change: Double, flips: Double) {
@@ -78,7 +68,7 @@ final class SpotMemoryTests: GPUTestCase {
         let face = fixture.faces[0]
         let tracked = try BeautyFace(landmarks: face.landmarks, track: 1)
         var generator = SeededGenerator(state: 17)
-        let inputs = (0..<12).map { _ in noisy(painted, sigma: 4, generator: &generator) }
+        let inputs = (0..<12).map { _ in generator.addingNoise(to: painted, sigma: 4) }
         var results: [Bool: [[UInt8]]] = [:]
         for remembers in [false, true] {
             let pipeline = try SkinPipeline(context: context)
@@ -105,7 +95,7 @@ final class SpotMemoryTests: GPUTestCase {
         let (fixture, painted, _) = try paintedFace()
         let tracked = try BeautyFace(landmarks: fixture.faces[0].landmarks, track: 3)
         var generator = SeededGenerator(state: 5)
-        let frames = (0..<3).map { _ in noisy(painted, sigma: 4, generator: &generator) }
+        let frames = (0..<3).map { _ in generator.addingNoise(to: painted, sigma: 4) }
         let pipeline = try SkinPipeline(context: context)
         let outputs = try (frames + [frames[2], frames[2]]).map { input in
             try PipelineRunner.run(context: context, pipeline: pipeline, rgba: input, width: fixture.width, height: fixture.height,
