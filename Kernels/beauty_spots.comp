@@ -56,8 +56,8 @@ layout(r32f, binding = 7) uniform image2D lumaImage;
 
 // How far a pixel must miss the candidate test's bounds to be left out: the test reads
 // texels and interpolates itself where the full test samples bilinearly, which may differ
-// by the filter's precision (a GPU's weights have 8 fractional bits: up to 1/512 of a step).
-const float CANDIDATE_MARGIN = 1.0 / 128.0;
+// by the filter's precision (SpotRemoval.candidateMargin, from the device's sub-texel bits).
+layout(constant_id = 2) const float CANDIDATE_MARGIN = 1.0 / 128.0;
 // CLASSIFY_ALL: every permitted pixel is a candidate (tests compare the lists against it).
 layout(constant_id = 1) const int CLASSIFY_ALL = 0;
 

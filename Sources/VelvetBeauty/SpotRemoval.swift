@@ -57,7 +57,9 @@ final class SpotRemoval {
         self.pool = pool
         luma = try TypedKernel(context: context, specialization: ["PASS": .int(3)])
         settle = try TypedKernel(context: context, specialization: ["PASS": .int(0)])
-        classify = try TypedKernel(context: context, specialization: ["PASS": .int(1), "CLASSIFY_ALL": .int(classifiesAll ? 1 : 0)])
+        classify = try TypedKernel(context: context, specialization: [
+            "PASS": .int(1), "CLASSIFY_ALL": .int(classifiesAll ? 1 : 0),
+            "CANDIDATE_MARGIN": .float(Self.candidateMargin(subTexelPrecisionBits: context.subTexelPrecisionBits))])
         detect = try TypedKernel(context: context, specialization: ["PASS": .int(2)])
         findPeaks = try TypedKernel(context: context)
         capPasses = (try TypedKernel(context: context, specialization: ["PASS": .int(0)]),
@@ -129,6 +131,14 @@ final class SpotRemoval {
         recorder.dispatch(detect, bindings, push: push, groupsIn: candidates)
         try recordCap(on: recorder, source: source, destination: destination, fills: fills, region: region,
                       fineRadius: fineRadius, coarseRadius: coarseRadius, maxCount: settings.spotMaxCount * max(1, faceCount))
+    }
+
+    /// The luma margin of the candidate test (`beauty_spots.comp`): with its weights cut to
+    /// `bits` fractional bits a filtered sample may be off exact interpolation by 2^-bits of a
+    /// step (luma steps are at most 1), and a bound compares a ring sample with the disc (a
+    /// mean of four samples and the pixel), so it may be off by twice that; at least 1/128.
+    static func candidateMargin(subTexelPrecisionBits bits: Int) -> Float {
+        max(1.0 / 128, 2 / Float(1 << max(0, min(bits, 16))))
     }
 
     /// The candidates the last recorded face listed (read once its submission completed).

@@ -31,7 +31,7 @@ public enum SpecializationValue: Sendable, CustomStringConvertible {
 /// by `GPUContext.finishCompiling()`).
 public final class ComputeKernel: @unchecked Sendable {
     public let source: KernelSource
-    /// The kernel's name with the specialisation it was given (`beauty_spots[PASS=1]`): how
+    /// The kernel's name with the specialisation it was given (`beauty_spots[PASS=0]`): how
     /// dispatch timings tell its variants apart.
     public let label: String
     public let context: GPUContext

@@ -151,6 +151,10 @@ public final class GPUContext: @unchecked Sendable {
     }
 
     /// VkDeviceMemory blocks held by the sub-allocator (stays small however many images exist).
+    /// Fractional bits of a linear filter's weights (VkPhysicalDeviceLimits): a filtered
+    /// sample may differ from exact interpolation by up to 2^-(bits + 1) of the step.
+    public var subTexelPrecisionBits: Int { Int(limits.subTexelPrecisionBits) }
+
     public var memoryBlockCount: Int { allocator.blockCount }
 
     /// Bytes of VkDeviceMemory held by the sub-allocator (the soak watches it).

@@ -47,3 +47,12 @@ final class SpotCandidateTests: GPUTestCase {
         }
     }
 }
+
+/// The candidate test's margin covers the device's filter precision.
+final class SpotCandidateMarginTests: XCTestCase {
+    func testTheMarginFollowsTheFiltersPrecision() {
+        XCTAssertEqual(SpotRemoval.candidateMargin(subTexelPrecisionBits: 8), 1.0 / 128, "at least 1/128 (lavapipe, NVIDIA: 8 bits)")
+        XCTAssertEqual(SpotRemoval.candidateMargin(subTexelPrecisionBits: 6), 1.0 / 32)
+        XCTAssertEqual(SpotRemoval.candidateMargin(subTexelPrecisionBits: 4), 1.0 / 8, "Vulkan's least precision")
+    }
+}
