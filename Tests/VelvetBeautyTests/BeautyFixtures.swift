@@ -62,6 +62,15 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+extension BeautySettings {
+    /// Spot removal alone, at full strength.
+    static var spotsAlone: BeautySettings {
+        var settings = BeautySettings.off
+        settings.spotRemoval = 1
+        return settings
+    }
+}
+
 /// Results of one pipeline run, downloaded.
 struct PipelineRun {
     let output: [UInt8]

@@ -139,10 +139,8 @@ final class SkinStageTests: GPUTestCase {
         let skinSpots = [face.landmarks[MeshRegion.cheekCentres.right] + SIMD2(0, 6), (face.landmarks[18] + face.landmarks[152]) / 2]
             .map(paint)
         let lipSpot = paint(centroid(face, .lipsOuter) + SIMD2(0, 4))
-        var settings = BeautySettings.off
-        settings.spotRemoval = 1
         let run = try PipelineRunner.run(context: context, rgba: painted, width: fixture.width, height: fixture.height,
-                                         faces: fixture.faces, personMask: fixture.personMask, settings: settings)
+                                         faces: fixture.faces, personMask: fixture.personMask, settings: .spotsAlone)
         let crop = PixelRegion(x: Int(face.ovalBounds.min.x), y: Int(face.centre.y - 10),
                                width: Int(face.faceSize), height: Int(face.faceSize * 0.4))
         let path = try ImageWriter.png(ImageWriter.sideBySide([painted, run.output], width: fixture.width, region: crop),
@@ -170,8 +168,7 @@ final class SkinStageTests: GPUTestCase {
     func testSpotCountIsCappedKeepingTheStrongest() throws {
         let fixture = try FaceFixture.load("grace_hopper")
         let face = fixture.faces[0]
-        var settings = BeautySettings.off
-        settings.spotRemoval = 1
+        var settings = BeautySettings.spotsAlone
         settings.spotMaxCount = 1000
         let plain = try PipelineRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height,
                                            faces: fixture.faces, personMask: fixture.personMask, settings: settings)

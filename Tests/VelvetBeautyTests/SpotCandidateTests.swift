@@ -7,15 +7,9 @@ import XCTest
 /// Spot removal runs its full test only on the pixels a cheaper candidate test lists
 /// (`beauty_spots.comp`, PASS_CLASSIFY): a pixel left out must be one the full test would
 /// leave unfilled. So the output must be the same bytes as with every permitted pixel
-/// listed, on still faces, on painted spots under noise and on a tracked face's frames (where
-/// remembered fills are listed too), while the list is much shorter.
+/// listed, on still faces and on a tracked face's frames under fresh noise (where remembered
+/// fills are listed too), while the list is much shorter.
 final class SpotCandidateTests: GPUTestCase {
-    private var settings: BeautySettings {
-        var settings = BeautySettings.off
-        settings.spotRemoval = 1
-        return settings
-    }
-
     func testCandidatesLeaveOutNoFill() throws {
         var generator = SeededGenerator(state: 23)
         var cases: [(name: String, fixture: FaceFixture, frames: [[UInt8]], faces: [BeautyFace])] = []
@@ -34,7 +28,7 @@ final class SpotCandidateTests: GPUTestCase {
             for (index, frame) in frames.enumerated() {
                 let runs = try [every, listed].map { pipeline in
                     let run = try PipelineRunner.run(context: context, pipeline: pipeline, rgba: frame, width: fixture.width,
-                                                     height: fixture.height, faces: faces, personMask: fixture.personMask, settings: settings)
+                                                     height: fixture.height, faces: faces, personMask: fixture.personMask, settings: .spotsAlone)
                     return (output: run.output, candidates: try pipeline.spotCandidateCount())
                 }
                 filledPixels += zip(runs[1].output, frame).filter { $0 != $1 }.count

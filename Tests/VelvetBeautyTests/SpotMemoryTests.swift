@@ -10,13 +10,6 @@ import XCTest
 /// under fresh noise do not come and go, a repeated frame repeats exactly, and a spot's fill
 /// moves with the face.
 final class SpotMemoryTests: GPUTestCase {
-    /// Spot removal alone, at full strength.
-    private var settings: BeautySettings {
-        var settings = BeautySettings.off
-        settings.spotRemoval = 1
-        return settings
-    }
-
     /// Astronaut with dots painted on the cheeks and chin (~3 px on a 103 px face, a quarter
     /// darker: faint enough after the detector's disc mean that noise of 4 levels moves them
     /// over and under the threshold); their pixels.
@@ -74,7 +67,7 @@ final class SpotMemoryTests: GPUTestCase {
             let pipeline = try SkinPipeline(context: context)
             results[remembers] = try inputs.map { input in
                 try PipelineRunner.run(context: context, pipeline: pipeline, rgba: input, width: fixture.width, height: fixture.height,
-                                       faces: [remembers ? tracked : face], personMask: fixture.personMask, settings: settings).output
+                                       faces: [remembers ? tracked : face], personMask: fixture.personMask, settings: .spotsAlone).output
             }
         }
         let pixels = spots.flatMap { $0 }
@@ -99,7 +92,7 @@ final class SpotMemoryTests: GPUTestCase {
         let pipeline = try SkinPipeline(context: context)
         let outputs = try (frames + [frames[2], frames[2]]).map { input in
             try PipelineRunner.run(context: context, pipeline: pipeline, rgba: input, width: fixture.width, height: fixture.height,
-                                   faces: [tracked], personMask: fixture.personMask, settings: settings).output
+                                   faces: [tracked], personMask: fixture.personMask, settings: .spotsAlone).output
         }
         XCTAssertNotEqual(outputs[1], outputs[2])
         XCTAssertEqual(outputs[3], outputs[2], "a repeat renders the same")
@@ -131,11 +124,11 @@ final class SpotMemoryTests: GPUTestCase {
         var last: [UInt8] = []
         for k in 0..<frames {
             last = try PipelineRunner.run(context: context, pipeline: pipeline, rgba: shifted(painted, by: k), width: width, height: height,
-                                          faces: [face(k, track: 9)], personMask: nil, settings: settings).output
+                                          faces: [face(k, track: 9)], personMask: nil, settings: .spotsAlone).output
         }
         let input = shifted(painted, by: frames - 1)
         let still = try PipelineRunner.run(context: context, rgba: input, width: width, height: height,
-                                           faces: [face(frames - 1, track: nil)], personMask: nil, settings: settings).output
+                                           faces: [face(frames - 1, track: nil)], personMask: nil, settings: .spotsAlone).output
         let clean = shifted(fixture.rgba, by: frames - 1)
         func luma(_ bytes: [UInt8], _ pixels: [Int]) -> Float {
             pixels.map { i in 0.2126 * Float(bytes[4 * i]) + 0.7152 * Float(bytes[4 * i + 1]) + 0.0722 * Float(bytes[4 * i + 2]) }
