@@ -35,7 +35,12 @@ layout(push_constant) uniform Parameters {
 #include "beauty_fit_common.glsl"
 
 const int VALUES = 18;
-shared float partial[256];
+// Every sum and the largest weight reduced together, one tree level for all of them between
+// two barriers (a tree per value took 10 barriers each, 189 in all: on a GPU the one
+// workgroup's latency, on lavapipe a switch of all 256 invocations per barrier). Each value
+// adds the same pairs in the same order as before, so the sums are the same to the bit.
+const int REDUCED = VALUES + 1;
+shared float partial[REDUCED][256];
 
 float linearOf(float c) { return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4); }
 float labF(float t) { return t > 216.0 / 24389.0 ? pow(t, 1.0 / 3.0) : (24389.0 / 27.0 * t + 16.0) / 116.0; }
@@ -49,21 +54,6 @@ vec3 labOf(vec3 rgb) {
     float z = 0.0193339 * l.r + 0.1191920 * l.g + 0.9503041 * l.b;
     float fx = labF(x / 0.95047), fy = labF(y), fz = labF(z / 1.08883);
     return vec3(116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz));
-}
-
-float reduceSum(float value) {
-    uint local = gl_LocalInvocationIndex;
-    partial[local] = value;
-    barrier();
-    for (uint stride = 128; stride > 0; stride >>= 1) {
-        if (local < stride) {
-            partial[local] += partial[local + stride];
-        }
-        barrier();
-    }
-    float total = partial[0];
-    barrier();
-    return total;
 }
 
 void main() {
@@ -115,19 +105,25 @@ void main() {
             }
         }
     }
+    uint local = gl_LocalInvocationIndex;
     for (int v = 0; v < VALUES; ++v) {
-        sums[v] = reduceSum(sums[v]);
+        partial[v][local] = sums[v];
     }
-    // The largest weight: a max reduction.
-    partial[gl_LocalInvocationIndex] = largestWeight;
+    partial[VALUES][local] = largestWeight;
     barrier();
     for (uint stride = 128; stride > 0; stride >>= 1) {
-        if (gl_LocalInvocationIndex < stride) {
-            partial[gl_LocalInvocationIndex] = max(partial[gl_LocalInvocationIndex], partial[gl_LocalInvocationIndex + stride]);
+        if (local < stride) {
+            for (int v = 0; v < VALUES; ++v) {
+                partial[v][local] += partial[v][local + stride];
+            }
+            partial[VALUES][local] = max(partial[VALUES][local], partial[VALUES][local + stride]);
         }
         barrier();
     }
-    largestWeight = partial[0];
+    for (int v = 0; v < VALUES; ++v) {
+        sums[v] = partial[v][0];
+    }
+    largestWeight = partial[VALUES][0];
     if (gl_LocalInvocationIndex != 0) {
         return;
     }

@@ -140,7 +140,8 @@ final class StrengthFit {
         throws -> (base: GPUImage, fine: GPUImage, middle: GPUImage) {
         let width = Self.discs * Self.patch, height = max(1, faceCount) * Self.patch
         let base = try pool.atLeast("fit.base", width: width, height: height, format: .rgba32f)
-        let scratch = try pool.atLeast("fit.scratch", width: width, height: height, format: .rgba32f)
+        let fineScratch = try pool.atLeast("fit.scratch.fine", width: width, height: height, format: .rgba32f)
+        let middleScratch = try pool.atLeast("fit.scratch.middle", width: width, height: height, format: .rgba32f)
         let fine = try pool.atLeast("fit.fine", width: width, height: height, format: .rgba32f)
         let middle = try pool.atLeast("fit.middle", width: width, height: height, format: .rgba32f)
         let push = KernelLibrary.BeautyFitSamplePush(frameSize: SIMD2(Float(images.0.width), Float(images.0.height)),
@@ -149,13 +150,12 @@ final class StrengthFit {
                                    .sampledImage(images.2, .linear), .sampledImage(mask, .linear), .texels(params),
                                    .storageImage(base)],
                           push: push, covering: width, height)
-        for (target, middleSigma) in [(fine, 0), (middle, 1)] {
-            for (source, destination, vertical) in [(base, scratch, 0), (scratch, target, 1)] {
-                let blurPush = KernelLibrary.BeautyFitBlurPush(faceCount: Int32(faceCount), vertical: Int32(vertical),
-                                                               middle: Int32(middleSigma))
-                recorder.dispatch(blur, [.sampledImage(source, .nearest), .texels(params), .storageImage(destination)],
-                                  push: blurPush, covering: width, height)
-            }
+        // Both blurs a pass: across into the scratch images, then down into fine and middle.
+        for (sources, destinations, vertical) in [((base, base), (fineScratch, middleScratch), 0), ((fineScratch, middleScratch), (fine, middle), 1)] {
+            let blurPush = KernelLibrary.BeautyFitBlurPush(faceCount: Int32(faceCount), vertical: Int32(vertical))
+            recorder.dispatch(blur, [.sampledImage(sources.0, .nearest), .sampledImage(sources.1, .nearest), .texels(params),
+                                     .storageImage(destinations.0), .storageImage(destinations.1)],
+                              push: blurPush, covering: width, height)
         }
         return (base, fine, middle)
     }
