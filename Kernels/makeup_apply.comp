@@ -8,6 +8,10 @@
 // coverage x strength. Every blend keeps the base's luma variation, so lip texture stays.
 // Dispatched over the makeup region only, after the host copied the frame to the
 // destination; a pixel neither effect touches is copied texel for texel.
+// PART: one pass (GPUs), or on a CPU Vulkan (lavapipe), which runs both sides of every
+// branch for every pixel, the lip area apart: BLUSH over the region leaves the lip area
+// unwritten and has no lipstick code at all, then ALL over the lip area alone. Each pixel is
+// written once, with what one pass would write, so the destination may be the source.
 //
 // Geometry (MakeupGeometry.packed, read through face_table.glsl): per face a block of lip
 // box x0 y0 x1 y1 (grown by the feather); feather; outer loop first float, count; inner
@@ -16,6 +20,10 @@
 #include "beauty_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
+
+const int PART_ALL = 0;
+const int PART_BLUSH = 1;
+layout(constant_id = 0) const int PART = PART_ALL;
 
 const int BLEND_NATURAL = 0;
 const int BLEND_MULTIPLY = 1;
@@ -38,6 +46,8 @@ layout(push_constant) uniform Parameters {
     int blend;
     vec4 lipColour;    // rgb, strength
     vec4 blushColour;  // rgb, strength
+    ivec2 lipOrigin;   // the lip area (PART_BLUSH leaves it to the other pass)
+    ivec2 lipSize;
 } parameters;
 
 #define FACE_COUNT parameters.faceCount
@@ -95,7 +105,7 @@ void main() {
                 blush = max(blush, (1.0 - r2) * (1.0 - r2));
             }
         }
-        if (faceBoxMeets(vec4(facePoint(face, 0), facePoint(face, 2)), p, p)) {
+        if (PART != PART_BLUSH && faceBoxMeets(vec4(facePoint(face, 0), facePoint(face, 2)), p, p)) {
             float feather = faceValue(face, 4);
             float outer = facePolygonDistance(p, face, int(faceValue(face, 5)), int(faceValue(face, 6)));
             if (outer < feather) {
@@ -107,6 +117,9 @@ void main() {
     if (any(greaterThanEqual(offset, parameters.regionSize))) {
         return;
     }
+    if (PART == PART_BLUSH && beautyInRegion(pixel, parameters.lipOrigin, parameters.lipSize)) {
+        return;
+    }
     vec4 original = texelFetch(source, pixel, 0);
     vec3 colour = original.rgb;
     float blushWeight = blush * BLUSH_PEAK * parameters.blushColour.a;
@@ -114,7 +127,7 @@ void main() {
         colour = mix(colour, withLuma(parameters.blushColour.rgb, clamp(beautyLuma(colour), 0.0, 1.0)), blushWeight);
     }
     float lipWeight = lips * parameters.lipColour.a;
-    if (lipWeight > 0.0) {
+    if (PART != PART_BLUSH && lipWeight > 0.0) {
         colour = mix(colour, lipBlend(colour, parameters.lipColour.rgb), lipWeight);
     }
     imageStore(destination, pixel, blushWeight > 0.0 || lipWeight > 0.0 ? vec4(colour, original.a) : original);

@@ -82,9 +82,20 @@ public struct MakeupGeometry: Sendable {
 
     /// The frame pixels makeup may change, clamped to the frame (empty when none).
     public func region(width: Int, height: Int) -> PixelRegion {
+        pixels(covering: faces.map { boxes($0).all }, width: width, height: height)
+    }
+
+    /// The frame pixels whose centre lies in some face's lip box, with a pixel to spare
+    /// (empty with lipstick off): outside it the lipstick covers nothing.
+    func lipArea(width: Int, height: Int) -> PixelRegion {
+        guard lipstick else { return PixelRegion(x: 0, y: 0, width: 0, height: 0) }
+        return pixels(covering: faces.map { boxes($0).lips }, width: width, height: height)
+    }
+
+    /// The frame pixels of `boxes` (min, max; a pixel to spare), clamped to the frame.
+    private func pixels(covering boxes: [(SIMD2<Float>, SIMD2<Float>)], width: Int, height: Int) -> PixelRegion {
         var result: PixelRegion? = nil
-        for face in faces {
-            let box = boxes(face).all
+        for box in boxes {
             let x0 = Int(box.0.x.rounded(.down)) - 1, y0 = Int(box.0.y.rounded(.down)) - 1
             let x1 = Int(box.1.x.rounded(.up)) + 1, y1 = Int(box.1.y.rounded(.up)) + 1
             guard let clamped = PixelRegion(x: x0, y: y0, width: x1 - x0, height: y1 - y0).clamped(width: width, height: height) else { continue }

@@ -10,15 +10,22 @@ public final class MakeupPaint {
 
     public let context: GPUContext
     private let kernel: TypedKernel<KernelLibrary.MakeupApplyPush>
+    /// The pass without lipstick, when the lip area is dispatched apart (`makeup_apply.comp`'s PART).
+    private let blushPass: TypedKernel<KernelLibrary.MakeupApplyPush>?
 
     public convenience init(context: GPUContext) throws {
         try self.init(context: context, faceTableTexels: nil)
     }
 
-    /// `faceTableTexels`: how the kernel reads its face table (`FaceTable`; nil: the device's way).
-    init(context: GPUContext, faceTableTexels: Bool?) throws {
+    /// `faceTableTexels`: how the kernel reads its face table (`FaceTable`; nil: the device's
+    /// way). `lipAreaApart`: the lip area in a pass of its own (nil: on CPU devices, which pay
+    /// for the lipstick's code on every pixel of the region otherwise).
+    init(context: GPUContext, faceTableTexels: Bool?, lipAreaApart: Bool? = nil) throws {
         self.context = context
-        kernel = try TypedKernel(context: context, specialization: FaceTable.specialization(context, texels: faceTableTexels))
+        let table = FaceTable.specialization(context, texels: faceTableTexels)
+        kernel = try TypedKernel(context: context, specialization: table)
+        blushPass = lipAreaApart ?? (context.device.kind == .cpu)
+            ? try TypedKernel(context: context, specialization: table.merging(["PART": .int(1)]) { $1 }) : nil
     }
 
     /// Records makeup on `image` into `destination` (same size and format, a different
@@ -39,13 +46,24 @@ public final class MakeupPaint {
         try floats.withUnsafeBytes { try recorder.upload($0, to: buffer) }
         recorder.beginSection(Self.section)
         let lip = settings.lipstick, blush = settings.blush
-        let push = KernelLibrary.MakeupApplyPush(
+        let lipArea = geometry.lipArea(width: image.width, height: image.height).intersection(region)
+        var push = KernelLibrary.MakeupApplyPush(
             origin: SIMD2(Int32(region.x), Int32(region.y)), regionSize: SIMD2(Int32(region.width), Int32(region.height)),
             faceCount: Int32(geometry.faces.count), blend: Self.blendCode(lip.blend),
             lipColour: SIMD4(lip.colour.red, lip.colour.green, lip.colour.blue, lip.strength),
-            blushColour: SIMD4(blush.colour.red, blush.colour.green, blush.colour.blue, blush.strength))
-        recorder.dispatch(kernel, [.sampledImage(image, .nearest), .texels(buffer), .storageImage(destination), .buffer(buffer)],
-                          push: push, covering: region.width, region.height)
+            blushColour: SIMD4(blush.colour.red, blush.colour.green, blush.colour.blue, blush.strength),
+            lipOrigin: SIMD2(Int32(lipArea.x), Int32(lipArea.y)), lipSize: SIMD2(Int32(lipArea.width), Int32(lipArea.height)))
+        let bindings: [GPUBinding] = [.sampledImage(image, .nearest), .texels(buffer), .storageImage(destination), .buffer(buffer)]
+        if let blushPass {
+            recorder.dispatch(blushPass, bindings, push: push, covering: region.width, region.height)
+            if !lipArea.isEmpty {
+                push.origin = push.lipOrigin
+                push.regionSize = push.lipSize
+                recorder.dispatch(kernel, bindings, push: push, covering: lipArea.width, lipArea.height)
+            }
+        } else {
+            recorder.dispatch(kernel, bindings, push: push, covering: region.width, region.height)
+        }
         recorder.endSection()
         return region
     }
