@@ -31,8 +31,8 @@ final class MakeupLipAreaTests: GPUTestCase {
                     guard !inPlace else { continue } // (in place, the run's input is its output)
                     // Both passes had work: pixels changed inside the lip area and outside it.
                     let changed = changedPixels(runs[1])
-                    XCTAssertTrue(changed.contains { lipArea.contains($0, width: width) }, label)
-                    XCTAssertTrue(changed.contains { !lipArea.contains($0, width: width) }, label)
+                    XCTAssertTrue(changed.contains { lipArea.contains(x: $0 % width, y: $0 / width) }, label)
+                    XCTAssertTrue(changed.contains { !lipArea.contains(x: $0 % width, y: $0 / width) }, label)
                 }
             }
         }
@@ -54,12 +54,5 @@ final class MakeupLipAreaTests: GPUTestCase {
         stride(from: 0, to: run.output.count, by: 8).compactMap { offset in
             run.output[offset..<offset + 8] == run.input[offset..<offset + 8] ? nil : offset / 8
         }
-    }
-}
-
-private extension PixelRegion {
-    func contains(_ pixel: Int, width: Int) -> Bool {
-        let (px, py) = (pixel % width, pixel / width)
-        return px >= x && px < x + self.width && py >= y && py < y + height
     }
 }
