@@ -62,12 +62,12 @@ final class SkinMask {
 
     /// Records the stage for every face of `geometry`.
     func record(on recorder: CommandRecorder, frameWidth: Int, frameHeight: Int, geometry: SkinMaskGeometry,
-                personMask: GPUImage?, settings: BeautySettings) throws -> Output {
+                personMask: GPUImage?, settings: BeautySettings, keptAs suffix: String = "") throws -> Output {
         let factor = Self.maskFactor(geometry: geometry)
         let mw = (frameWidth + factor - 1) / factor
         let mh = (frameHeight + factor - 1) / factor
-        let mask = try pool.image("skin.mask", width: mw, height: mh, format: .rgba16f)
-        let owner = try pool.image("skin.owner", width: mw, height: mh, format: .r16f)
+        let mask = try pool.image("skin.mask" + suffix, width: mw, height: mh, format: .rgba16f)
+        let owner = try pool.image("skin.owner" + suffix, width: mw, height: mh, format: .r16f)
         let floats = geometry.floats.isEmpty ? [Float(0)] : geometry.floats
         let buffer = try GPUBuffer.pooled(context: context, size: floats.count * 4)
         try floats.withUnsafeBytes { try recorder.upload($0, to: buffer) }

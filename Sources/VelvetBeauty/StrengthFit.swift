@@ -70,9 +70,10 @@ final class StrengthFit {
     }
 
     /// Records the fit; returns the buffer of per-face gains (`resultStride` floats each,
-    /// the gain first) the blend reads.
+    /// the gain first) the blend reads, averaged over frames by track unless
+    /// `averagedOverFrames` is false (`GainWindow` then averages them).
     func record(on recorder: CommandRecorder, input: GPUImage, spotFixed: GPUImage, processed: GPUImage, mask: GPUImage,
-                faces: [BeautyFace], settings: BeautySettings) throws -> GPUBuffer {
+                faces: [BeautyFace], settings: BeautySettings, averagedOverFrames: Bool = true) throws -> GPUBuffer {
         let params = try parameterBuffer(on: recorder, faces: faces, settings: settings)
         let results = try GPUBuffer.pooled(context: context, size: max(1, faces.count) * Self.resultStride * 4)
         let atlases = try bands(on: recorder, kernel: sample, images: (input, spotFixed, processed), mask: mask,
@@ -83,7 +84,7 @@ final class StrengthFit {
                                    .sampledImage(atlases.middle, .nearest), .sampledImage(dummy, .linear),
                                    .sampledImage(dummy, .linear), .texels(params), .buffer(results)],
                           push: push, groups: (faces.count, 1, 1))
-        try memory.record(on: recorder, stats: results, keys: faces.map { .of($0, part: 0) })
+        if averagedOverFrames { try memory.record(on: recorder, stats: results, keys: faces.map { .of($0, part: 0) }) }
         return results
     }
 

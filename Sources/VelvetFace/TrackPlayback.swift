@@ -29,9 +29,10 @@ public final class TrackPlayback: @unchecked Sendable {
         segmentation = FrameSegmentation(context: context, files: files, kernels: NNKernels(context: context))
     }
 
-    /// The faces of rendered frame `index` with the frame's person mask (an image owned here,
-    /// overwritten by the next call), as `FaceTracker.process` returns them.
-    public func process(_ image: GPUImage, index: Int, path: String) throws -> FaceTrackerResult {
+    /// The faces of rendered frame `index` with the frame's person mask (in `personMask` when
+    /// given, an r16f image of the frame's size; else in an image owned here, overwritten by the
+    /// next call), as `FaceTracker.process` returns them.
+    public func process(_ image: GPUImage, index: Int, path: String, personMask: GPUImage? = nil) throws -> FaceTrackerResult {
         let position = (stillFrame ?? 0) + index
         guard position < file.frames.count else {
             throw TrackFileError(path, "the track file has \(file.frames.count) frame(s) and the input has more")
@@ -40,7 +41,7 @@ public final class TrackPlayback: @unchecked Sendable {
             throw TrackFileError(path, "the track file is for \(file.width)x\(file.height) frames and the input's are "
                                  + "\(image.width)x\(image.height)")
         }
-        let (mask, lowResolution, timings) = try segmentation.segment(image)
+        let (mask, lowResolution, timings) = try segmentation.segment(image, into: personMask)
         lastTimings = timings
         framesPlayed += 1
         return FaceTrackerResult(faces: file.frames[position].faces, personMask: mask,

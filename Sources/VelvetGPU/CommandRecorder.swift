@@ -401,6 +401,18 @@ public final class CommandRecorder {
         retained += [staging, buffer] as [AnyObject]
     }
 
+    /// Copies `size` bytes from the start of `source` into `destination` at byte `offset`.
+    public func copy(_ source: GPUBuffer, to destination: GPUBuffer, at offset: Int = 0, size: Int) throws {
+        requireTransfers()
+        guard source !== destination, size > 0, offset >= 0, size <= source.size, offset + size <= destination.size else {
+            throw GPUError.invalidArgument("copy of \(size) B of a \(source.size) B buffer to \(offset) in a \(destination.size) B one")
+        }
+        synchronize(reads: [ObjectIdentifier(source)], writes: [ObjectIdentifier(destination)])
+        var region = VkBufferCopy(srcOffset: 0, dstOffset: VkDeviceSize(offset), size: VkDeviceSize(size))
+        vkCmdCopyBuffer(commandBuffer, source.handle, destination.handle, 1, &region)
+        retained += [source, destination] as [AnyObject]
+    }
+
     /// Sets `size` bytes of a buffer from `offset` (both multiples of 4) to a repeated 32-bit `value`.
     public func fill(_ buffer: GPUBuffer, offset: Int = 0, size: Int, value: UInt32 = 0) throws {
         requireTransfers()

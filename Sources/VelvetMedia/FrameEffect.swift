@@ -17,6 +17,14 @@ public struct EffectFrame {
     /// To `look(ahead:)`: the frame before's working image (nil for the first frame), intact
     /// until this call returns, so a comparison with the last frame needs no copy. nil to `record`.
     public let previousInput: GPUImage?
+    /// A later frame's working image: frame `index`'s, complete for work recorded or submitted
+    /// after the call; nil for a frame the look-ahead has not been shown (past the input's end).
+    public typealias Upcoming = @Sendable (_ index: Int) throws -> GPUImage?
+    /// To `record`, with a look-ahead: the working images of the frames after this one that
+    /// the look-ahead has been shown. Where the renderer converts one for this (a GPU device,
+    /// where the look-ahead keeps none), it reuses it as that frame's input when its turn comes,
+    /// so the frame is converted once. nil without a look-ahead.
+    public var upcoming: Upcoming?
 
     public init(index: Int, time: Double, isStillImage: Bool, input: GPUImage, output: GPUImage, previousInput: GPUImage? = nil) {
         (self.index, self.time, self.isStillImage, self.input, self.output) = (index, time, isStillImage, input, output)

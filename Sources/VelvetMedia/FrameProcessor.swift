@@ -63,6 +63,12 @@ final class FrameProcessor: @unchecked Sendable {
     private let lookAheadPlaneSets: Int
     /// Frames shown to the look-ahead so far.
     private var shown = 0
+    /// Working images of later frames an effect asked for (`EffectFrame.upcoming`, where the
+    /// look-ahead keeps none), by frame index, with their conversion's submission, used as the
+    /// frame's own when it is recorded; and those free again (a frame's, once its recording is
+    /// done).
+    private var earlyWorking: [Int: (image: GPUImage, conversion: GPUSubmission)] = [:]
+    private var freeEarlyWorking: [GPUImage] = []
     private var lookAheadWorker: LookAheadWorker?
 
     /// Input plane sets a look-ahead of K frames keeps, with F frames in flight: frames up to
@@ -90,6 +96,8 @@ final class FrameProcessor: @unchecked Sendable {
         fileprivate let index: Int
         fileprivate let effect: FrameEffect?
         fileprivate let upload: GPUSubmission?
+        /// The frame's conversion, where it was converted early for an effect (`EffectFrame.upcoming`).
+        fileprivate let earlyConversion: GPUSubmission?
         fileprivate let submission: GPUSubmission
         /// nil: nothing changed, the decoded frame goes to the encoder as it is.
         fileprivate let readbacks: [GPUReadback]?
@@ -192,8 +200,12 @@ final class FrameProcessor: @unchecked Sendable {
             recorder.beginSection("upload")
             try converter.recordUpload(of: frame, to: inputPlanes, on: recorder)
         }
+        let earlyEntry = earlyWorking.removeValue(forKey: index)
+        let early = earlyEntry?.image
         if wasShown && rendersFromLookAheadImages {
             working = lookAheadWorking[index % lookAheadImageSets]
+        } else if let early {
+            working = early
         } else {
             recorder.beginSection("color_in")
             try converter.recordToWorking(planes: inputPlanes, layout: plan.inputLayout, color: plan.inputColor,
@@ -209,15 +221,17 @@ final class FrameProcessor: @unchecked Sendable {
             recorder.endSection()
             upload = try recorder.submit()
             recorder = try CommandRecorder(context: context)
-            change = try Trace.span("effect.record") {
-                try effect.record(EffectFrame(index: index, time: time, isStillImage: isStillImage, input: working,
-                                              output: processed), on: recorder)
-            }
+            var effectFrame = EffectFrame(index: index, time: time, isStillImage: isStillImage, input: working, output: processed)
+            if wasShown { effectFrame.upcoming = { [unowned self] in try self.upcomingImage(of: $0, after: index) } }
+            change = try Trace.span("effect.record") { try effect.record(effectFrame, on: recorder) }
         }
+        // Free for a later frame's early conversion, on a later recorder (behind this one on the GPU).
+        if let early { freeEarlyWorking.append(early) }
         if plan.usesDelta, change == .none, !forcesRoundTrip {
             // Nothing changed: the decoded frame itself goes to the encoder, bit-exact.
             recorder.endSection()
-            return Pending(frame: frame, index: index, effect: effect, upload: upload, submission: try recorder.submit(), readbacks: nil)
+            return Pending(frame: frame, index: index, effect: effect, upload: upload, earlyConversion: earlyEntry?.conversion,
+                           submission: try recorder.submit(), readbacks: nil)
         }
         recorder.beginSection("color_out")
         // An unchanged frame (a forced round trip, or a plan without delta) converts back whole
@@ -245,15 +259,35 @@ final class FrameProcessor: @unchecked Sendable {
             try recorder.download($0, rowPitch: MediaFrame.linesize(for: $0), trailingBytes: MediaFrame.planePadding)
         }
         recorder.endSection()
-        return Pending(frame: frame, index: index, effect: effect, upload: upload, submission: try recorder.submit(),
-                       readbacks: readbacks)
+        return Pending(frame: frame, index: index, effect: effect, upload: upload, earlyConversion: earlyEntry?.conversion,
+                       submission: try recorder.submit(), readbacks: readbacks)
+    }
+
+    /// The working image of frame `index`, a frame after `current` that the look-ahead was
+    /// shown and whose planes are still kept (`EffectFrame.upcoming`). A conversion is submitted
+    /// at once (not waited for), so that whatever is recorded or submitted after it reads the
+    /// image converted; its GPU time joins the frame's `color_in`.
+    private func upcomingImage(of index: Int, after current: Int) throws -> GPUImage? {
+        guard index > current, index < shown, index >= shown - lookAheadPlaneSets else { return nil }
+        if rendersFromLookAheadImages { return lookAheadWorking[index % lookAheadImageSets] }
+        if let early = earlyWorking[index] { return early.image }
+        let image = try freeEarlyWorking.popLast() ?? GPUImage(context: context, width: working.width, height: working.height,
+                                                                format: working.format)
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("color_in")
+        try converter.recordToWorking(planes: lookAheadPlanes[index % lookAheadPlaneSets], layout: plan.inputLayout,
+                                      color: plan.inputColor, orientation: plan.inputOrientation, working: image, on: recorder)
+        recorder.endSection()
+        earlyWorking[index] = (image, try recorder.submit())
+        return image
     }
 
     /// Waits for a frame `begin` submitted (frames in the order begun), tells the effect it
     /// completed, and returns the output frame (pts copied).
     func finish(_ pending: Pending) throws -> MediaFrame {
         let sections = try pending.submission.wait().sections
-        lastTimings = GPUTimings(sections: (try pending.upload?.wait().sections ?? []) + sections)
+        lastTimings = GPUTimings(sections: (try pending.earlyConversion?.wait().sections ?? []) + (try pending.upload?.wait().sections ?? [])
+                                 + sections)
         try Trace.span("effect.completed") { try pending.effect?.completed(frame: pending.index) }
         guard let readbacks = pending.readbacks else {
             pending.frame.pointer.pointee.pts = pending.frame.timestamp

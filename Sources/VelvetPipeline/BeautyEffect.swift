@@ -27,6 +27,16 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     private var tracker: FaceTracker?
     private var faceSelector: FaceSelector
     private var lookAheadTracker: LookAheadTracker?
+    /// On a video file, the skin stages' fronts (mask, spots, smoothing, the strength fit's
+    /// measurement) run this many frames ahead of the blend, so a frame's gains are averaged
+    /// with those of the frames after it as well as before (`GainWindow`).
+    public static let frontLead = 2
+    /// Frames whose fronts were recorded: their tracking and the faces selected.
+    private var frontsRecorded = 0
+    private var trackedAhead: [Int: (tracked: FaceTrackerResult, selected: [Face])] = [:]
+    /// With a track file and the fronts ahead: each waiting front's person mask, taken in turn
+    /// (the playback's own is overwritten by the next frame's, before the fronts' work runs).
+    private var aheadPersonMasks: [GPUImage] = []
     private let passes: FacePasses
     /// Track file, user's matte, matte output (docs/CLI.md, render).
     private let sidecars: RenderSidecars
@@ -85,9 +95,21 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory),
     /// and the tracker's copy of the last frame (rgba16f) that repeats are found against; with
     /// per-face settings each pass has its own, and the image between the passes (rgba16f).
-    public var workingBytesPerPixel: Int { passes.isSplit ? 2 * 24 + 8 + 8 : 24 + 8 }
-    /// A track file holds the faces already: no look-ahead then.
-    public var lookAhead: Int { sidecars.tracks == nil ? options.lookAhead : 0 }
+    /// Fronts recorded ahead keep `frontLead` more sets of the skin stages' mask, spot-fixed
+    /// and smoothed images, and as many frames' working images converted early.
+    public var workingBytesPerPixel: Int {
+        (passes.isSplit ? 2 * 24 + 8 + 8 : 24 + 8) + (recordsFrontsAhead ? Self.frontLead * (18 + 8) : 0)
+    }
+    /// Frames the renderer holds ahead: the tracker's look-ahead (none with a track file, which
+    /// holds the faces already), and `frontLead` more where the skin fronts run ahead, so that
+    /// a frame's faces are final when its front is recorded.
+    public var lookAhead: Int { trackerLookAhead + (recordsFrontsAhead ? Self.frontLead : 0) }
+    /// The tracker's look-ahead K: 0 with a track file.
+    public var trackerLookAhead: Int { sidecars.tracks == nil ? options.lookAhead : 0 }
+    /// The fronts run ahead on a video rendered with the look-ahead, or from a track file
+    /// (which then gives the look-ahead render's pixels), with one pass whose chain starts with
+    /// the skin stage.
+    private var recordsFrontsAhead: Bool { (sidecars.tracks != nil || options.lookAhead > 0) && passes.frontStage != nil }
 
     public func prepare(for input: EffectInput) throws {
         guard sidecars.tracks == nil else { return }
@@ -99,6 +121,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     }
 
     public func look(ahead frame: EffectFrame) throws {
+        // A track file has the faces: frames are held only for the skin fronts.
+        guard sidecars.tracks == nil else { return }
         let tracker = try lookAheadTracker ?? makeLookAheadTracker()
         add(try tracker.analyze(frame.input, time: frame.time, previous: frame.trackerLastFrame))
     }
@@ -115,7 +139,10 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         let tracked: FaceTrackerResult
-        if let playback = sidecars.tracks {
+        var selected: [Face]?
+        if recordsFrontsAhead, let upcoming = frame.upcoming {
+            (tracked, selected) = try recordFronts(for: frame, upcoming: upcoming, on: recorder)
+        } else if let playback = sidecars.tracks {
             tracked = try playback.process(frame.input, index: frame.index, path: sidecars.tracksPath)
             add(playback.lastTimings)
         } else if let lookAheadTracker {
@@ -128,7 +155,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         }
         facesPerFrame.append(tracked.faces.filter { $0.missedFrames == 0 }.count)
         lastTracking = tracked
-        let (changed, stageFrames) = try passes.record(on: recorder, input: frame.input, faces: faceSelector.select(tracked.faces),
+        let (changed, stageFrames) = try passes.record(on: recorder, input: frame.input, faces: selected ?? faceSelector.select(tracked.faces),
                                                        trackedFaces: tracked.faces, personMask: tracked.personMask,
                                                        userMatte: try userMatte?.image(for: frame, on: recorder), output: frame.output)
         // The sidecars take one pass's weights: they are refused with per-face settings (SidecarArguments).
@@ -143,6 +170,42 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         guard let changed else { return .none }
         // A view replaces the picture: every pixel is converted back as it is, not as a change.
         return options.debugView != nil ? .whole : .region(changed)
+    }
+
+    /// Records the skin fronts of the frames through `frame`'s index + `frontLead` that are not
+    /// yet recorded (as far as the input goes), in order, each with its faces (from the track
+    /// file or the look-ahead); returns `frame`'s own tracking and selected faces.
+    private func recordFronts(for frame: EffectFrame, upcoming: EffectFrame.Upcoming,
+                              on recorder: CommandRecorder) throws -> (FaceTrackerResult, [Face]) {
+        guard let stage = passes.frontStage else { throw BeautyError.invalidSettings("no skin stage to record fronts on") }
+        while frontsRecorded <= frame.index + Self.frontLead {
+            let index = frontsRecorded
+            guard let image = index == frame.index ? frame.input : try upcoming(index) else { break }
+            let tracked: FaceTrackerResult
+            if let playback = sidecars.tracks {
+                let slot = index % (Self.frontLead + 1)
+                if aheadPersonMasks.count <= slot || aheadPersonMasks[slot].width != image.width
+                    || aheadPersonMasks[slot].height != image.height {
+                    let mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
+                    if aheadPersonMasks.count <= slot { aheadPersonMasks.append(mask) } else { aheadPersonMasks[slot] = mask }
+                }
+                tracked = try playback.process(image, index: index, path: sidecars.tracksPath, personMask: aheadPersonMasks[slot])
+                add(playback.lastTimings)
+            } else {
+                let tracker = try lookAheadTracker ?? makeLookAheadTracker()
+                tracked = try tracker.result(for: image, index: index, on: recorder)
+                add(tracker.lastTimings)
+            }
+            let selected = faceSelector.select(tracked.faces)
+            try stage.recordFront(on: recorder, image: image, faces: FacePasses.beautyFaces(selected), personMask: tracked.personMask,
+                                  lead: Self.frontLead)
+            trackedAhead[index] = (tracked, selected)
+            frontsRecorded += 1
+        }
+        guard let own = trackedAhead.removeValue(forKey: frame.index) else {
+            throw BeautyError.invalidSettings("frame \(frame.index) recorded out of order (fronts through \(frontsRecorded - 1))")
+        }
+        return own
     }
 
     /// Files every pending measurement under its faces' track IDs; call once the GPU work

@@ -33,13 +33,22 @@ final class FacePasses {
     /// Whether the frame is treated in two passes.
     var isSplit: Bool { rest != nil }
 
+    /// The skin stage a frame's front may be recorded ahead on (`SkinStage.recordFront`): the
+    /// one pass's first stage. nil with two passes (the second reads the first's output).
+    var frontStage: SkinStage? { rest == nil ? first.stages.first as? SkinStage : nil }
+
+    /// The tracker's faces as the stages take them.
+    static func beautyFaces(_ faces: [Face]) throws -> [BeautyFace] {
+        try faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight, track: $0.trackID) }
+    }
+
     /// Records the passes on `faces` (the selected ones; `trackedFaces`: all, for the landmarks
     /// view). `output` (the input's size and format) then holds the result wherever something
     /// changed (nil: nothing did). Also gives each pass's frame (what its skin stage left).
     func record(on recorder: CommandRecorder, input: GPUImage, faces: [Face], trackedFaces: [Face], personMask: GPUImage?,
                 userMatte: GPUImage?, output: GPUImage) throws -> (changed: PixelRegion?, frames: [StageFrame]) {
         func frame(_ input: GPUImage, _ faces: [Face]) throws -> StageFrame {
-            StageFrame(input: input, faces: try faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight, track: $0.trackID) },
+            StageFrame(input: input, faces: try Self.beautyFaces(faces),
                        trackedFaces: trackedFaces, personMask: personMask, userMatte: userMatte)
         }
         guard var rest else {

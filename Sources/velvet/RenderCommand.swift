@@ -46,6 +46,8 @@ enum RenderCommand {
         for warning in summary.warnings { printError("velvet: warning: \(warning)") }
         if json {
             effect?.finishMeasuring()
+            // The frames held ahead: the tracker's look-ahead, and the skin fronts' lead after it.
+            let trackerFrames = summary.lookAhead > 0 ? min(summary.lookAhead, effect?.trackerLookAhead ?? summary.lookAhead) : 0
             var stages = summary.gpuMilliseconds
             effect?.stageMilliseconds.forEach { stages[$0.key, default: 0] += $0.value }
             let report: [String: Any] = [
@@ -55,7 +57,8 @@ enum RenderCommand {
                 "gpu_ms_per_frame": stages.mapValues { $0 / Double(max(summary.frames, 1)) },
                 "faces": FaceRuns.describe(effect?.facesPerFrame ?? []),
                 "skin_quality": SkinQualityReport.describe(effect?.skinQuality ?? [:]),
-                "look_ahead": ["frames": summary.lookAhead, "held_bytes_peak": summary.lookAheadPeakBytes],
+                "look_ahead": ["frames": trackerFrames, "skin_lead": summary.lookAhead - trackerFrames,
+                               "held_bytes_peak": summary.lookAheadPeakBytes],
             ]
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))

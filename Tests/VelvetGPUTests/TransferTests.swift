@@ -60,6 +60,26 @@ final class TransferTests: GPUTestCase {
         XCTAssertEqual(readback.bytes, bytes)
     }
 
+    /// A buffer copied into another at an offset lands there, after what was written to the
+    /// source on the same recorder, and leaves the rest of the destination as it was; a copy
+    /// that does not fit is refused.
+    func testBufferCopyAtAnOffset() throws {
+        let source = try GPUBuffer(context: context, size: 64), destination = try GPUBuffer(context: context, size: 256)
+        let bytes = (0..<64).map { UInt8($0 + 1) }
+        let recorder = try CommandRecorder(context: context)
+        try recorder.fill(destination, size: 256, value: 0xABAB_ABAB)
+        try bytes.withUnsafeBytes { try recorder.upload($0, to: source) }
+        try recorder.copy(source, to: destination, at: 100, size: 48)
+        let readback = try recorder.download(destination)
+        try recorder.submit().wait()
+        XCTAssertEqual(Array(readback.bytes[100..<148]), Array(bytes[0..<48]))
+        XCTAssertTrue(readback.bytes[0..<100].allSatisfy { $0 == 0xAB } && readback.bytes[148...].allSatisfy { $0 == 0xAB })
+        let refused = try CommandRecorder(context: context)
+        XCTAssertThrowsError(try refused.copy(source, to: destination, at: 220, size: 48))
+        XCTAssertThrowsError(try refused.copy(source, to: destination, size: 65))
+        XCTAssertThrowsError(try refused.copy(source, to: source, size: 4))
+    }
+
     /// Frame after frame reuses the same command slot, staging and pooled buffers (per-frame Vulkan
     /// objects grew memory over long renders), results stay exact, and a context with
     /// pooled objects is still freed once nothing uses it.

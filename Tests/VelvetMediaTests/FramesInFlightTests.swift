@@ -15,36 +15,56 @@ final class FramesInFlightTests: GPUTestCase {
         enum Event: Equatable { case record(Int), completed(Int) }
         let framesInFlight: Int
         let lookAhead: Int
+        /// Later frames' working images asked for in each `record` (`EffectFrame.upcoming`).
+        let asksAhead: Int
         private(set) var events: [Event] = []
         /// FNV-1a of each frame's working image as read back, by frame.
         private(set) var digests: [Int: UInt64] = [:]
-        private var pending: [(frame: Int, readback: GPUReadback)] = []
+        /// The same of the later frames' images `upcoming` gave, by frame, each time asked.
+        private(set) var upcomingDigests: [Int: [UInt64]] = [:]
+        /// Frames `upcoming` gave no image of.
+        private(set) var notGiven: Set<Int> = []
+        private var pending: [(frame: Int, readback: GPUReadback, recorded: Int)] = []
 
-        init(framesInFlight: Int, lookAhead: Int = 2) { (self.framesInFlight, self.lookAhead) = (framesInFlight, lookAhead) }
+        init(framesInFlight: Int, lookAhead: Int = 2, asksAhead: Int = 0) {
+            (self.framesInFlight, self.lookAhead, self.asksAhead) = (framesInFlight, lookAhead, asksAhead)
+        }
 
         func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
             events.append(.record(frame.index))
-            pending.append((frame.index, try recorder.download(frame.input)))
+            for later in stride(from: frame.index + 1, through: frame.index + asksAhead, by: 1) {
+                guard let image = try frame.upcoming?(later) else {
+                    notGiven.insert(later)
+                    continue
+                }
+                pending.append((later, try recorder.download(image), frame.index))
+            }
+            pending.append((frame.index, try recorder.download(frame.input), frame.index))
             return .none
         }
 
         func completed(frame index: Int) throws {
             events.append(.completed(index))
-            while let first = pending.first, first.frame <= index {
+            while let first = pending.first, first.recorded <= index {
                 pending.removeFirst()
                 var hash = FNV1a()
                 hash.update(first.readback.raw)
-                digests[first.frame] = hash.value
+                if first.frame == first.recorded {
+                    digests[first.frame] = hash.value
+                } else {
+                    upcomingDigests[first.frame, default: []].append(hash.value)
+                }
             }
         }
     }
 
-    private func render(framesInFlight: Int, frames: Int, scratch: Scratch, lookAhead: Int = 2, keepsImages: Bool? = nil) throws -> Probe {
+    private func render(framesInFlight: Int, frames: Int, scratch: Scratch, lookAhead: Int = 2, keepsImages: Bool? = nil,
+                        asksAhead: Int = 0) throws -> Probe {
         let input = scratch.path("clip.mkv")
         if !FileManager.default.fileExists(atPath: input) {
             try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-frames:v", "\(frames)", "-c:v", "ffv1", input])
         }
-        let probe = Probe(framesInFlight: framesInFlight, lookAhead: lookAhead)
+        let probe = Probe(framesInFlight: framesInFlight, lookAhead: lookAhead, asksAhead: asksAhead)
         let renderer = try VideoRenderer(context: context)
         if let keepsImages { renderer.keepsLookAheadImages = keepsImages }
         let summary = try renderer.render(input: input, output: scratch.path("out-\(framesInFlight)-\(lookAhead).mkv"),
@@ -104,6 +124,30 @@ final class FramesInFlightTests: GPUTestCase {
                     XCTAssertEqual(probe.digests, uploaded.digests,
                                    "look-ahead \(lookAhead), \(framesInFlight) in flight, keeps images \(keepsImages)")
                 }
+            }
+        }
+    }
+
+    /// `EffectFrame.upcoming` gives each later frame's working image as the frame's own
+    /// upload makes it, every time it is asked (converted early where the look-ahead keeps no
+    /// image of it: the frame is then rendered from that image, as the digests of the frames'
+    /// own inputs show), and nothing past the input's end.
+    func testUpcomingFramesAreTheFramesOwnImages() throws {
+        let scratch = try Scratch()
+        let frames = 16
+        let uploaded = try render(framesInFlight: 1, frames: frames, scratch: scratch, lookAhead: 0)
+        for keepsImages in [false, true] {
+            for (lookAhead, framesInFlight) in [(2, 1), (2, 2), (6, 2)] {
+                let probe = try render(framesInFlight: framesInFlight, frames: frames, scratch: scratch, lookAhead: lookAhead,
+                                       keepsImages: keepsImages, asksAhead: 2)
+                let label = "look-ahead \(lookAhead), \(framesInFlight) in flight, keeps images \(keepsImages)"
+                XCTAssertEqual(probe.digests, uploaded.digests, label)
+                for frame in 1..<frames {
+                    let asked = probe.upcomingDigests[frame] ?? []
+                    XCTAssertEqual(asked.count, min(frame, 2), "\(label): frame \(frame) asked for by the frames before it")
+                    XCTAssertEqual(Set(asked), [uploaded.digests[frame]!], "\(label): frame \(frame)")
+                }
+                XCTAssertEqual(probe.notGiven, [frames, frames + 1], label)
             }
         }
     }

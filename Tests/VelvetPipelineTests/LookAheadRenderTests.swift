@@ -1,5 +1,6 @@
 import Foundation
 import VelvetFace
+import VelvetPipeline
 import VelvetTestSupport
 import XCTest
 
@@ -42,8 +43,11 @@ final class LookAheadRenderTests: XCTestCase {
                                     + (flag.map { ["--look-ahead", "\($0)"] } ?? []))
             let report = try lookAheadReport(result)
             XCTAssertEqual(report["frames"], expected)
-            // The frames held: K + 3 decoded yuv420p frames at once (frames up to N + K + 2 are looked at while N is recorded).
-            XCTAssertEqual(report["held_bytes_peak"], expected == 0 ? 0 : (expected + 3) * Self.size.width * Self.size.height * 3 / 2)
+            XCTAssertEqual(report["skin_lead"], expected == 0 ? 0 : BeautyEffect.frontLead)
+            // The frames held: K + 2 + 3 decoded yuv420p frames at once (frames up to N + K + 2 + 2 are looked at while
+            // N is recorded: the skin fronts run 2 frames ahead of the blends).
+            XCTAssertEqual(report["held_bytes_peak"],
+                           expected == 0 ? 0 : (expected + BeautyEffect.frontLead + 3) * Self.size.width * Self.size.height * 3 / 2)
             XCTAssertEqual(try Tool.probe(output, "packet=pts_time"), times, "look-ahead \(expected): the input's frames at its times")
             XCTAssertEqual(try Tool.streamMD5(output, "a:0"), try Tool.streamMD5(clip, "a:0"), "look-ahead \(expected): the audio")
             outputs[expected] = try Tool.frameMD5s(output)

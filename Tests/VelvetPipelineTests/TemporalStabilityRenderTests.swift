@@ -60,7 +60,8 @@ final class TemporalStabilityRenderTests: GPUTestCase {
         let summary = try VideoRenderer(context: context).render(input: clip, output: scratch.path("out.mkv"), settings: lossless,
                                                                  effect: probe)
         XCTAssertEqual(summary.frames, frames)
-        XCTAssertEqual(summary.lookAhead, LookAheadTracker.standardFrames, "the default look-ahead of a video file")
+        XCTAssertEqual(summary.lookAhead, LookAheadTracker.standardFrames + BeautyEffect.frontLead,
+                       "the default look-ahead of a video file, and the skin fronts' lead")
         return (probe.stability.result, probe.inner.facesPerFrame)
     }
 
