@@ -81,6 +81,8 @@ public protocol FrameEffect: AnyObject, Sendable {
     var minimumFrameSide: Int { get }
     /// GPU memory the effects keep per pixel of the frame, for the memory check.
     var workingBytesPerPixel: Int { get }
+    /// GPU memory the effects keep per pixel on top of that when the render looks ahead.
+    var lookAheadBytesPerPixel: Int { get }
     /// Frames the effect wants to see before it records one (offline look-ahead): on a
     /// video, the renderer shows each frame to `look(ahead:)` as it is decoded and calls
     /// `record` for frame N once frame N + K has been looked at (or the input has ended),
@@ -105,6 +107,7 @@ extension FrameEffect {
     public func prepare(for input: EffectInput) throws {}
     public var minimumFrameSide: Int { 1 }
     public var workingBytesPerPixel: Int { 0 }
+    public var lookAheadBytesPerPixel: Int { 0 }
     public var lookAhead: Int { 0 }
     public func look(ahead frame: EffectFrame) throws {}
     public var framesInFlight: Int { 1 }

@@ -31,9 +31,11 @@ struct MemoryEstimate {
     ///   - framesInFlight: with a look-ahead, frames submitted and not yet waited for (F,
     ///     `FrameEffect.framesInFlight`), each with its own upload and readback staging.
     ///   - keepsLookAheadImages: the look-ahead keeps a working image per plane set (`FrameProcessor`).
+    ///   - effectLookAheadBytesPerPixel: what the effects keep more with a look-ahead
+    ///     (`FrameEffect.lookAheadBytesPerPixel`).
     init(width: Int, height: Int, input: VideoPlaneLayout, output: VideoPlaneLayout, repackedBytesPerPixel: Double,
          isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0, framesInFlight: Int = 1,
-         keepsLookAheadImages: Bool = false) {
+         keepsLookAheadImages: Bool = false, effectLookAheadBytesPerPixel: Int = 0) {
         let pixels = Double(width) * Double(height)
         // Planes in and out with their staging buffers, the working image (rgba16f), and with
         // effects their result (rgba16f) and their own images; with a look-ahead, its own
@@ -45,7 +47,7 @@ struct MemoryEstimate {
         let lookAheadImages = effectLookAhead > 0
             ? Double(FrameProcessor.lookAheadImageSets(lookAhead: effectLookAhead, framesInFlight: framesInFlight,
                                                      keepsImages: keepsLookAheadImages)) * 8
-                + Double(planeSets) * input.bytesPerPixel : 0
+                + Double(planeSets) * input.bytesPerPixel + Double(effectLookAheadBytesPerPixel) : 0
         let inFlight = Double(effectLookAhead > 0 ? framesInFlight : 1)
         gpuBytes = pixels * ((1 + inFlight) * (input.bytesPerPixel + output.bytesPerPixel) + 8 + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel

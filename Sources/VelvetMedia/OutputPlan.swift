@@ -99,7 +99,8 @@ struct OutputPlan: @unchecked Sendable {
             repackedBytesPerPixel: input.pixelFormat == decoded ? 0 : Self.bytesPerPixel(decoded), isVideo: !container.isStillImage,
             effectBytesPerPixel: effect?.workingBytesPerPixel, encoderLookahead: MemoryEstimate.lookahead(preset: settings.preset),
             effectLookAhead: container.isStillImage || info.isStillImage ? 0 : effect?.lookAhead ?? 0,
-            framesInFlight: FrameProcessor.framesInFlight(for: effect), keepsLookAheadImages: keepsLookAheadImages)
+            framesInFlight: FrameProcessor.framesInFlight(for: effect), keepsLookAheadImages: keepsLookAheadImages,
+            effectLookAheadBytesPerPixel: effect?.lookAheadBytesPerPixel ?? 0)
         guard let limit = MemoryLimit() else { throw MediaError.refused(path: info.path, reason: MemoryLimit.malformed) }
         if let reason = limit.refusal(estimate, width: info.width, height: info.height) {
             throw MediaError.refused(path: info.path, reason: reason)

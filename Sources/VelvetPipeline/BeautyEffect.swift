@@ -95,11 +95,11 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory),
     /// and the tracker's copy of the last frame (rgba16f) that repeats are found against; with
     /// per-face settings each pass has its own, and the image between the passes (rgba16f).
+    public var workingBytesPerPixel: Int { passes.isSplit ? 2 * 24 + 8 + 8 : 24 + 8 }
     /// Fronts recorded ahead keep `frontLead` more sets of the skin stages' mask, spot-fixed
-    /// and smoothed images, and as many frames' working images converted early.
-    public var workingBytesPerPixel: Int {
-        (passes.isSplit ? 2 * 24 + 8 + 8 : 24 + 8) + (recordsFrontsAhead ? Self.frontLead * (18 + 8) : 0)
-    }
+    /// and smoothed images (about 18 bytes a pixel), and on a GPU the renderer converts the
+    /// frames ahead into working images of their own (`frontLead` + 1, 8 bytes a pixel).
+    public var lookAheadBytesPerPixel: Int { recordsFrontsAhead ? Self.frontLead * 18 + (Self.frontLead + 1) * 8 : 0 }
     /// Frames the renderer holds ahead: the tracker's look-ahead (none with a track file, which
     /// holds the faces already), and `frontLead` more where the skin fronts run ahead, so that
     /// a frame's faces are final when its front is recorded.

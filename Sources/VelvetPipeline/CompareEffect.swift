@@ -35,8 +35,19 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
 
     private var tracker: FaceTracker?
     /// Video: the tracker runs this far ahead, as a render's does (`BeautyOptions.lookAhead`).
-    public let lookAhead: Int
+    public let trackerLookAhead: Int
+    /// Frames held ahead: the tracker's, and the skin fronts' lead as a render's
+    /// (`BeautyEffect.frontLead`), so each side's gains are averaged as a render averages them.
+    public var lookAhead: Int { trackerLookAhead > 0 && frontStages != nil ? trackerLookAhead + BeautyEffect.frontLead : trackerLookAhead }
     private var lookAheadTracker: LookAheadTracker?
+    /// Each side's skin stage, when both have one pass (fronts are recorded ahead on them).
+    private var frontStages: (a: SkinStage, b: SkinStage)? {
+        guard let a = passesA.frontStage, let b = passesB.frontStage else { return nil }
+        return (a, b)
+    }
+    /// Frames whose fronts were recorded, and their tracking.
+    private var frontsRecorded = 0
+    private var trackedAhead: [Int: FaceTrackerResult] = [:]
     private let passesA: FacePasses
     private let passesB: FacePasses
     private let split: TypedKernel<KernelLibrary.CompareSplitPush>
@@ -49,12 +60,16 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     /// Both sides' skin stages (as `BeautyEffect`'s, twice; a side with per-face settings has
     /// two passes and the image between them), the split view and the tracker's copy of the last frame.
     public var workingBytesPerPixel: Int { [passesA, passesB].map { $0.isSplit ? 2 * 24 + 8 : 24 }.reduce(0, +) + 8 + 8 }
+    /// Fronts recorded ahead on both sides, as a render's (`BeautyEffect.lookAheadBytesPerPixel`).
+    public var lookAheadBytesPerPixel: Int {
+        frontStages != nil ? 2 * BeautyEffect.frontLead * 18 + (BeautyEffect.frontLead + 1) * 8 : 0
+    }
 
     /// `a`, `b`: each side's stages, as a render of them runs them (`BeautyOptions.skinOnly` for
     /// a comparison of smoothing methods); their tracker options are not used.
     public init(context: GPUContext, a: BeautyOptions, b: BeautyOptions, lookAhead: Int = LookAheadTracker.standardFrames) throws {
         self.context = context
-        self.lookAhead = lookAhead
+        trackerLookAhead = lookAhead
         // The skin stages keep their blend weights for the report.
         passesA = try FacePasses(context: context, options: a, sidecars: RenderSidecars(), capturesWeights: true)
         passesB = try FacePasses(context: context, options: b, sidecars: RenderSidecars(), capturesWeights: true)
@@ -68,7 +83,9 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
 
     public func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         let tracked: FaceTrackerResult
-        if let lookAheadTracker {
+        if let lookAheadTracker, let upcoming = frame.upcoming, let stages = frontStages {
+            tracked = try recordFronts(for: frame, upcoming: upcoming, tracker: lookAheadTracker, stages: stages)
+        } else if let lookAheadTracker {
             tracked = try lookAheadTracker.result(for: frame.input, index: frame.index)
             addTrackerTimings(lookAheadTracker.lastTimings)
         } else {
@@ -110,13 +127,39 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
 
     public func prepare(for input: EffectInput) throws {
         guard input.looksAhead else { return }
-        if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: lookAhead) }
+        if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: trackerLookAhead) }
         try lookAheadTracker!.prepare(width: input.uprightSize?.width, height: input.uprightSize?.height)
     }
 
     public func look(ahead frame: EffectFrame) throws {
-        if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: lookAhead) }
+        if lookAheadTracker == nil { lookAheadTracker = try LookAheadTracker(context: context, lookAhead: trackerLookAhead) }
         addTrackerTimings(try lookAheadTracker!.analyze(frame.input, time: frame.time, previous: frame.trackerLastFrame))
+    }
+
+    /// Records both sides' skin fronts of the frames through `frame`'s index + `frontLead` not yet
+    /// recorded (as far as the input goes), in order, each side on a submission of its own
+    /// (waited for, so the tracker's next person mask does not overwrite the one they read);
+    /// returns `frame`'s own tracking.
+    private func recordFronts(for frame: EffectFrame, upcoming: EffectFrame.Upcoming, tracker: LookAheadTracker,
+                              stages: (a: SkinStage, b: SkinStage)) throws -> FaceTrackerResult {
+        while frontsRecorded <= frame.index + BeautyEffect.frontLead {
+            let index = frontsRecorded
+            guard let image = index == frame.index ? frame.input : try upcoming(index) else { break }
+            let tracked = try tracker.result(for: image, index: index)
+            addTrackerTimings(tracker.lastTimings)
+            let faces = try FacePasses.beautyFaces(tracked.faces)
+            for (stage, side) in [(stages.a, sideA), (stages.b, sideB)] {
+                let recorder = try CommandRecorder(context: context)
+                try stage.recordFront(on: recorder, image: image, faces: faces, personMask: tracked.personMask, lead: BeautyEffect.frontLead)
+                side.add(try recorder.submit().wait())
+            }
+            trackedAhead[index] = tracked
+            frontsRecorded += 1
+        }
+        guard let own = trackedAhead.removeValue(forKey: frame.index) else {
+            throw BeautyError.invalidSettings("frame \(frame.index) compared out of order (fronts through \(frontsRecorded - 1))")
+        }
+        return own
     }
 
     private func addTrackerTimings(_ timings: GPUTimings) { trackerTotals.add(timings, as: "tracker") }

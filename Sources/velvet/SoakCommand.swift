@@ -88,6 +88,7 @@ private final class MemorySampler: FrameEffect, @unchecked Sendable {
 
     var minimumFrameSide: Int { effect.minimumFrameSide }
     var workingBytesPerPixel: Int { effect.workingBytesPerPixel }
+    var lookAheadBytesPerPixel: Int { effect.lookAheadBytesPerPixel }
     var lookAhead: Int { effect.lookAhead }
     var framesInFlight: Int { effect.framesInFlight }
     func look(ahead frame: EffectFrame) throws { try effect.look(ahead: frame) }

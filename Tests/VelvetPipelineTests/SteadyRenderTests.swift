@@ -19,6 +19,7 @@ final class SteadyRenderTests: GPUTestCase {
         init(_ inner: BeautyEffect) { self.inner = inner }
         var minimumFrameSide: Int { inner.minimumFrameSide }
         var workingBytesPerPixel: Int { inner.workingBytesPerPixel }
+        var lookAheadBytesPerPixel: Int { inner.lookAheadBytesPerPixel }
         var lookAhead: Int { inner.lookAhead }
         var framesInFlight: Int { inner.framesInFlight }
         func look(ahead frame: EffectFrame) throws { try inner.look(ahead: frame) }
