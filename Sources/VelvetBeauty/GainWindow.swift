@@ -86,15 +86,14 @@ final class GainWindow {
         }
         var table: [Int32] = []
         for (face, key) in centre.keys.enumerated() {
-            for index in frames {
-                let at: Int? = index == next ? face
-                    : entries.indices.contains(index) && offsets[index] != nil ? entries[index].face(key) : nil
-                table.append(at.map { Int32(offsets[index]! + $0 * stride) } ?? -1)
+            // A frame's offset in the window is set only when it is there and was measured.
+            func raw(_ index: Int) -> Int? {
+                offsets[index].flatMap { base in (index == next ? face : entries[index].face(key)).map { base + $0 * stride } }
             }
-            let lastRaw = entries.indices.contains(next - 1) && offsets[next - 1] != nil ? entries[next - 1].face(key) : nil
-            let lastFace = lastAverage?.face(key)
+            for index in frames { table.append(raw(index).map(Int32.init) ?? -1) }
+            let lastRaw = raw(next - 1), lastFace = lastAverage?.face(key)
             let repeatable = lastRaw != nil && lastFace != nil
-            table.append(repeatable ? Int32(offsets[next - 1]! + lastRaw! * stride) : -1)
+            table.append(repeatable ? Int32(lastRaw!) : -1)
             table.append(repeatable ? Int32(lastAt + lastFace! * stride) : -1)
         }
         // Room for every tap and the last average at the widest face count, so that the

@@ -31,9 +31,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// measurement) run this many frames ahead of the blend, so a frame's gains are averaged
     /// with those of the frames after it as well as before (`GainWindow`).
     public static let frontLead = 2
-    /// Frames whose fronts were recorded: their tracking and the faces selected.
-    private var frontsRecorded = 0
-    private var trackedAhead: [Int: (tracked: FaceTrackerResult, selected: [Face])] = [:]
+    /// The frames whose fronts were recorded ahead: their tracking and the faces selected.
+    private var fronts = FrontSchedule<(tracked: FaceTrackerResult, selected: [Face])>()
     /// With a track file and the fronts ahead: each waiting front's person mask, taken in turn
     /// (the playback's own is overwritten by the next frame's, before the fronts' work runs).
     private var aheadPersonMasks: [GPUImage] = []
@@ -96,10 +95,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     /// and the tracker's copy of the last frame (rgba16f) that repeats are found against; with
     /// per-face settings each pass has its own, and the image between the passes (rgba16f).
     public var workingBytesPerPixel: Int { passes.isSplit ? 2 * 24 + 8 + 8 : 24 + 8 }
-    /// Fronts recorded ahead keep `frontLead` more sets of the skin stages' mask, spot-fixed
-    /// and smoothed images (about 18 bytes a pixel), and on a GPU the renderer converts the
-    /// frames ahead into working images of their own (`frontLead` + 1, 8 bytes a pixel).
-    public var lookAheadBytesPerPixel: Int { recordsFrontsAhead ? Self.frontLead * 18 + (Self.frontLead + 1) * 8 : 0 }
+    /// What the fronts recorded ahead keep (`FrontSchedule.bytesPerPixel`).
+    public var lookAheadBytesPerPixel: Int { recordsFrontsAhead ? FrontSchedule<Void>.bytesPerPixel(skinStages: 1) : 0 }
     /// Frames the renderer holds ahead: the tracker's look-ahead (none with a track file, which
     /// holds the faces already), and `frontLead` more where the skin fronts run ahead, so that
     /// a frame's faces are final when its front is recorded.
@@ -172,15 +169,13 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         return options.debugView != nil ? .whole : .region(changed)
     }
 
-    /// Records the skin fronts of the frames through `frame`'s index + `frontLead` that are not
-    /// yet recorded (as far as the input goes), in order, each with its faces (from the track
-    /// file or the look-ahead); returns `frame`'s own tracking and selected faces.
+    /// Records the skin fronts of the frames through `frame`'s index + `frontLead` not yet
+    /// recorded, each with its faces (from the track file or the look-ahead); returns `frame`'s
+    /// own tracking and selected faces.
     private func recordFronts(for frame: EffectFrame, upcoming: EffectFrame.Upcoming,
                               on recorder: CommandRecorder) throws -> (FaceTrackerResult, [Face]) {
         guard let stage = passes.frontStage else { throw BeautyError.invalidSettings("no skin stage to record fronts on") }
-        while frontsRecorded <= frame.index + Self.frontLead {
-            let index = frontsRecorded
-            guard let image = index == frame.index ? frame.input : try upcoming(index) else { break }
+        return try fronts.record(for: frame, upcoming: upcoming) { index, image in
             let tracked: FaceTrackerResult
             if let playback = sidecars.tracks {
                 let slot = index % (Self.frontLead + 1)
@@ -199,13 +194,8 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             let selected = faceSelector.select(tracked.faces)
             try stage.recordFront(on: recorder, image: image, faces: FacePasses.beautyFaces(selected), personMask: tracked.personMask,
                                   lead: Self.frontLead)
-            trackedAhead[index] = (tracked, selected)
-            frontsRecorded += 1
+            return (tracked, selected)
         }
-        guard let own = trackedAhead.removeValue(forKey: frame.index) else {
-            throw BeautyError.invalidSettings("frame \(frame.index) recorded out of order (fronts through \(frontsRecorded - 1))")
-        }
-        return own
     }
 
     /// Files every pending measurement under its faces' track IDs; call once the GPU work

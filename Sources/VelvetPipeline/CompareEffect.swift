@@ -45,9 +45,8 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         guard let a = passesA.frontStage, let b = passesB.frontStage else { return nil }
         return (a, b)
     }
-    /// Frames whose fronts were recorded, and their tracking.
-    private var frontsRecorded = 0
-    private var trackedAhead: [Int: FaceTrackerResult] = [:]
+    /// The frames whose fronts were recorded ahead, and their tracking.
+    private var fronts = FrontSchedule<FaceTrackerResult>()
     private let passesA: FacePasses
     private let passesB: FacePasses
     private let split: TypedKernel<KernelLibrary.CompareSplitPush>
@@ -61,9 +60,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     /// two passes and the image between them), the split view and the tracker's copy of the last frame.
     public var workingBytesPerPixel: Int { [passesA, passesB].map { $0.isSplit ? 2 * 24 + 8 : 24 }.reduce(0, +) + 8 + 8 }
     /// Fronts recorded ahead on both sides, as a render's (`BeautyEffect.lookAheadBytesPerPixel`).
-    public var lookAheadBytesPerPixel: Int {
-        frontStages != nil ? 2 * BeautyEffect.frontLead * 18 + (BeautyEffect.frontLead + 1) * 8 : 0
-    }
+    public var lookAheadBytesPerPixel: Int { frontStages != nil ? FrontSchedule<Void>.bytesPerPixel(skinStages: 2) : 0 }
 
     /// `a`, `b`: each side's stages, as a render of them runs them (`BeautyOptions.skinOnly` for
     /// a comparison of smoothing methods); their tracker options are not used.
@@ -136,15 +133,12 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         addTrackerTimings(try lookAheadTracker!.analyze(frame.input, time: frame.time, previous: frame.trackerLastFrame))
     }
 
-    /// Records both sides' skin fronts of the frames through `frame`'s index + `frontLead` not yet
-    /// recorded (as far as the input goes), in order, each side on a submission of its own
-    /// (waited for, so the tracker's next person mask does not overwrite the one they read);
-    /// returns `frame`'s own tracking.
+    /// Records both sides' skin fronts of the frames through `frame`'s index + `frontLead` not
+    /// yet recorded, each side on a submission of its own (waited for, so the tracker's next
+    /// person mask does not overwrite the one they read); returns `frame`'s own tracking.
     private func recordFronts(for frame: EffectFrame, upcoming: EffectFrame.Upcoming, tracker: LookAheadTracker,
                               stages: (a: SkinStage, b: SkinStage)) throws -> FaceTrackerResult {
-        while frontsRecorded <= frame.index + BeautyEffect.frontLead {
-            let index = frontsRecorded
-            guard let image = index == frame.index ? frame.input : try upcoming(index) else { break }
+        try fronts.record(for: frame, upcoming: upcoming) { index, image in
             let tracked = try tracker.result(for: image, index: index)
             addTrackerTimings(tracker.lastTimings)
             let faces = try FacePasses.beautyFaces(tracked.faces)
@@ -153,13 +147,8 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
                 try stage.recordFront(on: recorder, image: image, faces: faces, personMask: tracked.personMask, lead: BeautyEffect.frontLead)
                 side.add(try recorder.submit().wait())
             }
-            trackedAhead[index] = tracked
-            frontsRecorded += 1
+            return tracked
         }
-        guard let own = trackedAhead.removeValue(forKey: frame.index) else {
-            throw BeautyError.invalidSettings("frame \(frame.index) compared out of order (fronts through \(frontsRecorded - 1))")
-        }
-        return own
     }
 
     private func addTrackerTimings(_ timings: GPUTimings) { trackerTotals.add(timings, as: "tracker") }
