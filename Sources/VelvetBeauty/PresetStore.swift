@@ -121,14 +121,16 @@ public struct PresetStore: Sendable {
         return (name, try load(name))
     }
 
+    /// A name `resolve` reads as a name: no '/', and not ending in `.json` (both mean a file).
     public static func isValidName(_ name: String) -> Bool {
-        (1...64).contains(name.count) && !name.hasPrefix(".")
+        (1...64).contains(name.count) && !name.hasPrefix(".") && !name.hasSuffix(".json")
             && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
     }
 
     static func checkName(_ name: String) throws {
         guard isValidName(name) else {
-            throw PresetError(file: name, reason: "not a valid preset name (1-64 letters, digits, '-', '_', '.'; not starting with '.')")
+            throw PresetError(file: name, reason: "not a valid preset name (1-64 letters, digits, '-', '_', '.'; not starting with '.' "
+                              + "nor ending in .json, which --preset reads as a file)")
         }
     }
 }

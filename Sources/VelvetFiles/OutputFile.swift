@@ -21,23 +21,45 @@ public struct CommitPolicy: Sendable {
 /// place only when complete, so the path never holds a half-written file. The temporary file
 /// is registered with `UnfinishedFiles` from before it exists until it is committed or
 /// deleted, so an interrupted process removes it. Every file Velvet writes goes through here.
+/// A link is followed to the file it names; a device or FIFO is written in place
+/// (`OutputTarget`).
 public final class OutputFile: @unchecked Sendable {
+    /// The path as the user gave it (for messages).
     public let path: String
+    /// What is opened and written: the temporary file, or the device or FIFO itself.
     public let temporaryPath: String
+    private let target: OutputTarget
     private let policy: CommitPolicy
     private var done = false
 
     /// Checks that the output's directory exists and is writable.
     public init(path: String, policy: CommitPolicy = .replace) throws {
-        try Self.checkDirectory(of: path)
+        target = try OutputTarget.of(path)
         self.path = path
         self.policy = policy
-        temporaryPath = PartialFiles.path(for: path)
+        switch target {
+        case .file(let file):
+            try Self.checkDirectory(of: file, named: path)
+            temporaryPath = PartialFiles.path(for: file)
+        case .stream(let stream):
+            temporaryPath = stream
+        }
     }
 
-    /// Fails unless `path`'s folder exists and is writable.
+    /// Whether the output is written in place (a device, FIFO or socket), not renamed into it.
+    public var writesInPlace: Bool {
+        if case .stream = target { return true }
+        return false
+    }
+
+    /// Fails unless the folder of `path`'s target exists and is writable (a device or FIFO
+    /// has no folder to write in).
     public static func checkDirectory(of path: String) throws {
-        let directory = PartialFiles.directory(of: path)
+        if case .file(let file) = try OutputTarget.of(path) { try checkDirectory(of: file, named: path) }
+    }
+
+    private static func checkDirectory(of file: String, named path: String) throws {
+        let directory = PartialFiles.directory(of: file)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
             throw OutputFileError.cannotWrite(path: path, reason: "directory \(directory) does not exist")
@@ -53,17 +75,22 @@ public final class OutputFile: @unchecked Sendable {
     /// Runs `create`, which creates the temporary file, with the file registered for removal
     /// and no signal sweep in between.
     public func creating<T>(_ create: (_ temporaryPath: String) throws -> T) rethrows -> T {
-        try UnfinishedFiles.shared.adding(temporaryPath) { try create(temporaryPath) }
+        if writesInPlace { return try create(temporaryPath) }
+        return try UnfinishedFiles.shared.adding(temporaryPath) { try create(temporaryPath) }
     }
 
-    /// Moves the finished temporary file to `path`.
+    /// Moves the finished temporary file to the target.
     public func commit() throws {
+        guard case .file(let file) = target else {
+            done = true
+            return
+        }
         try UnfinishedFiles.shared.exclusively {
             try policy.beforeRename?(temporaryPath)
             if policy.replacesExisting {
-                guard rename(temporaryPath, path) == 0 else { throw failure(errno) }
+                guard rename(temporaryPath, file) == 0 else { throw failure(errno) }
             } else {
-                try moveWithoutReplacing()
+                try moveWithoutReplacing(to: file)
             }
             done = true
             UnfinishedFiles.shared.remove(temporaryPath)
@@ -74,6 +101,7 @@ public final class OutputFile: @unchecked Sendable {
     public func discard() {
         guard !done else { return }
         done = true
+        guard !writesInPlace else { return }
         UnfinishedFiles.shared.exclusively {
             unlink(temporaryPath)
             UnfinishedFiles.shared.remove(temporaryPath)
@@ -102,8 +130,8 @@ public final class OutputFile: @unchecked Sendable {
 
     /// link() fails rather than replace; the temporary name is then dropped. Filesystems
     /// without hard links get renameat2(RENAME_NOREPLACE), the same guarantee.
-    private func moveWithoutReplacing() throws {
-        if link(temporaryPath, path) == 0 {
+    private func moveWithoutReplacing(to file: String) throws {
+        if link(temporaryPath, file) == 0 {
             unlink(temporaryPath)
             return
         }
@@ -111,7 +139,7 @@ public final class OutputFile: @unchecked Sendable {
         guard linkError == EPERM || linkError == EOPNOTSUPP || linkError == EMLINK, let renameAt2 = Self.renameAt2 else {
             throw linkError == EEXIST ? OutputFileError.exists(path: path) : failure(linkError)
         }
-        guard renameAt2(AT_FDCWD, temporaryPath, AT_FDCWD, path, 1 /* RENAME_NOREPLACE */) == 0 else {
+        guard renameAt2(AT_FDCWD, temporaryPath, AT_FDCWD, file, 1 /* RENAME_NOREPLACE */) == 0 else {
             throw errno == EEXIST ? OutputFileError.exists(path: path) : failure(errno)
         }
     }

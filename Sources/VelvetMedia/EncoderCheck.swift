@@ -19,15 +19,18 @@ public enum EncoderCheck {
                 _ = try MediaWriter.encoderPixelFormat(codec: codec, source: AV_PIX_FMT_YUV420P,
                                                        requested: settings.pixelFormat, still: container.isStillImage)
             }
-            if !container.isStillImage {
-                var context = avcodec_alloc_context3(codec)
-                defer { avcodec_free_context(&context) }
-                if let context { try EncoderTuning.apply(settings, to: context, hdr: nil) }
-            }
+            var context = avcodec_alloc_context3(codec)
+            defer { avcodec_free_context(&context) }
+            if let context { try EncoderTuning.apply(settings, to: context, hdr: nil) }
             return nil
         } catch {
             return "\(error)"
         }
+    }
+
+    /// Whether `output` is a picture (PNG, JPEG, ...: one frame), not a video.
+    public static func writesOnePicture(output: String, settings: EncoderSettings) -> Bool {
+        (try? OutputContainer(path: output, formatName: settings.format))?.isStillImage ?? false
     }
 
     /// The extension for a video written with `settings` where the user names no file (batch):

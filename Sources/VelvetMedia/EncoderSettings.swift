@@ -30,6 +30,15 @@ public struct EncoderSettings: Sendable, Equatable {
 
     public init() {}
 
+    /// These settings for a picture in a batch of videos and pictures: the video encoder and
+    /// its options are the videos' (a picture's encoder follows its extension).
+    public var forPictures: EncoderSettings {
+        var settings = self
+        settings.codec = nil
+        settings.encoderOptions = []
+        return settings
+    }
+
     public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
     /// The short names Velvet had before any FFmpeg encoder could be named.

@@ -14,6 +14,11 @@ enum EncoderTuning {
             guard let codec = avcodec_find_encoder(id) else {
                 throw MediaError.output(path: container.path, reason: "no encoder for \(container.fileExtension) images")
             }
+            // The extension chooses a picture's encoder; a --codec naming another is no silent no-op.
+            if let asked = settings.codec, (EncoderSettings.aliases[asked] ?? asked) != String(cString: codec.pointee.name) {
+                throw MediaError.output(path: container.path, reason: "--codec \(asked) does not apply: a \(container.fileExtension) "
+                                        + "picture is written with \(String(cString: codec.pointee.name)), chosen by its extension")
+            }
             return codec
         }
         let name = settings.encoderName(forMuxer: container.name)
@@ -56,6 +61,17 @@ enum EncoderTuning {
         }
     }
 
+    /// The encoder's time base: the input stream's, so every frame keeps its timestamp, except
+    /// for encoders that take only a list of frame rates (MPEG-1/2 video) and need 1/rate:
+    /// the listed rate nearest the input's, as ffmpeg picks it.
+    static func timeBase(for codec: UnsafePointer<AVCodec>, input: AVRational, frameRate: AVRational) -> AVRational {
+        let usable = input.num > 0 && input.den > 0 ? input : AVRational(num: 1, den: 25)
+        guard let rates = codec.pointee.supported_framerates else { return usable }
+        let rate = frameRate.num > 0 && frameRate.den > 0 ? frameRate : AVRational(num: 25, den: 1)
+        let nearest = rates[Int(av_find_nearest_q_idx(rate, rates))]
+        return AVRational(num: nearest.den, den: nearest.num)
+    }
+
     /// Sets up the encoder as the writer will and opens it on nothing: an encoder that cannot
     /// start (no NVIDIA hardware for NVENC, a frame size or pixel format a profile does not
     /// take) is found before any decoding.
@@ -68,8 +84,8 @@ enum EncoderTuning {
         encoder.pointee.width = Int32(width)
         encoder.pointee.height = Int32(height)
         encoder.pointee.pix_fmt = pixelFormat
-        encoder.pointee.time_base = timeBase.num > 0 && timeBase.den > 0 ? timeBase : AVRational(num: 1, den: 25)
         encoder.pointee.framerate = AVRational(num: 25, den: 1)
+        encoder.pointee.time_base = Self.timeBase(for: codec, input: timeBase, frameRate: encoder.pointee.framerate)
         try apply(settings, to: encoder, hdr: nil)
         let opened = LogCapture.firstError { avcodec_open2(encoder, codec, nil) }
         guard opened.result >= 0 else { throw openFailure(codec, opened.result, logged: opened.logged) }

@@ -39,6 +39,7 @@ final class MediaReader: @unchecked Sendable {
     private var demuxerFinished = false
     private var decoderFinished = false
     private(set) var framesDecoded = 0
+    private var firstPixelFormat: AVPixelFormat?
     private var readError: String?
     private var timestamps: TimestampSynthesizer
     /// Keep what decodes of a damaged or truncated input (a warning instead of an error).
@@ -188,6 +189,11 @@ final class MediaReader: @unchecked Sendable {
             guard frame.width == info.width, frame.height == info.height else {
                 throw MediaError.unsupported("the frame size changes mid-stream (\(info.width)x\(info.height) -> \(frame.width)x\(frame.height))")
             }
+            // The render's plan (plane layout, conversions, encoder format) is the first frame's.
+            if let first = firstPixelFormat, frame.pixelFormat != first {
+                throw MediaError.unsupported("the pixel format changes mid-stream (\(PixelRepacker.name(first)) -> \(PixelRepacker.name(frame.pixelFormat)))")
+            }
+            firstPixelFormat = frame.pixelFormat
             framesDecoded += 1
             timestamps.stamp(frame)
             pendingFrames.append(frame)

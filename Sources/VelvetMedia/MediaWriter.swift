@@ -42,6 +42,8 @@ final class MediaWriter: @unchecked Sendable {
     private var finished = false
     var isFinished: Bool { finished }
     private(set) var framesWritten = 0
+    /// The time base of the frames `encode` is given (the input stream's).
+    private var frameTimeBase = AVRational(num: 1, den: 25)
 
     /// - Parameters:
     ///   - sourcePixelFormat: the format the pipeline produces (a GPU plane layout).
@@ -81,9 +83,10 @@ final class MediaWriter: @unchecked Sendable {
         encoder.pointee.width = Int32(width)
         encoder.pointee.height = Int32(height)
         let inputTimeBase = input?.pointee.time_base ?? AVRational(num: frameRate.den, den: frameRate.num)
-        encoder.pointee.time_base = inputTimeBase.num > 0 ? inputTimeBase : AVRational(num: 1, den: 25)
         let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
         if rate.num > 0 { encoder.pointee.framerate = rate }
+        encoder.pointee.time_base = EncoderTuning.timeBase(for: codec, input: inputTimeBase, frameRate: rate)
+        frameTimeBase = inputTimeBase.num > 0 ? inputTimeBase : encoder.pointee.time_base
         if let input { encoder.pointee.sample_aspect_ratio = input.pointee.codecpar.pointee.sample_aspect_ratio }
         encoder.pointee.pix_fmt = chosen
         framePixelFormat = sourcePixelFormat
@@ -106,7 +109,7 @@ final class MediaWriter: @unchecked Sendable {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
             encoder.pointee.global_quality = Int32(settings.jpegQuality) * FF_QP2LAMBDA
         }
-        if !isStillImage { try EncoderTuning.apply(settings, to: encoder, hdr: setup.hdr) }
+        try EncoderTuning.apply(settings, to: encoder, hdr: isStillImage ? nil : setup.hdr)
         let opened = avcodec_open2(encoder, codec, nil)
         guard opened >= 0 else { throw EncoderTuning.openFailure(codec, opened) }
 
@@ -167,7 +170,12 @@ final class MediaWriter: @unchecked Sendable {
         let source = try repacker?.repack(frame, to: encoder!.pointee.pix_fmt) ?? frame
         // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
         source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        let encoderTimeBase = encoder!.pointee.time_base, pts = source.pointer.pointee.pts
+        if av_cmp_q(frameTimeBase, encoderTimeBase) != 0, pts != velvet_av_nopts_value() {
+            source.pointer.pointee.pts = av_rescale_q(pts, frameTimeBase, encoderTimeBase)
+        }
         let sent = avcodec_send_frame(encoder, source.pointer)
+        source.pointer.pointee.pts = pts // the caller's frame keeps its own timestamp
         guard sent >= 0 else { throw MediaError.encode(ffmpegMessage(sent)) }
         framesWritten += 1
         try drainEncoder()
@@ -283,6 +291,9 @@ final class MediaWriter: @unchecked Sendable {
             }
             return format
         }
+        // Unless asked for by name, only formats swscale can write (not pal8, whose palette it
+        // cannot choose): the GPU's output is repacked into the encoder's format.
+        supported = supported.filter { sws_isSupportedOutput($0) != 0 }
         if supported.contains(source) { return source }
         let hasAlpha: Int32 = (av_pix_fmt_desc_get(source)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 ? 1 : 0
         func leastLossy(_ list: [AVPixelFormat]) -> AVPixelFormat? {

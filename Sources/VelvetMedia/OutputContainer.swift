@@ -36,7 +36,16 @@ struct OutputContainer: @unchecked Sendable {
         }
         self.path = path
         name = String(cString: format.pointee.name)
+        if Self.multiFileFormats.contains(name) {
+            throw MediaError.output(path: path, reason: "the \(name) format writes several files (segments, playlists) where "
+                                    + "Velvet writes one, whole or not at all: render to .mkv or .mp4, then segment it with ffmpeg")
+        }
     }
+
+    /// Muxers that write files of their own beside (or instead of) the output path, which
+    /// `OutputFile` could neither hold back nor remove.
+    static let multiFileFormats = ["hls", "dash", "segment", "stream_segment", "tee", "smoothstreaming", "webm_chunk", "fifo",
+                                   "fifo_test"]
 
     /// Writes to standard output: no temporary file, no overwrite rules, no seeking.
     var isStandardOutput: Bool { path == Self.standardOutput }
@@ -90,6 +99,10 @@ struct OutputContainer: @unchecked Sendable {
             defer { avcodec_parameters_free(&owned) }
             parameters.pointee.codec_type = type
             parameters.pointee.codec_id = codec
+            if type == AVMEDIA_TYPE_VIDEO {
+                // A muxer that needs dimensions (MPEG-PS) refuses a header without them.
+                (parameters.pointee.width, parameters.pointee.height) = (16, 16)
+            }
             return muxerAccepts(parameters)
         }
     }
@@ -126,6 +139,14 @@ struct OutputContainer: @unchecked Sendable {
     }
 
     static func unknownFormat(_ path: String) -> MediaError {
-        .output(path: path, reason: "unknown output format '.\(URL(fileURLWithPath: path).pathExtension)' (use .mp4, .mkv, .mov, .png, .jpg, ...)")
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return .output(path: path, reason: "it is a directory; name the output file (.mp4, .mkv, .mov, .png, .jpg, ...)")
+        }
+        let pathExtension = URL(fileURLWithPath: path).pathExtension
+        guard !pathExtension.isEmpty else {
+            return .output(path: path, reason: "no extension to choose a format by (use .mp4, .mkv, .mov, .png, .jpg, ... or --format)")
+        }
+        return .output(path: path, reason: "unknown output format '.\(pathExtension)' (use .mp4, .mkv, .mov, .png, .jpg, ...)")
     }
 }

@@ -48,10 +48,16 @@ enum AnalyzeCommand {
             paths.output(path, option)
         }
         if let tracksPath { paths.output(tracksPath, "--tracks") }
+        let still = stillExtensions.contains(URL(fileURLWithPath: input).pathExtension.lowercased())
+        // A video's drawings are a video: a picture path would fail only after the whole analysis.
+        for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask")] where !still {
+            if let path, EncoderCheck.writesOnePicture(output: path, settings: EncoderSettings()) {
+                throw UsageError("\(option) \(path) is a picture but \(input) is a video: give a video path (.mp4, .mkv)")
+            }
+        }
         try paths.check()
         guard FileManager.default.fileExists(atPath: input) else { throw MediaError.cannotOpen(path: input, reason: "no such file") }
 
-        let still = stillExtensions.contains(URL(fileURLWithPath: input).pathExtension.lowercased())
         var options = still ? FaceTrackerOptions.still : FaceTrackerOptions.video
         options.detector = detector
         options.maxFaces = maxFaces

@@ -45,7 +45,8 @@ enum BatchCommand {
         jobs.forEach { files.output($0.output, "output") }
         try files.checkDistinct()
         for pathExtension in Set(jobs.map { URL(fileURLWithPath: $0.output).pathExtension }) {
-            try CommandFiles.checkEncoder("x.\(pathExtension)", settings)
+            let output = "x.\(pathExtension)"
+            try CommandFiles.checkEncoder(output, BatchJob.settings(settings, for: output))
         }
         try checkDevices(devices)
 
@@ -126,6 +127,11 @@ private struct BatchJob: Sendable {
         fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(settings.fingerprint)
     }
 
+    /// The batch's encoder settings for one output: a picture's encoder follows its extension.
+    static func settings(_ settings: EncoderSettings, for output: String) -> EncoderSettings {
+        EncoderCheck.writesOnePicture(output: output, settings: settings) ? settings.forPictures : settings
+    }
+
     /// Returns the line to report.
     func run(_ input: String, _ output: String, renderer: VideoRenderer, options: BeautyOptions?) throws -> String {
         var replacing = policy == .overwrite
@@ -143,7 +149,8 @@ private struct BatchJob: Sendable {
             try BatchRecord(input: input, settings: fingerprint, output: stamp).write(for: output)
         }
         let effect = try options.map { try BeautyEffect(context: renderer.context, options: $0) }
-        let summary = try renderer.render(input: input, output: output, settings: settings, effect: effect, commit: commit)
+        let summary = try renderer.render(input: input, output: output, settings: Self.settings(settings, for: output), effect: effect,
+                                          commit: commit)
         return "rendered \(input) -> \(output) (\(summary.frames) frames, \(renderer.context.device.name))"
     }
 }

@@ -60,7 +60,10 @@ enum BeautyArguments {
     /// The preset named by `--preset` (a name or a preset file, `PresetStore.resolve`), else the
     /// user's default, else `natural`.
     static func basePreset(_ arguments: inout ArgumentParser, store: PresetStore) throws -> BeautyPreset {
-        if let name = arguments.value("--preset") { return try store.resolve(name) }
+        if let name = arguments.value("--preset") {
+            guard !name.isEmpty else { throw UsageError("--preset needs a preset name or file, got ''") }
+            return try store.resolve(name)
+        }
         return try store.defaultPreset()?.preset ?? .shippedDefault
     }
 
@@ -74,6 +77,7 @@ enum BeautyArguments {
     /// Writes every beauty flag present onto `preset`.
     static func apply(_ arguments: inout ArgumentParser, to preset: inout BeautyPreset) throws {
         if let lut = arguments.value("--lut") {
+            guard !lut.isEmpty else { throw UsageError("--lut needs a built-in LUT name or a .cube/.png file, got ''") }
             preset.lut.source = BuiltInLUT(rawValue: lut).map { .builtIn($0) } ?? .file(lut)
             preset.lut.strength = 1
         }

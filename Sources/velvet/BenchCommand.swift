@@ -30,6 +30,10 @@ enum BenchCommand {
         let outputPath = arguments.value("--output")
         let request = arguments.value("--device")
         try arguments.finish()
+        var files = CommandFiles(policy: .overwrite)
+        if let inputPath { files.input(inputPath, "--input") }
+        if let outputPath { files.output(outputPath, "--output") }
+        try files.check()
 
         let context = try GPUContext(request: request)
         let pixels: [UInt8]

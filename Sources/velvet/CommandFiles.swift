@@ -71,7 +71,10 @@ struct CommandFiles {
     static func claim(_ path: String, policy: OverwritePolicy) throws {
         try OutputFile.checkDirectory(of: path)
         if policy != .overwrite, FileManager.default.fileExists(atPath: path) { throw OutputFileError.exists(path: path) }
-        if let pid = PartialFiles.clearStale(of: path) { throw OutputFileError.busy(path: path, pid: pid) }
+        // Partials lie beside the file a link names; a device or FIFO has none.
+        if case .file(let file) = try OutputTarget.of(path), let pid = PartialFiles.clearStale(of: file) {
+            throw OutputFileError.busy(path: path, pid: pid)
+        }
     }
 
     /// Usage error when an output cannot be encoded as asked (extension, pixel format).

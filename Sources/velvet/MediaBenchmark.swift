@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFace
 import VelvetFiles
 import VelvetGPU
 import VelvetMedia
@@ -211,8 +212,10 @@ enum MediaBenchmark {
 
     static func parseSize(_ text: String) throws -> (width: Int, height: Int) {
         let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts.allSatisfy({ (2...16384).contains($0) && $0 % 2 == 0 }) else {
-            throw UsageError("--size takes WIDTHxHEIGHT with even sides up to 16384, got '\(text)'")
+        // The face tracker's smallest frame: a beauty render (demo, bench --beauty) of less fails.
+        let sides = FaceTracker.minimumFrameSide...16384
+        guard parts.count == 2, parts.allSatisfy({ sides.contains($0) && $0 % 2 == 0 }) else {
+            throw UsageError("--size takes WIDTHxHEIGHT with even sides from \(sides.lowerBound) to \(sides.upperBound), got '\(text)'")
         }
         return (parts[0], parts[1])
     }

@@ -2,13 +2,16 @@ import Dispatch
 import Foundation
 import VelvetFiles
 
-/// SIGINT, SIGTERM, SIGHUP and SIGQUIT end every command alike and at once, whatever it is
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT (and SIGUSR1, SIGUSR2, SIGALRM, whose default is to
+/// end the process too) end every command alike and at once, whatever it is
 /// doing: the files it was writing (and its scratch files) are deleted, one line is printed
 /// and the process exits 128+N (130, 143, 129, 131). Outputs already moved into place stay,
 /// so an interrupted `batch` keeps what it finished and starts nothing more. Handled for the
 /// whole process, so no command needs to poll for cancellation.
 enum TerminationSignals {
-    static let names: [Int32: String] = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT"]
+    static let names: [Int32: String] = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT",
+                                         // Also deadly by default, so they too must not leave a partial behind.
+                                         SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM"]
 
     /// Call once, before any work.
     static func install() {

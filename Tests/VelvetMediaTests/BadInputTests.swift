@@ -18,6 +18,12 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(scratch.files, before, "no partial files left", file: file, line: line)
     }
 
+    private func clip(_ scratch: Scratch) throws -> String {
+        let path = scratch.path("in.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "5", "-c:v", "libx264", path])
+        return path
+    }
+
     func testMissingFile() throws {
         let scratch = try Scratch()
         try expectFailure(["render", scratch.path("nope.mp4"), "-o", scratch.path("out.mp4"), "--no-effects"], in: scratch,
@@ -210,7 +216,12 @@ final class BadInputTests: XCTestCase {
                           ["render", input, "-o", "-", "--no-effects"], ["render", input, "-o", "-", "--format", "mov", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.mkv"), "--format", "nosuch", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.mkv"), "--codec", "libx264", "--encoder-opt", "nosuch=1", "--no-effects"],
-                          ["render", input, "-o", scratch.path("x.mkv"), "--codec", "libsvtav1", "--preset-x264", "fast", "--no-effects"]] {
+                          ["render", input, "-o", scratch.path("x.mkv"), "--codec", "libsvtav1", "--preset-x264", "fast", "--no-effects"],
+                          // A picture's encoder follows its extension: another --codec, or an option it lacks, is no silent no-op.
+                          ["render", input, "-o", scratch.path("x.png"), "--codec", "libx264", "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.png"), "--encoder-opt", "nosuch=1", "--no-effects"],
+                          ["render", input, "-o", scratch.url.path, "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.png"), "--lut", ""], ["render", input, "-o", scratch.path("x.png"), "--preset", ""]] {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             if arguments.count > 1 { XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)") }
@@ -313,13 +324,67 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(scratch.files, [name, "in.png"].sorted())
     }
 
-    /// INT, TERM, HUP and QUIT alike: the render stops at once, its partial file is removed,
-    /// nothing is at the output path, one line, and the exit code is 128+N.
+    /// The render's plan is the first frame's: a stream whose pixel format changes (two
+    /// MPEG-TS files joined) is refused in one line, not rendered into garbage.
+    func testPixelFormatChangingMidStreamIsRefused() throws {
+        let scratch = try Scratch()
+        for (name, format) in [("8", "yuv420p"), ("10", "yuv420p10le"), ("444", "yuv444p")] {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "3", "-c:v", "libx264", "-pix_fmt", format,
+                             "-f", "mpegts", scratch.path("\(name).ts")])
+        }
+        func join(_ parts: [String], _ name: String) throws -> String {
+            let joined = try parts.reduce(into: Data()) { $0 += try Data(contentsOf: URL(fileURLWithPath: scratch.path("\($1).ts"))) }
+            try joined.write(to: URL(fileURLWithPath: scratch.path(name)))
+            return scratch.path(name)
+        }
+        for (parts, change) in [(["8", "10"], "yuv420p -> yuv420p10le"), (["10", "8"], "yuv420p10le -> yuv420p"), (["8", "444"], "yuv420p -> yuv444p")] {
+            let input = try join(parts, parts.joined(separator: "-") + ".ts")
+            try expectFailure(["render", input, "-o", scratch.path("out.mkv"), "--no-effects"], in: scratch, output: scratch.path("out.mkv"),
+                              mentions: "the pixel format changes mid-stream (\(change))", status: 1)
+        }
+    }
+
+    /// Muxers that write files beside the output (HLS, DASH, segments) are refused before any
+    /// work: Velvet could neither hold those files back nor remove them.
+    func testSegmentingFormatsAreRefused() throws {
+        let scratch = try Scratch()
+        let input = try clip(scratch)
+        for arguments in [["-o", scratch.path("x.m3u8")], ["-o", scratch.path("x.mpd")], ["-o", scratch.path("x.mkv"), "--format", "segment"]] {
+            try expectFailure(["render", input, "--no-effects"] + arguments, in: scratch, output: arguments[1], mentions: "writes several files",
+                              status: 2)
+        }
+    }
+
+    /// ffmpeg's way with special outputs: a link is followed to its file, a device or FIFO is
+    /// written in place; none is replaced by a regular file.
+    func testLinksDevicesAndFIFOsAreWrittenThroughNotReplaced() throws {
+        let scratch = try Scratch()
+        let input = try clip(scratch)
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", "/dev/null", "--format", "matroska", "-y", "--no-effects", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var info = stat()
+        XCTAssertEqual(stat("/dev/null", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a device")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", input, "-o", "/dev/null", "--format", "matroska", "--no-effects"]).status, 1,
+                       "without -y an existing device is refused, as ffmpeg does")
+
+        let target = scratch.path("target.mkv"), link = scratch.path("link.mkv")
+        try Data().write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.mkv")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", input, "-o", link, "-y", "--no-effects", "--quiet"]).status, 0)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), "target.mkv", "the link stays a link")
+        XCTAssertEqual(try Tool.probe(target, "stream=codec_name"), "h264", "the file it names holds the render")
+        XCTAssertFalse(scratch.files.contains { $0.contains("velvet-partial") })
+    }
+
+    /// Every signal whose default would end the process: the render stops at once, its
+    /// partial file is removed, nothing is at the output path, one line, exit 128+N.
     func testSignalsRemovePartialOutputAndExit128PlusN() throws {
         let scratch = try Scratch()
         let input = scratch.path("long.mp4"), output = scratch.path("out.mp4")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", input])
-        for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT")] {
+        for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"), (SIGUSR1, "SIGUSR1"),
+                               (SIGALRM, "SIGALRM")] {
             let render = try Tool.start(Tool.velvet, ["render", input, "-o", output, "--preset-x264", "ultrafast", "--quiet", "--no-effects"])
             // Wait until the render is writing (its partial file exists), then signal it.
             XCTAssertTrue(Tool.waitUntil(seconds: 60) { scratch.files.contains { $0.contains("velvet-partial") } }, "\(name): never started writing")

@@ -42,6 +42,10 @@ final class EncoderTests: XCTestCase {
             (["--codec", "ffv1", "--pix-fmt", "yuv444p"], "ffv1-444.mkv", "64x64", "ffv1", "unknown", "yuv444p"),
             (["--codec", "libsvtav1"], "svtav1.mkv", "64x64", "av1", "Main", "yuv420p"),
             (["--codec", "libaom-av1", "--encoder-opt", "cpu-used=8"], "aom.mkv", "64x64", "av1", "Main", "yuv420p"),
+            // MPEG-1/2 take only listed frame rates: the encoder's time base is 1/rate, not the input stream's.
+            (["--codec", "mpeg2video"], "mpeg2.mkv", "64x64", "mpeg2video", "Main", "yuv420p"),
+            (["--codec", "mpeg2video"], "mpeg2.mpg", "64x64", "mpeg2video", "Main", "yuv420p"),
+            (["--codec", "mpeg1video"], "mpeg1.mpg", "64x64", "mpeg1video", "unknown", "yuv420p"),
         ]
         for (arguments, name, size, codec, profile, pixelFormat) in cases {
             let output = scratch.path(name)
@@ -51,6 +55,26 @@ final class EncoderTests: XCTestCase {
                            "\(arguments): nothing on stderr (x265, SVT-AV1 and libaom keep their logs to themselves)")
             XCTAssertEqual(try stream(output), [codec, profile, pixelFormat, "5"], "\(arguments)")
         }
+    }
+
+    /// A palette PNG renders with default options (the encoder's format is one swscale can
+    /// write: not pal8), and a picture's encoder takes --encoder-opt.
+    func testPalettePicturesRenderAndPictureEncodersTakeOptions() throws {
+        let scratch = try Scratch()
+        let palette = scratch.path("palette.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", "-pix_fmt", "pal8", palette])
+        XCTAssertEqual(try Tool.probe(palette, "stream=pix_fmt"), "pal8")
+        let result = try Tool.run(Tool.velvet, ["render", palette, "-o", scratch.path("out.png"), "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(scratch.path("out.png"), "stream=pix_fmt"), "rgba")
+        var sizes: [Int] = []
+        for level in ["0", "9"] {
+            let output = scratch.path("level\(level).png")
+            let rendered = try Tool.run(Tool.velvet, ["render", palette, "-o", output, "--no-effects", "--encoder-opt", "compression_level=\(level)"])
+            XCTAssertEqual(rendered.status, 0, rendered.stderr)
+            sizes.append(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int ?? 0)
+        }
+        XCTAssertGreaterThan(sizes[0], sizes[1], "compression_level reached the PNG encoder")
     }
 
     /// batch names its outputs for the encoder: .mov for ProRes (MP4 cannot hold it), .mkv
@@ -66,6 +90,15 @@ final class EncoderTests: XCTestCase {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }, [name], "\(arguments)")
             XCTAssertEqual(try stream(directory + "/" + name).first, codec, "\(arguments)")
         }
+        // A picture in the batch keeps its extension's encoder: the video encoder and its options are the videos'.
+        let picture = scratch.path("still.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", picture])
+        let directory = scratch.path("out-mixed")
+        let mixed = try Tool.run(Tool.velvet, ["batch", input, picture, "--output-dir", directory, "--no-effects", "--quiet", "--codec", "ffv1",
+                                               "--encoder-opt", "level=3"])
+        XCTAssertEqual(mixed.status, 0, mixed.stderr)
+        XCTAssertEqual(try stream(directory + "/in-64x64.mkv").first, "ffv1")
+        XCTAssertEqual(try stream(directory + "/still.png").first, "png")
     }
 
     /// NVENC is in Debian's FFmpeg; without NVIDIA hardware it fails in one line before any

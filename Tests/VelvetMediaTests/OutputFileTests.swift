@@ -24,6 +24,51 @@ final class OutputFileTests: XCTestCase {
         XCTAssertThrowsError(try OutputFile(path: scratch.path("missing/out.json"))) { XCTAssertTrue("\($0)".contains("does not exist")) }
     }
 
+    func testALinkIsFollowedAndADeviceOrFIFOWrittenInPlace() throws {
+        let scratch = try Scratch()
+        // A link to a file: the file gets the output, the link stays a link.
+        let real = scratch.path("real.json"), link = scratch.path("link.json")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: real))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.json")
+        try OutputFile.write(Data("new".utf8), to: link, policy: .replace)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), "real.json")
+        XCTAssertEqual(try String(contentsOfFile: real, encoding: .utf8), "new")
+        // A link to nothing yet: the file it names is created.
+        let dangling = scratch.path("dangling.json")
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "made.json")
+        try OutputFile.write(Data("made".utf8), to: dangling, policy: .noClobber)
+        XCTAssertEqual(try String(contentsOfFile: scratch.path("made.json"), encoding: .utf8), "made")
+        XCTAssertEqual(Set(scratch.files), ["real.json", "link.json", "dangling.json", "made.json"], "no partial left")
+
+        // A device: written in place, still a device afterwards, nothing beside it.
+        let null = try OutputFile(path: "/dev/null")
+        XCTAssertTrue(null.writesInPlace)
+        XCTAssertEqual(null.temporaryPath, "/dev/null")
+        try OutputFile.write(Data("x".utf8), to: "/dev/null", policy: .replace)
+        var info = stat()
+        XCTAssertEqual(stat("/dev/null", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR)
+
+        // A FIFO: the reader gets the bytes; the FIFO stays a FIFO.
+        let fifo = scratch.path("fifo")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        final class Received: @unchecked Sendable { var value = Data() } // written by the reader, read after it ends
+        let received = Received()
+        let reader = Thread { received.value = (try? FileHandle(forReadingAtPath: fifo)?.readToEnd()) ?? Data() }
+        reader.start()
+        try OutputFile.write(Data("through".utf8), to: fifo, policy: .replace)
+        while !reader.isFinished { usleep(1000) }
+        XCTAssertEqual(String(decoding: received.value, as: UTF8.self), "through")
+        XCTAssertEqual(lstat(fifo, &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFIFO)
+        let abandoned = try OutputFile(path: fifo)
+        abandoned.discard()
+        XCTAssertEqual(lstat(fifo, &info), 0, "discarding an in-place output removes nothing")
+
+        // A directory is no output.
+        XCTAssertThrowsError(try OutputFile(path: scratch.path(""))) { XCTAssertTrue("\($0)".contains("is a directory"), "\($0)") }
+    }
+
     func testSiblingNamesStayWithinNameMaxAndDistinct() {
         let long = String(repeating: "é", count: 120) + ".mp4" // 244 bytes
         let a = SiblingName.hidden(long, suffix: ".velvet-partial-", reserve: 10)

@@ -54,7 +54,12 @@ final class CommandTests: XCTestCase {
         _ = try velvet(["analyze", input, "--detector", "sideways"], status: 2)
         _ = try velvet(["analyze", input, "--overlay", scratch.path("overlay.png")], status: 1) // exists, no -y
         _ = try velvet(["analyze", input, "--overlay", scratch.path("overlay.png"), "-y"])
-        XCTAssertEqual(scratch.files, ["grace.png", "overlay.png"], "no scratch or partial files left")
+        // A video's drawings are a video: a picture path is a usage error before any work.
+        let video = scratch.path("grace.mkv")
+        try Tool.ffmpeg(["-loop", "1", "-i", input, "-frames:v", "2", "-c:v", "ffv1", video])
+        let refused = try velvet(["analyze", video, "--overlay", scratch.path("video-overlay.png")], status: 2)
+        XCTAssertTrue(refused.stderr.contains("is a picture but"), refused.stderr)
+        XCTAssertEqual(scratch.files, ["grace.mkv", "grace.png", "overlay.png"], "no scratch or partial files left")
     }
 
     /// `velvet --version` and `velvet version`: the release, the git describe stamped at build

@@ -214,6 +214,11 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(try Tool.pixels(scratch.path("none.png"), "rgb24"), try Tool.pixels(photo, "rgb24"), "none is the identity")
         XCTAssertEqual(try velvet(["presets", "delete", "mine"]).status, 0)
         XCTAssertFalse(try velvet(["presets", "list"]).stdout.contains("mine"))
+        // --preset reads a name ending in .json as a file, so no preset may be saved under one.
+        let fileLike = try velvet(["presets", "save", "mine.json", "--preset", "soft"])
+        XCTAssertNotEqual(fileLike.status, 0)
+        XCTAssertTrue(fileLike.stderr.contains("not a valid preset name"), fileLike.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("config/velvet/presets/mine.json.json")))
 
         try FileManager.default.createDirectory(atPath: scratch.path("config/velvet/presets"), withIntermediateDirectories: true)
         try "{\"skin\": {\"strenght\": 0.5}}".write(toFile: scratch.path("config/velvet/presets/typo.json"), atomically: true, encoding: .utf8)
