@@ -107,9 +107,20 @@ enum BeautyArguments {
         try parseRequest(&arguments, store: store)?.options(loadLUT: loadLUT)
     }
 
+    /// The options that only mean something with effects on.
+    static var effectOptions: [String] {
+        ["--preset", "--lut", "--detector", "--max-faces", "--faces", "--look-ahead", "--debug-view"]
+            + BeautyPreset.knobs.compactMap(\.flag)
+    }
+
     /// What the command line asks for, checked but with no file loaded yet: nil with `--no-effects`.
     static func parseRequest(_ arguments: inout ArgumentParser, store: PresetStore) throws -> BeautyRequest? {
-        if arguments.flag("--no-effects") { return nil }
+        if arguments.flag("--no-effects") {
+            if let option = effectOptions.first(where: { arguments.has(option: $0) }) {
+                throw UsageError("\(option) sets an effect, and --no-effects renders none: give one or the other")
+            }
+            return nil
+        }
         var request = BeautyRequest(preset: try basePreset(&arguments, store: store))
         try apply(&arguments, to: &request.preset)
         try request.preset.validate(file: "command line")
