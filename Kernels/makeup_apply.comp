@@ -96,13 +96,14 @@ void main() {
         if (!faceBoxMeets(faceBox(face), p, p)) {
             continue;
         }
+        float weight = faceValue(face, 21); // the face's share (a held face fades out)
         for (int cheek = 0; cheek < 2; ++cheek) {
             int base = 9 + 6 * cheek;
             vec2 v = p - facePoint(face, base);
             vec2 q = vec2(dot(v, facePoint(face, base + 2)), dot(v, facePoint(face, base + 4)));
             float r2 = dot(q, q);
             if (r2 < 1.0) {
-                blush = max(blush, (1.0 - r2) * (1.0 - r2));
+                blush = max(blush, weight * ((1.0 - r2) * (1.0 - r2)));
             }
         }
         if (PART != PART_BLUSH && faceBoxMeets(vec4(facePoint(face, 0), facePoint(face, 2)), p, p)) {
@@ -110,7 +111,7 @@ void main() {
             float outer = facePolygonDistance(p, face, int(faceValue(face, 5)), int(faceValue(face, 6)));
             if (outer < feather) {
                 float inner = facePolygonDistance(p, face, int(faceValue(face, 7)), int(faceValue(face, 8)));
-                lips = max(lips, (1.0 - smoothstep(-feather, feather, outer)) * smoothstep(-feather, feather, inner));
+                lips = max(lips, weight * ((1.0 - smoothstep(-feather, feather, outer)) * smoothstep(-feather, feather, inner)));
             }
         }
     }

@@ -32,8 +32,8 @@ public struct BeautyFace: Sendable, Equatable {
         let oval = MeshRegion.faceOval.indices.map { landmarks[$0] }
         let low = oval.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
         let high = oval.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
-        guard high.x - low.x >= 4, high.y - low.y >= 4 else {
-            throw BeautyError.invalidFace("face oval is smaller than 4 px")
+        guard high.x - low.x >= MeshRegion.minimumOvalSide, high.y - low.y >= MeshRegion.minimumOvalSide else {
+            throw BeautyError.invalidFace("face oval is smaller than \(Int(MeshRegion.minimumOvalSide)) px")
         }
         ovalBounds = (low, high)
     }

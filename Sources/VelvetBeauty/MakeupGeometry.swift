@@ -22,10 +22,12 @@ public struct MakeupGeometry: Sendable {
         public let innerLips: [SIMD2<Float>]
         public let feather: Float
         public let cheeks: [Patch]
+        /// The face's share of the makeup (`BeautyFace.weight`: a held face fades out).
+        public let weight: Float
     }
 
     static let directoryStride = 8
-    static let blockHeader = 21
+    static let blockHeader = 22
     static let blushMinorRatio: Float = 0.65
     static let cheekPoints = [(50, 234), (280, 454)]
 
@@ -37,7 +39,7 @@ public struct MakeupGeometry: Sendable {
         lipstick = settings.lipstick.strength > 0
         blush = settings.blush.strength > 0
         guard lipstick || blush else { self.faces = []; return }
-        self.faces = faces.map { face in
+        self.faces = faces.filter { $0.weight > 0 }.map { face in
             let cheeks = Self.cheekPoints.map { cheek, side -> Patch in
                 let point = face.landmarks[cheek], toSide = face.landmarks[side] - point
                 let distance = (toSide * toSide).sum().squareRoot()
@@ -47,7 +49,8 @@ public struct MakeupGeometry: Sendable {
                              semiMajor: a, semiMinor: a * Self.blushMinorRatio)
             }
             return FaceShapes(outerLips: face.polygon(.lipsOuter), innerLips: face.polygon(.lipsInner),
-                              feather: max(0.5, settings.lipstick.feather * face.interOcularDistance), cheeks: cheeks)
+                              feather: max(0.5, settings.lipstick.feather * face.interOcularDistance), cheeks: cheeks,
+                              weight: face.weight)
         }
     }
 
@@ -56,7 +59,7 @@ public struct MakeupGeometry: Sendable {
         faces.map { face in
             let outer = RegionMask.signedDistance(p, face.outerLips)
             let inner = RegionMask.signedDistance(p, face.innerLips)
-            return (1 - smoothstep(-face.feather, face.feather, outer)) * smoothstep(-face.feather, face.feather, inner)
+            return face.weight * ((1 - smoothstep(-face.feather, face.feather, outer)) * smoothstep(-face.feather, face.feather, inner))
         }.max() ?? 0
     }
 
@@ -108,7 +111,8 @@ public struct MakeupGeometry: Sendable {
     /// (its box: what the face's makeup can touch), then per face a block of
     /// `blockHeader` floats: lip box x0 y0 x1 y1 (an empty box with lipstick off), feather,
     /// outer loop first float and count, inner loop first and count, two blush patches of
-    /// 6 floats (centre x y, major axis / a, minor axis / b); then the loops' vertices.
+    /// 6 floats (centre x y, major axis / a, minor axis / b), the face's weight; then the
+    /// loops' vertices.
     var packed: [Float] {
         var directory: [Float] = [], blocks: [Float] = []
         let blocksStart = faces.count * Self.directoryStride
@@ -122,6 +126,7 @@ public struct MakeupGeometry: Sendable {
                 block += [patch.centre.x, patch.centre.y, patch.major.x / patch.semiMajor, patch.major.y / patch.semiMajor,
                           patch.minor.x / patch.semiMinor, patch.minor.y / patch.semiMinor]
             }
+            block.append(face.weight)
             for point in face.outerLips + face.innerLips { block += [point.x, point.y] }
             directory += [Float(blocksStart + blocks.count), Float(block.count), 0, 0, all.0.x, all.0.y, all.1.x, all.1.y]
             blocks += block

@@ -17,6 +17,8 @@ import VelvetGPU
 ///   d = -sum(w_k t_k) / max(1, sum(w_k)). Normalising by the weight sum where cones overlap
 ///   moves each anchor by about its own t_k rather than the sum of its neighbours'.
 ///
+/// Each face's terms are scaled by its weight (`BeautyFace.weight`: a held face fades out).
+///
 /// Reach: every term is zero farther than rho (at most 0.9 IOD) from the face-oval polygon (the anchors lie on
 /// it, and each eye radius is capped so its disc stays within rho of the oval), so pixels
 /// farther than `slimRadius` face sizes (0.15) outside the face oval never move.
@@ -62,7 +64,7 @@ public struct ReshapeField: Sendable {
     /// Terms for every face; empty when both strengths are 0.
     public init(faces: [BeautyFace], settings: ReshapeSettings) {
         guard !settings.isIdentity else { self.faces = []; return }
-        self.faces = faces.map { Self.terms(for: $0, settings: settings) }
+        self.faces = faces.filter { $0.weight > 0 }.map { Self.terms(for: $0, settings: settings) }
     }
 
     private static func terms(for face: BeautyFace, settings: ReshapeSettings) -> FaceTerms {
@@ -80,14 +82,14 @@ public struct ReshapeField: Sendable {
                 let depth = -RegionMask.signedDistance(centre, oval)
                 let radius = min(eyeRadius * width, 0.45 * spacing, rho + depth)
                 guard radius > 1 else { continue }
-                eyes.append(Eye(centre: centre, radius: radius, amount: maxEyeAmount * settings.eyes))
+                eyes.append(Eye(centre: centre, radius: radius, amount: maxEyeAmount * settings.eyes * face.weight))
                 low = pointwiseMin(low, centre - radius)
                 high = pointwiseMax(high, centre + radius)
             }
         }
         var anchors: [Anchor] = []
         if settings.slim > 0 {
-            let magnitude = maxSlim * face.faceSize * settings.slim
+            let magnitude = maxSlim * face.faceSize * settings.slim * face.weight
             for (index, share) in rightJaw + leftJaw {
                 let position = face.landmarks[index]
                 let toCentre = face.centre - position

@@ -25,6 +25,18 @@ public enum MeshRegion: String, CaseIterable, Sendable {
     case upperLip
 
     /// The loop of mesh indices, in order around the region.
+    /// The smallest face oval, in pixels a side, the beauty stages take (a smaller one has no
+    /// skin to speak of; a track file holding one is refused when read).
+    public static let minimumOvalSide: Float = 4
+
+    /// Whether the face oval of `points` (the mesh, frame pixels) spans `minimumOvalSide` both ways.
+    public static func ovalIsLargeEnough(_ points: [SIMD2<Float>]) -> Bool {
+        let oval = MeshRegion.faceOval.indices.map { points[$0] }
+        let low = oval.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
+        let high = oval.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
+        return high.x - low.x >= minimumOvalSide && high.y - low.y >= minimumOvalSide
+    }
+
     public var indices: [Int] {
         switch self {
         case .faceOval:

@@ -91,7 +91,10 @@ public struct TrackFile: Equatable, Sendable {
     /// 0 in order, faces with distinct positive track IDs, a score in 0...1 and 468 landmarks
     /// of three finite numbers). The first problem found is thrown, naming `path`.
     public static func read(_ path: String) throws -> TrackFile {
-        guard let data = FileManager.default.contents(atPath: path) else { throw TrackFileError(path, "cannot read the track file") }
+        // Through a handle, so a pipe or FIFO (`--tracks <(…)`) reads as a file does.
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
+            throw TrackFileError(path, "cannot read the track file")
+        }
         return try decode(data, path: path)
     }
 
@@ -121,6 +124,10 @@ public struct TrackFile: Equatable, Sendable {
             guard integer(frame["frame"]) == position else { throw fail("\(at): \"frame\" must be \(position) (frames in order from 0)") }
             guard let time = real(frame["time"]) else { throw fail("\(at): \"time\" must be a number") }
             guard let faces = frame["faces"] as? [Any] else { throw fail("\(at): no \"faces\" array") }
+            // As many as the tracker can follow: a render's cost grows with the faces it treats.
+            guard faces.count <= FaceTrackerOptions.maxFacesRange.upperBound else {
+                throw fail("\(at): \(faces.count) faces, more than the \(FaceTrackerOptions.maxFacesRange.upperBound) a frame can have")
+            }
             var coverage: Double?
             if let person = frame["person"] as? [String: Any] { coverage = real(person["coverage"]) }
             var parsedFaces: [Face] = []
@@ -143,9 +150,12 @@ public struct TrackFile: Equatable, Sendable {
                 for (p, point) in points.enumerated() {
                     guard let xyz = point as? [Any], xyz.count == 3, let x = real(xyz[0]), let y = real(xyz[1]), let z = real(xyz[2]),
                           [x, y, z].allSatisfy({ $0.isFinite && abs($0) <= 1e6 }) else {
-                        throw fail("\(atFace): landmark \(p) must be [x, y, z], three finite numbers")
+                        throw fail("\(atFace): landmark \(p) must be [x, y, z], three numbers within ±1e6")
                     }
                     landmarks.append(SIMD3(Float(x), Float(y), Float(z)))
+                }
+                guard MeshRegion.ovalIsLargeEnough(landmarks.map { SIMD2($0.x, $0.y) }) else {
+                    throw fail("\(atFace): the face oval is under \(Int(MeshRegion.minimumOvalSide)) px a side (landmarks collapsed)")
                 }
                 parsedFaces.append(Face(landmarks: landmarks, score: Float(score), trackID: track, missedFrames: held,
                                         weight: Float(weight)))

@@ -40,6 +40,10 @@ public final class OutputFile: @unchecked Sendable {
         switch target {
         case .file(let file):
             try Self.checkDirectory(of: file, named: path)
+            // A file the user may not write is not replaced by renaming over it (ffmpeg's open fails too).
+            if access(file, F_OK) == 0, access(file, W_OK) != 0 {
+                throw OutputFileError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+            }
             temporaryPath = PartialFiles.path(for: file)
         case .stream(let stream):
             temporaryPath = stream

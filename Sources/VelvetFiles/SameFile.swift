@@ -12,9 +12,18 @@ public enum SameFile {
     /// many paths can be compared through a set.
     public static func keys(_ path: String) -> [String] {
         var info = stat()
-        let resolvedKey = "path:" + resolved(path)
-        guard stat(path, &info) == 0 else { return [resolvedKey] }
-        return ["inode:\(info.st_dev):\(info.st_ino)", resolvedKey]
+        var keys = [pathKey(resolved(path))]
+        // A link to a file not there yet names the file an output through it creates (`OutputTarget`).
+        if case .file(let target)? = try? OutputTarget.of(path), target != path { keys.append(pathKey(resolved(target))) }
+        guard stat(path, &info) == 0 else { return keys }
+        return ["inode:\(info.st_dev):\(info.st_ino)"] + keys
+    }
+
+    /// A path as a key compared byte for byte: Swift compares strings by canonical
+    /// equivalence, so "café" composed and decomposed would be one key, while Linux holds
+    /// them as two files.
+    private static func pathKey(_ path: String) -> String {
+        "path:" + path.utf8.map { String($0, radix: 16) }.joined(separator: ".")
     }
 
     /// What identifies the file open as `descriptor` (standard input or output): its device

@@ -127,9 +127,26 @@ public final class PipelineCache: @unchecked Sendable {
             try lock.withLock { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
             try OutputFile.write(Data(file), to: path)
         } catch {
-            // A cache that cannot be written costs only the next start's compile time.
-            warn("cannot write pipeline cache \(path): \(error)")
+            // A cache that cannot be written costs only the next start's compile time: one line
+            // for the folder, not one per pipeline.
+            warn("cannot write the pipeline cache in \(directory): \(Self.reason(error, directory: directory))")
         }
+    }
+
+    /// Why the cache could not be written, in a few words (no Foundation error dump).
+    private static func reason(_ error: Error, directory: String) -> String {
+        // The nearest folder on the way that is something else (VELVET_PIPELINE_CACHE naming a file).
+        var url = URL(fileURLWithPath: directory)
+        while url.path != "/" {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                if !isDirectory.boolValue { return "\(url.path) is not a folder" }
+                break
+            }
+            url.deleteLastPathComponent()
+        }
+        if case .cannotWrite(_, let reason)? = error as? OutputFileError { return reason }
+        return (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
 
     private func warn(_ message: String) {

@@ -71,10 +71,18 @@ final class MediaReader: @unchecked Sendable {
             packet = try MediaPacket()
             let found = avformat_find_stream_info(context, nil)
             guard found >= 0 else { throw MediaError.cannotOpen(path: path, reason: Self.describe(found)) }
-            let best = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-            guard best >= 0 else { throw MediaError.noVideoStream(path: path) }
-            videoStreamIndex = Int(best)
             let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
+            // Cover art (an MP3's or M4A's attached picture) is a "video" stream of one picture,
+            // not the video: FFmpeg ranks it lower, but takes it when there is nothing else.
+            func isVideo(_ index: Int) -> Bool {
+                streams[index].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+                    && streams[index].pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+            }
+            let best = Int(av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0))
+            guard let chosen = best >= 0 && isVideo(best) ? best : streams.indices.first(where: isVideo) else {
+                throw MediaError.noVideoStream(path: path)
+            }
+            videoStreamIndex = chosen
             copiedStreamIndices = streams.indices.filter {
                 [AVMEDIA_TYPE_AUDIO, AVMEDIA_TYPE_SUBTITLE].contains(streams[$0].pointee.codecpar.pointee.codec_type)
             }
@@ -191,7 +199,8 @@ final class MediaReader: @unchecked Sendable {
             }
             // The render's plan (plane layout, conversions, encoder format) is the first frame's.
             if let first = firstPixelFormat, frame.pixelFormat != first {
-                throw MediaError.unsupported("the pixel format changes mid-stream (\(PixelRepacker.name(first)) -> \(PixelRepacker.name(frame.pixelFormat)))")
+                func name(_ format: AVPixelFormat) -> String { av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown" }
+                throw MediaError.unsupported("the pixel format changes mid-stream (\(name(first)) -> \(name(frame.pixelFormat)))")
             }
             firstPixelFormat = frame.pixelFormat
             framesDecoded += 1

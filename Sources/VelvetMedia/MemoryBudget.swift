@@ -98,7 +98,7 @@ struct MemoryLimit {
         if number.hasSuffix("IB") { number.removeLast(2) } else if number.hasSuffix("B") { number.removeLast() }
         let scale = number.last.flatMap { units[$0] }
         if scale != nil { number.removeLast() }
-        guard let value = Double(number), value > 0 else { return nil }
+        guard let value = Double(number), value > 0, value.isFinite, (value * (scale ?? 1)).isFinite else { return nil }
         return value * (scale ?? 1)
     }
 
@@ -112,6 +112,7 @@ struct MemoryLimit {
     }
 
     static func format(_ bytes: Double) -> String {
-        bytes >= Double(1 << 30) ? String(format: "%.1f GiB", bytes / Double(1 << 30)) : String(format: "%.0f MiB", bytes / Double(1 << 20))
+        if bytes >= Double(1 << 30) { return String(format: "%.1f GiB", bytes / Double(1 << 30)) }
+        return bytes >= Double(1 << 20) ? String(format: "%.0f MiB", bytes / Double(1 << 20)) : String(format: "%.0f KiB", bytes / Double(1 << 10))
     }
 }

@@ -33,11 +33,12 @@ enum BatchCommand {
         guard !inputs.isEmpty else { throw UsageError("batch needs input files (arguments or --list FILE)") }
 
         // Checked over every input, not just this shard's, so all shards refuse alike.
-        let unique = Array(Set(inputs)).sorted()
+        let unique = Self.distinctFiles(inputs)
         let videoExtension = EncoderCheck.videoExtension(settings)
         let jobs = unique.map { (input: $0, output: outputPath(for: $0, in: outputDirectory, videoExtension: videoExtension)) }
-        let byOutput = Dictionary(grouping: jobs, by: \.output)
-        if let (output, clash) = byOutput.first(where: { $0.value.count > 1 }) {
+        // By bytes: Linux holds "café" composed and decomposed as two files, Swift's == as one string.
+        let byOutput = Dictionary(grouping: jobs, by: { Array($0.output.utf8) })
+        if let clash = byOutput.values.first(where: { $0.count > 1 }), let output = clash.first?.output {
             throw UsageError("\(clash.map(\.input).joined(separator: " and ")) would all be written to \(output): rename one or batch them separately")
         }
         var files = CommandFiles(policy: policy)
@@ -78,7 +79,7 @@ enum BatchCommand {
         }
         workers.forEach { $0.stackSize = 8 << 20; $0.start() }
         while workers.contains(where: { !$0.isFinished }) { usleep(20_000) }
-        print("batch: \(mine.count) of \(inputs.count) input(s) in shard \(shard.index)/\(shard.count): "
+        print("batch: \(mine.count) of \(unique.count) input(s) in shard \(shard.index)/\(shard.count): "
               + "\(report.failures) failed")
         try ValidationReport.check(contexts.all)
         if report.failures > 0 { throw BatchFailure(count: report.failures) }
@@ -103,6 +104,21 @@ enum BatchCommand {
         guard !requests.isEmpty else { return }
         let available = try GPUContext.availableDevices()
         for request in requests { _ = try DeviceSelector.choose(from: available, request: request) }
+    }
+
+    /// The inputs once each, in byte order (every shard sorts alike): one file named twice
+    /// (`x.png ./x.png`, a link) is rendered once, and two files whose names differ only in
+    /// their Unicode form are two files.
+    static func distinctFiles(_ inputs: [String]) -> [String] {
+        var seen = Set<String>()
+        var distinct: [String] = []
+        for input in inputs.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            let keys = SameFile.keys(input)
+            guard seen.isDisjoint(with: keys) else { continue }
+            seen.formUnion(keys)
+            distinct.append(input)
+        }
+        return distinct
     }
 
     /// Stills keep their extension; videos get `videoExtension` (.mp4 unless the codec or

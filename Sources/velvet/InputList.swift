@@ -11,7 +11,8 @@ enum InputList {
             guard isatty(STDIN_FILENO) == 0 else { throw UsageError("--list - reads standard input, which is a terminal: pipe the list in") }
             return parse(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // Through a handle, so a pipe or FIFO (`--list <(find …)`) reads as a file does.
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the list" : "no such file"
             throw MediaError.cannotOpen(path: path, reason: reason)
         }

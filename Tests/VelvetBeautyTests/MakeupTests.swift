@@ -71,6 +71,32 @@ final class MakeupTests: GPUTestCase {
         }
     }
 
+    /// A face's weight (a held face fading out) scales its makeup: the kernel's change at
+    /// weight 0.5 is half the change at 1 (the mix is linear in the coverage), none at 0.
+    func testAFacesWeightScalesItsMakeup() throws {
+        let fixture = try FaceFixture.load("astronaut")
+        let pipeline = try MakeupPaint(context: context)
+        var settings = lipstick()
+        settings.blush.strength = 1
+        func change(weight: Float) throws -> [Float] {
+            let faces = try fixture.faces.map { try BeautyFace(landmarks: $0.landmarks, weight: weight) }
+            let run = try StageRunner.run(context: context, rgba: fixture.rgba, width: fixture.width, height: fixture.height) {
+                try pipeline.record(on: $0, image: $1, faces: faces, settings: settings, destination: $2)
+            }
+            let input = StageRunner.floats(run.input), output = StageRunner.floats(run.output)
+            return zip(output, input).map { $0 - $1 }
+        }
+        let whole = try change(weight: 1), half = try change(weight: 0.5), none = try change(weight: 0)
+        XCTAssertGreaterThan(whole.map(abs).max() ?? 0, 0.1, "makeup at weight 1")
+        XCTAssertEqual(none.map(abs).max() ?? 1, 0, "nothing at weight 0")
+        let worst = zip(half, whole).map { abs($0 - 0.5 * $1) }.max() ?? 1
+        XCTAssertLessThan(worst, 0.01, "half the change at weight 0.5 (half-float rounding aside)")
+        let geometry = MakeupGeometry(faces: try fixture.faces.map { try BeautyFace(landmarks: $0.landmarks, weight: 0.5) }, settings: settings)
+        let lip = fixture.faces[0].landmarks[14]
+        XCTAssertEqual(geometry.lipCoverage(at: lip), 0.5 * MakeupGeometry(faces: fixture.faces, settings: settings).lipCoverage(at: lip),
+                       accuracy: 1e-6)
+    }
+
     /// Colour changes only where the lip coverage is non-zero; inside, the lips' luma detail
     /// survives every blend (correlation of output with input luma over the lips).
     func testLipstickStaysOnTheLipsAndKeepsTexture() throws {

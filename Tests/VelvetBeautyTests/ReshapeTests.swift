@@ -139,6 +139,24 @@ final class ReshapeTests: GPUTestCase {
         XCTAssertLessThan(worst, 0.02, "GPU warp vs CPU field, pixels, \(faces.count) faces")
     }
 
+    /// A face's weight (a held face fading out) scales its warp: half the displacement at 0.5,
+    /// none at 0; the GPU warp of the half-weight face still matches the field.
+    func testAFacesWeightScalesItsWarp() throws {
+        let face = try testFaces()[1]
+        let half = try BeautyFace(landmarks: face.landmarks, weight: 0.5)
+        let gone = try BeautyFace(landmarks: face.landmarks, weight: 0)
+        let whole = ReshapeField(faces: [face], settings: full), halved = ReshapeField(faces: [half], settings: full)
+        var largest: Float = 0
+        for point in [face.landmarks[172], face.landmarks[397], face.landmarks[159], face.landmarks[386]] {
+            let d = whole.displacement(at: point), h = halved.displacement(at: point)
+            largest = max(largest, d.squareLength.squareRoot())
+            XCTAssertLessThan((h - 0.5 * d).squareLength.squareRoot(), 1e-4, "half the displacement at \(point)")
+        }
+        XCTAssertGreaterThan(largest, 1, "the points chosen move")
+        XCTAssertTrue(ReshapeField(faces: [gone], settings: full).isIdentity, "a face of weight 0 is not warped")
+        try checkWarpMatchesTheField(faces: [half])
+    }
+
     /// Nothing farther than the documented reach (ReshapeField.slimRadius face sizes) outside
     /// the face oval changes; inside, the warp does change the face.
     func testPixelsBeyondTheReachNeverMove() throws {

@@ -144,6 +144,8 @@ final class BadInputTests: XCTestCase {
         try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output,
                           mentions: "VELVET_MEMORY_LIMIT must be a size such as 16G or 512M (or none), got 'lots'",
                           environment: ["VELVET_MEMORY_LIMIT": "lots"])
+        try expectFailure(["render", input, "-o", scratch.path("out.png"), "--no-effects"], in: scratch, output: scratch.path("out.png"),
+                          mentions: "got 'inf'", environment: ["VELVET_MEMORY_LIMIT": "inf"])
         // The default (8 GiB at most) refuses the largest frame FFmpeg decodes, before the render decodes it.
         let huge = scratch.path("huge.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "color=gray:size=16000x16000", "-frames:v", "1", huge])
@@ -158,6 +160,11 @@ final class BadInputTests: XCTestCase {
         let scratch = try Scratch()
         try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440", "-t", "1", "-c:a", "aac", scratch.path("audio.m4a")])
         try expectFailure(["render", scratch.path("audio.m4a"), "-o", scratch.path("out.mp4"), "--no-effects"], in: scratch,
+                          output: scratch.path("out.mp4"), mentions: "no video stream")
+        // Cover art is a picture stream, not the video.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440", "-f", "lavfi", "-i", "testsrc2=size=64x64", "-t", "1", "-frames:v", "1",
+                         "-map", "0", "-map", "1", "-c:a", "libmp3lame", "-c:v", "mjpeg", "-disposition:v", "attached_pic", scratch.path("song.mp3")])
+        try expectFailure(["render", scratch.path("song.mp3"), "-o", scratch.path("out.mp4"), "--no-effects"], in: scratch,
                           output: scratch.path("out.mp4"), mentions: "no video stream")
     }
 
@@ -258,13 +265,16 @@ final class BadInputTests: XCTestCase {
         let video = scratch.path("v.mp4")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "0.4", "-c:v", "libx264", video])
         try FileManager.default.createSymbolicLink(atPath: scratch.path("link.mp4"), withDestinationPath: video)
+        // A link to another output that is not there yet: writing through it would write that output.
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("r.html"), withDestinationPath: "ab.mp4")
         let original = try Data(contentsOf: URL(fileURLWithPath: video))
         let cases: [[String]] = [
+            ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.path("r.html"), "-y"],
             ["render", video, "-o", scratch.path("link.mp4")],
             ["compare", video, "-o", scratch.path("ab.mp4"), "--metrics", video],
             ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.url.path + "/./v.mp4"],
             ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.path("ab.mp4")],
-            ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.path("r.html"), "--metrics", scratch.path("r.html")],
+            ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.path("r2.html"), "--metrics", scratch.path("r2.html")],
             ["analyze", video, "--overlay", video],
             ["analyze", video, "--overlay", scratch.path("o.mp4"), "--mask", scratch.path("o.mp4")],
         ]
@@ -275,7 +285,7 @@ final class BadInputTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains("overwritten") || result.stderr.contains("same file"), result.stderr)
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: video)), original)
-        XCTAssertEqual(scratch.files, ["link.mp4", "v.mp4"])
+        XCTAssertEqual(scratch.files, ["link.mp4", "r.html", "v.mp4"])
     }
 
     /// ffmpeg's -y/-n: an existing output is refused unless -y (with -n, and without either as

@@ -133,6 +133,30 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).filter { !$0.hasPrefix(".") }.sorted(), names)
     }
 
+    /// One file named twice (`x.png`, `./x.png`) is one input; two files whose names differ
+    /// only in their Unicode form (é composed, e + combining accent) are two inputs and two
+    /// outputs, though Swift's == takes the names for one string; a list may be a FIFO.
+    func testInputsAreFilesNotSpellings() throws {
+        let scratch = try Scratch()
+        let composed = scratch.path("caf\u{E9}.png"), decomposed = scratch.path("cafe\u{301}.png")
+        XCTAssertEqual(composed, decomposed, "Swift compares the two names as equal")
+        for name in [composed, decomposed] { try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", name]) }
+        XCTAssertEqual(scratch.files.count, 2, "the file system holds two files")
+        let twice = try Tool.run(Tool.velvet, ["batch", composed, scratch.url.path + "/./caf\u{E9}.png", decomposed,
+                                               "--output-dir", scratch.path("out"), "--preset", "none"])
+        XCTAssertEqual(twice.status, 0, twice.stderr)
+        XCTAssertTrue(twice.stdout.contains("batch: 2 of 2 input(s)"), twice.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).filter { !$0.hasPrefix(".") }.count, 2)
+
+        let fifo = scratch.path("list.fifo")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let feeder = Thread { try? Data((composed + "\n").utf8).write(to: URL(fileURLWithPath: fifo)) }
+        feeder.start()
+        let listed = try Tool.run(Tool.velvet, ["batch", "--list", fifo, "--output-dir", scratch.path("fifo-out"), "--preset", "none", "--quiet"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("fifo-out")).filter { !$0.hasPrefix(".") }.count, 1)
+    }
+
     /// An output counts as finished only when its record matches the input, the settings and
     /// the output itself: a 0-byte or foreign file in the way is refused (not skipped), a
     /// settings or input change re-renders, `-n` never replaces, `-y` re-renders everything.

@@ -312,7 +312,18 @@ final class MatteAndTrackTests: XCTestCase {
         face["landmarks"] = Array((face["landmarks"] as? [Any] ?? []).dropLast())
         var malformed = frames
         malformed[1]["faces"] = [face]
+        var original = try XCTUnwrap((frames[1]["faces"] as? [[String: Any]])?.first)
+        var collapsed = frames, crowded = frames
+        original["landmarks"] = Array(repeating: [10.0, 10.0, 0.0], count: 468)
+        collapsed[1]["faces"] = [original]
+        crowded[1]["faces"] = (1...65).map { track -> [String: Any] in
+            var copy = frames[1]["faces"].flatMap { ($0 as? [[String: Any]])?.first } ?? [:]
+            copy["track"] = track
+            return copy
+        }
         let cases: [(String, String)] = [
+            (try write("collapsed.json") { $0["frames"] = collapsed }, "frame 1, face 0: the face oval is under 4 px a side"),
+            (try write("crowded.json") { $0["frames"] = crowded }, "frame 1: 65 faces, more than the 64 a frame can have"),
             (try write("v2.json") { $0["version"] = 2 }, "track file version 2 is not supported"),
             (try write("short.json") { $0["frames"] = Array(frames.dropLast()) }, "the track file has 5 frame(s) and the input 6"),
             (try write("points.json") { $0["frames"] = malformed }, "frame 1, face 0: \"landmarks\" must be 468 points"),
@@ -322,6 +333,15 @@ final class MatteAndTrackTests: XCTestCase {
             let result = try velvet(["render", video, "-o", scratch.path("bad.mkv"), "--tracks", path], status: 1)
             XCTAssertTrue(errorLine(result).contains(message), "\(path): \(result.stderr)")
         }
+        // A FIFO reads as the file does (as `--tracks <(…)` would).
+        let fifo = scratch.path("tracks.fifo")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let feeder = Thread { try? Data(contentsOf: URL(fileURLWithPath: edited)).write(to: URL(fileURLWithPath: fifo)) }
+        feeder.start()
+        try velvet(["render", video, "-o", scratch.path("fifo.mkv"), "--tracks", fifo] + arguments)
+        XCTAssertEqual(try Tool.frameMD5s(scratch.path("fifo.mkv")), try Tool.frameMD5s(scratch.path("edited.mkv")))
+        try FileManager.default.removeItem(atPath: fifo)
+        try FileManager.default.removeItem(atPath: scratch.path("fifo.mkv"))
         // Matroska states no frame count: a file with a frame more is found at the end, before
         // the output (and its matte) is moved into place.
         let unstated = scratch.path("clip.mkv")
