@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFiles
 
 /// A timeline of what each thread of a render did, for finding where it waits: with
 /// `VELVET_TRACE=FILE` every span (decoding a frame, recording it, submitting, waiting on a
@@ -119,19 +120,13 @@ public final class Trace: @unchecked Sendable {
 
     private var warned = false
 
-    /// Writes every span so far to the file (through a temporary file and a rename, so a
-    /// reader never sees half of it).
+    /// Writes every span so far to the file (through `OutputFile`: a temporary file and a
+    /// rename, so a reader never sees half of it; a FIFO or a link is written through).
     public func write() throws {
-        let temporary = path + ".tmp-\(getpid())"
         do {
-            try json().write(to: URL(fileURLWithPath: temporary))
+            try OutputFile.write(json(), to: path)
         } catch {
-            throw GPUError.invalidArgument("VELVET_TRACE: cannot write \(path)")
-        }
-        if rename(temporary, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw GPUError.invalidArgument("VELVET_TRACE: cannot write \(path): \(reason)")
+            throw GPUError.invalidArgument("VELVET_TRACE: \(error)")
         }
     }
 }

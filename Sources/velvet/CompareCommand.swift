@@ -21,7 +21,8 @@ enum CompareCommand {
         let choiceA = try SideChoice.parse(&arguments, side: "a", method: "bilateral")
         let choiceB = try SideChoice.parse(&arguments, side: "b", method: "freqsep")
         let report = arguments.value("--report") ?? (URL(fileURLWithPath: output).deletingPathExtension().path + ".html")
-        let metricsPath = arguments.value("--metrics") ?? (URL(fileURLWithPath: report).deletingPathExtension().path + ".json")
+        let givenMetrics = arguments.value("--metrics")
+        let metricsPath = givenMetrics ?? (URL(fileURLWithPath: report).deletingPathExtension().path + ".json")
         let settings = try RenderCommand.encoderSettings(&arguments)
         let policy = try OverwritePolicy.parse(&arguments)
         let quiet = arguments.flag("--quiet")
@@ -43,7 +44,7 @@ enum CompareCommand {
         files.input(input)
         files.output(output, "-o")
         files.output(report, "--report")
-        files.output(metricsPath, "--metrics")
+        files.output(metricsPath, givenMetrics != nil ? "--metrics" : "the metrics file (the report's name with .json)")
         try files.check()
 
         let context = try GPUContext(request: request)
