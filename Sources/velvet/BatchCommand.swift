@@ -21,8 +21,12 @@ enum BatchCommand {
         while arguments.takePositional() != nil {}
         let list = arguments.value("--list")
         let shard = try parseShard(arguments.value("--shard") ?? "0/1")
-        let devices = (arguments.value("--devices") ?? ProcessInfo.processInfo.environment["VELVET_DEVICE"] ?? "")
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let givenDevices = arguments.value("--devices")
+        let deviceList = givenDevices ?? ProcessInfo.processInfo.environment["VELVET_DEVICE"] ?? ""
+        let devices = deviceList.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if devices.isEmpty, givenDevices != nil || !deviceList.isEmpty {
+            throw UsageError("--devices (or VELVET_DEVICE) takes device indices or names separated by commas, got '\(deviceList)'")
+        }
         let quiet = arguments.flag("--quiet")
         let settings = try RenderCommand.encoderSettings(&arguments)
         let policy = try OverwritePolicy.parse(&arguments)

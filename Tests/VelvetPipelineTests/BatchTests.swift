@@ -228,6 +228,10 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output).filter { !$0.hasPrefix(".") }.count, 4)
         XCTAssertEqual(try Tool.run(Tool.velvet, ["batch", inputs[0], "--output-dir", output, "--devices", "0,7"]).status, 2,
                        "a device that does not exist is a usage error before any work")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["batch", inputs[0], "--output-dir", output, "--devices", ","]).status, 2,
+                       "a device list of nothing is a usage error")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["batch", inputs[0], "--output-dir", output], environment: ["VELVET_DEVICE": ",,"]).status, 2,
+                       "so is VELVET_DEVICE naming nothing")
     }
 
     /// `--output-dir` naming a regular file: one clean line, not a Foundation error dump.
