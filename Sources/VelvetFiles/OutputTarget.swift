@@ -32,13 +32,6 @@ public enum OutputTarget: Equatable, Sendable {
         return .file(path: try danglingTarget(of: path))
     }
 
-    /// The path written: the file itself, or its temporary sibling's folder's file.
-    public var path: String {
-        switch self {
-        case .file(let path), .stream(let path): return path
-        }
-    }
-
     private static func resolvedExisting(_ path: String) -> String? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return path }
