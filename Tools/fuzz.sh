@@ -31,7 +31,8 @@ build cube $(gpu_free VelvetBeauty) Tools/Fuzz/CubeLUTFuzzTarget.swift
 build preset $(gpu_free VelvetBeauty) Tools/Fuzz/PresetFuzzTarget.swift
 build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.swift Sources/VelvetMedia/MediaReader.swift \
     Sources/VelvetMedia/DeclaredLength.swift Sources/VelvetMedia/TimestampSynthesizer.swift \
-    Sources/VelvetMedia/Orientation.swift Sources/VelvetMedia/OutputContainer.swift Tools/Fuzz/MediaFuzzTarget.swift
+    Sources/VelvetMedia/Orientation.swift Sources/VelvetMedia/OutputContainer.swift Sources/VelvetMedia/LogCapture.swift \
+    Tools/Fuzz/MediaFuzzTarget.swift
 
 mkdir -p "$out/tflite/corpus" "$out/media/corpus" "$out/cube/corpus" "$out/preset/corpus"
 printf 'TITLE "seed"\nLUT_3D_SIZE 2\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX 1 1 1\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n' > "$out/cube/corpus/identity.cube"

@@ -40,7 +40,12 @@ public struct PresetStore: Sendable {
     public func list() throws -> [Listing] {
         let chosen = try defaultName()
         let files = (try? FileManager.default.contentsOfDirectory(atPath: presetsDirectory.path)) ?? []
-        let user = files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }
+        // Files only: a folder named like a preset is none.
+        let user = files.filter { name in
+            var isDirectory: ObjCBool = false
+            return name.hasSuffix(".json") && FileManager.default.fileExists(atPath: presetsDirectory.appendingPathComponent(name).path,
+                                                                            isDirectory: &isDirectory) && !isDirectory.boolValue
+        }.map { String($0.dropLast(5)) }
             .filter { Self.isValidName($0) && BeautyPreset.builtIn($0) == nil }.sorted()
         return BeautyPreset.builtInNames.map { Listing(name: $0, isBuiltIn: true, isDefault: $0 == chosen) }
             + user.map { Listing(name: $0, isBuiltIn: false, isDefault: $0 == chosen) }
@@ -64,7 +69,15 @@ public struct PresetStore: Sendable {
         guard let handle = FileHandle(forReadingAtPath: text) else { throw PresetError(file: text, reason: "cannot read the file") }
         defer { try? handle.close() }
         // One byte past the limit is enough to refuse a larger file (or a device that never ends).
-        guard let data = try handle.read(upToCount: BeautyPreset.maxBytes + 1) else { throw PresetError(file: text, reason: "empty file") }
+        let read: Data?
+        do {
+            read = try handle.read(upToCount: BeautyPreset.maxBytes + 1)
+        } catch {
+            var isDirectory: ObjCBool = false
+            let folder = FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory) && isDirectory.boolValue
+            throw PresetError(file: text, reason: folder ? "cannot read the file: it is a folder" : "cannot read the file")
+        }
+        guard let data = read else { throw PresetError(file: text, reason: "empty file") }
         return try BeautyPreset.decode(data, file: text)
     }
 

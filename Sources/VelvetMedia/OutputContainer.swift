@@ -131,7 +131,8 @@ struct OutputContainer: @unchecked Sendable {
         stream.pointee.codecpar.pointee.codec_tag = 0
         stream.pointee.time_base = timeBase
         if holdsOnlyVideo { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL } // as the writer sets it
-        return avformat_write_header(context, nil) >= 0
+        // Quietly: a refusal is an answer here, not an error to print.
+        return LogCapture.firstError { avformat_write_header(context, nil) }.result >= 0
     }
 
     static func isTextSubtitle(_ codec: AVCodecID) -> Bool {

@@ -77,11 +77,18 @@ final class TrackFileTests: XCTestCase {
             var points = face["landmarks"] as! [[Any]]
             points[7] = [1, 2]
             face["landmarks"] = points
-        }), "t.json: frame 0, face 0: landmark 7 must be [x, y, z], three finite numbers")
+        }), "t.json: frame 0, face 0: landmark 7 must be [x, y, z], three numbers within ±1e6")
         XCTAssertEqual(try refusal(frames { frame in
             let faces = frame["faces"] as! [[String: Any]]
             frame["faces"] = faces + faces
         }), "t.json: frame 0, face 1: track 1 twice in one frame")
+        XCTAssertEqual(try refusal(firstFace { face in
+            face["landmarks"] = Array(repeating: [5.0, 5.0, 0.0], count: 468)
+        }), "t.json: frame 0, face 0: the face oval is under 4 px a side (landmarks collapsed)")
+        XCTAssertEqual(try refusal(frames { frame in
+            let face = (frame["faces"] as! [[String: Any]])[0]
+            frame["faces"] = (1...65).map { track -> [String: Any] in var copy = face; copy["track"] = track; return copy }
+        }), "t.json: frame 0: 65 faces, more than the 64 a frame can have")
         XCTAssertThrowsError(try TrackFile.decode(Data("{\"format\":".utf8), path: "t.json")) {
             XCTAssertEqual(($0 as? TrackFileError)?.description, "t.json: not a track file (not a JSON object)")
         }

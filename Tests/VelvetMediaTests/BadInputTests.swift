@@ -80,7 +80,8 @@ final class BadInputTests: XCTestCase {
         let input = scratch.path("in.mp4")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "0.2", "-c:v", "libx264", input])
         for (name, extra, mentions) in [("x.avi", ["--codec", "hevc"], "avi format cannot hold hevc"),
-                                        ("x.webm", [], "webm format cannot hold h264"), ("x.gif", [], "gif format cannot hold h264"),
+                                        ("x.webm", ["--codec", "h264"], "webm format cannot hold h264"),
+                                        ("x.gif", ["--codec", "h264"], "gif format cannot hold h264"),
                                         ("x.y4m", ["--codec", "h264"], "yuv4mpegpipe format cannot hold h264"),
                                         ("x.mp4", ["--codec", "prores_ks"], "mp4 format cannot hold prores video (prores_ks); use .mkv or .mov"),
                                         ("x.mp4", ["--codec", "dnxhd", "--encoder-opt", "profile=dnxhr_hq"], "mp4 format cannot hold dnxhd"),

@@ -77,6 +77,20 @@ final class EncoderTests: XCTestCase {
         XCTAssertGreaterThan(sizes[0], sizes[1], "compression_level reached the PNG encoder")
     }
 
+    /// A container that holds no H.264 gets its own encoder when none is asked for, as with
+    /// ffmpeg: a picture to .webp and .gif, a clip to .webm; no muxer's refusal is printed.
+    func testContainersWithoutH264TakeTheirOwnEncoder() throws {
+        let scratch = try Scratch()
+        let picture = scratch.path("still.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", picture])
+        for (input, name, codec) in [(picture, "still.webp", "webp"), (picture, "still.gif", "gif"), (try clip(scratch), "clip.webm", "vp9")] {
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path(name), "--no-effects", "--quiet"])
+            XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").filter { !$0.hasPrefix("velvet: validation layer on") }, [], "\(name): quiet")
+            XCTAssertEqual(try stream(scratch.path(name)).first, codec, name)
+        }
+    }
+
     /// batch names its outputs for the encoder: .mov for ProRes (MP4 cannot hold it), .mkv
     /// for FFV1, the format's own extension with --format.
     func testBatchOutputsTakeAContainerThatHoldsTheCodec() throws {

@@ -214,6 +214,12 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(try Tool.pixels(scratch.path("none.png"), "rgb24"), try Tool.pixels(photo, "rgb24"), "none is the identity")
         XCTAssertEqual(try velvet(["presets", "delete", "mine"]).status, 0)
         XCTAssertFalse(try velvet(["presets", "list"]).stdout.contains("mine"))
+        // A folder where a preset file is named: one line naming it, and no preset of that name listed.
+        try FileManager.default.createDirectory(atPath: scratch.path("config/velvet/presets/folder.json"), withIntermediateDirectories: true)
+        XCTAssertFalse(try velvet(["presets", "list"]).stdout.contains("folder"))
+        let folder = try velvet(["render", photo, "-o", scratch.path("f.png"), "--preset", scratch.path("config/velvet/presets/folder.json")])
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertTrue(folder.stderr.contains("cannot read the file: it is a folder"), folder.stderr)
         // --preset reads a name ending in .json as a file, so no preset may be saved under one.
         let fileLike = try velvet(["presets", "save", "mine.json", "--preset", "soft"])
         XCTAssertNotEqual(fileLike.status, 0)
