@@ -11,9 +11,12 @@ public enum CubeLUTParser {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         guard let bytes = attributes?[.size] as? Int else { throw LUTError(path: path, line: nil, reason: "cannot read the file") }
         guard bytes <= maxFileBytes else { throw LUTError(path: path, line: nil, reason: "file too large for a LUT (\(bytes) bytes)") }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw LUTError(path: path, line: nil, reason: "not a UTF-8 text file")
+        // Through a handle, so a FIFO reads as a file does; a folder cannot be read at all.
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: maxFileBytes + 1) ?? Data() else {
+            throw LUTError(path: path, line: nil, reason: "cannot read the file")
         }
+        guard data.count <= maxFileBytes else { throw LUTError(path: path, line: nil, reason: "file too large for a LUT") }
+        guard let text = String(data: data, encoding: .utf8) else { throw LUTError(path: path, line: nil, reason: "not a UTF-8 text file") }
         return try parse(text, path: path)
     }
 

@@ -63,7 +63,7 @@ enum CompareCommand {
         let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings, effect: effect,
                                                                  progress: ProgressReporter(quiet: quiet), commit: policy.commit)
         guard let capture = effect.capture, let face = capture.faces.first else {
-            throw MediaError.decode(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
+            throw MediaError.refused(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
         }
         effect.finishMeasuring()
         let names = (sides[0].label, sides[1].label)

@@ -12,7 +12,7 @@ enum LUTsCommand {
             try arguments.finish()
             BuiltInLUT.allCases.forEach { print($0.rawValue) }
         case "export":
-            guard let directory = arguments.takePositional() else { throw UsageError("luts export needs a DIR") }
+            guard let directory = arguments.takePositional(), !directory.isEmpty else { throw UsageError("luts export needs a DIR") }
             let policy = try OverwritePolicy.parse(&arguments)
             try arguments.finish()
             try Directory.create(directory)

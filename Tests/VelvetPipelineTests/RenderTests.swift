@@ -267,5 +267,22 @@ final class LUTCommandTests: XCTestCase {
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("short.cube") && bad.stderr.contains("expected 8"), bad.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("bad.png")))
+
+        // A folder named like a LUT cannot be read (not "not UTF-8 text"); a FIFO reads as the file does.
+        try FileManager.default.createDirectory(atPath: scratch.path("folder.cube"), withIntermediateDirectories: true)
+        let folder = try Tool.run(Tool.velvet, ["render", photo, "-o", scratch.path("f.png"), "--lut", scratch.path("folder.cube")],
+                                  environment: environment)
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertTrue(folder.stderr.contains("folder.cube") && folder.stderr.contains("cannot read the file"), folder.stderr)
+        let fifo = scratch.path("fifo.cube")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let identityData = Data(identity.utf8)
+        let feeder = Thread { try? identityData.write(to: URL(fileURLWithPath: fifo)) }
+        feeder.start()
+        let piped = try Tool.run(Tool.velvet, ["render", photo, "-o", scratch.path("piped.png"), "--preset", "none", "--lut", fifo, "--lut-on", "frame"],
+                                 environment: environment)
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(try Tool.pixels(scratch.path("piped.png"), "rgb24"), try Tool.pixels(photo, "rgb24"), "the identity through a FIFO")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["luts", "export", ""]).status, 2, "an empty DIR is a usage error")
     }
 }
