@@ -29,13 +29,10 @@ public struct BeautyFace: Sendable, Equatable {
             throw BeautyError.invalidFace("mesh points must be finite numbers")
         }
         self.landmarks = landmarks
-        let oval = MeshRegion.faceOval.indices.map { landmarks[$0] }
-        let low = oval.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
-        let high = oval.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
-        guard high.x - low.x >= MeshRegion.minimumOvalSide, high.y - low.y >= MeshRegion.minimumOvalSide else {
+        guard MeshRegion.ovalIsLargeEnough(landmarks) else {
             throw BeautyError.invalidFace("face oval is smaller than \(Int(MeshRegion.minimumOvalSide)) px")
         }
-        ovalBounds = (low, high)
+        ovalBounds = MeshRegion.ovalBounds(landmarks)
     }
 
     /// Bounding box of the face-oval polygon.

@@ -8,14 +8,12 @@ public enum CubeLUTParser {
     static let maxFileBytes = 64 << 20
 
     public static func load(_ path: String) throws -> ColorLUT {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let bytes = attributes?[.size] as? Int else { throw LUTError(path: path, line: nil, reason: "cannot read the file") }
-        guard bytes <= maxFileBytes else { throw LUTError(path: path, line: nil, reason: "file too large for a LUT (\(bytes) bytes)") }
         // Through a handle, so a FIFO reads as a file does; a folder cannot be read at all.
         guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: maxFileBytes + 1) ?? Data() else {
             throw LUTError(path: path, line: nil, reason: "cannot read the file")
         }
-        guard data.count <= maxFileBytes else { throw LUTError(path: path, line: nil, reason: "file too large for a LUT") }
+        // One byte past the limit is enough to refuse a larger file (or a FIFO that never ends).
+        guard data.count <= maxFileBytes else { throw LUTError(path: path, line: nil, reason: "file too large for a LUT (over \(maxFileBytes) bytes)") }
         guard let text = String(data: data, encoding: .utf8) else { throw LUTError(path: path, line: nil, reason: "not a UTF-8 text file") }
         return try parse(text, path: path)
     }

@@ -24,19 +24,24 @@ public enum MeshRegion: String, CaseIterable, Sendable {
     case chin
     case upperLip
 
-    /// The loop of mesh indices, in order around the region.
     /// The smallest face oval, in pixels a side, the beauty stages take (a smaller one has no
     /// skin to speak of; a track file holding one is refused when read).
     public static let minimumOvalSide: Float = 4
 
-    /// Whether the face oval of `points` (the mesh, frame pixels) spans `minimumOvalSide` both ways.
-    public static func ovalIsLargeEnough(_ points: [SIMD2<Float>]) -> Bool {
+    /// The bounding box (min, max) of the face oval of `points` (the mesh, frame pixels).
+    public static func ovalBounds(_ points: [SIMD2<Float>]) -> (min: SIMD2<Float>, max: SIMD2<Float>) {
         let oval = MeshRegion.faceOval.indices.map { points[$0] }
-        let low = oval.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
-        let high = oval.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
+        return (oval.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) },
+                oval.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) })
+    }
+
+    /// Whether the face oval of `points` spans `minimumOvalSide` both ways.
+    public static func ovalIsLargeEnough(_ points: [SIMD2<Float>]) -> Bool {
+        let (low, high) = ovalBounds(points)
         return high.x - low.x >= minimumOvalSide && high.y - low.y >= minimumOvalSide
     }
 
+    /// The loop of mesh indices, in order around the region.
     public var indices: [Int] {
         switch self {
         case .faceOval:

@@ -18,6 +18,8 @@ final class MediaFrame: @unchecked Sendable {
     var width: Int { Int(pointer.pointee.width) }
     var height: Int { Int(pointer.pointee.height) }
     var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
+    /// FFmpeg's name of a pixel format (`yuv420p10le`), for messages.
+    static func name(of format: AVPixelFormat) -> String { av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown" }
     var timestamp: Int64 { pointer.pointee.best_effort_timestamp }
     /// The bytes of its pixels, packed (what holding the frame costs, about).
     var byteCount: Int { max(0, Int(av_image_get_buffer_size(pixelFormat, pointer.pointee.width, pointer.pointee.height, 1))) }

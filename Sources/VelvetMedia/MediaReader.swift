@@ -199,8 +199,8 @@ final class MediaReader: @unchecked Sendable {
             }
             // The render's plan (plane layout, conversions, encoder format) is the first frame's.
             if let first = firstPixelFormat, frame.pixelFormat != first {
-                func name(_ format: AVPixelFormat) -> String { av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown" }
-                throw MediaError.unsupported("the pixel format changes mid-stream (\(name(first)) -> \(name(frame.pixelFormat)))")
+                throw MediaError.unsupported("the pixel format changes mid-stream (\(MediaFrame.name(of: first)) -> "
+                                             + "\(MediaFrame.name(of: frame.pixelFormat)))")
             }
             firstPixelFormat = frame.pixelFormat
             framesDecoded += 1

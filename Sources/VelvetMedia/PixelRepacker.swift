@@ -43,5 +43,5 @@ final class PixelRepacker: @unchecked Sendable {
         return try repack(frame, to: VideoPlaneLayout.closestReadable(to: frame.pixelFormat).pixelFormat)
     }
 
-    static func name(_ format: AVPixelFormat) -> String { av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown" }
+    static func name(_ format: AVPixelFormat) -> String { MediaFrame.name(of: format) }
 }
