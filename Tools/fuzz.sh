@@ -32,6 +32,7 @@ build preset $(gpu_free VelvetBeauty) Tools/Fuzz/PresetFuzzTarget.swift
 build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.swift Sources/VelvetMedia/MediaReader.swift \
     Sources/VelvetMedia/DeclaredLength.swift Sources/VelvetMedia/TimestampSynthesizer.swift \
     Sources/VelvetMedia/Orientation.swift Sources/VelvetMedia/OutputContainer.swift Sources/VelvetMedia/LogCapture.swift \
+    Sources/VelvetMedia/ExifTagReader.swift \
     Tools/Fuzz/MediaFuzzTarget.swift
 
 mkdir -p "$out/tflite/corpus" "$out/media/corpus" "$out/cube/corpus" "$out/preset/corpus"
@@ -44,6 +45,7 @@ seed -f lavfi -i testsrc2=size=64x48:rate=10 -t 0.5 -c:v libx264 "$out/media/cor
 seed -f lavfi -i testsrc2=size=64x48:rate=10 -f lavfi -i sine -t 0.5 -c:v libvpx-vp9 -c:a libopus "$out/media/corpus/b.mkv"
 seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/c.png"
 seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/d.jpg"
+seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/e.tif"
 
 status=0
 for target in tflite cube preset media; do

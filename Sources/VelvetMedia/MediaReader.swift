@@ -219,10 +219,17 @@ final class MediaReader: @unchecked Sendable {
         return "the container declares \(declared.description) frames"
     }
 
-    /// EXIF orientation of a still, when its decoder exported one.
+    /// EXIF orientation of a still: what its decoder exported (JPEG, WebP), else the tag in
+    /// the file (PNG's eXIf chunk, TIFF's first directory), which FFmpeg 5.1 does not export.
     func exifOrientation(of frame: MediaFrame) -> Orientation? {
-        guard let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
-              let value = Int(String(cString: entry.pointee.value).trimmingCharacters(in: .whitespaces)) else { return nil }
+        if let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
+           let value = Int(String(cString: entry.pointee.value).trimmingCharacters(in: .whitespaces)) {
+            return Orientation(exif: value)
+        }
+        let codec = videoStream.pointee.codecpar.pointee.codec_id
+        guard codec == AV_CODEC_ID_PNG || codec == AV_CODEC_ID_TIFF, let value = ExifTagReader.orientation(path: info.path) else {
+            return nil
+        }
         return Orientation(exif: value)
     }
 

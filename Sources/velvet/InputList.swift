@@ -9,14 +9,23 @@ enum InputList {
     static func read(_ path: String) throws -> [String] {
         if path == CommandFiles.standardStream {
             guard isatty(STDIN_FILENO) == 0 else { throw UsageError("--list - reads standard input, which is a terminal: pipe the list in") }
-            return parse(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
+            return try parse(text(FileHandle.standardInput.readDataToEndOfFile(), path: path))
         }
         // Through a handle, so a pipe or FIFO (`--list <(find …)`) reads as a file does.
         guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the list" : "no such file"
             throw MediaError.cannotOpen(path: path, reason: reason)
         }
-        return parse(String(decoding: data, as: UTF8.self))
+        return try parse(text(data, path: path))
+    }
+
+    /// The list as text; a line that is not UTF-8 is refused, as it would be repaired into
+    /// another file's name.
+    private static func text(_ data: Data, path: String) throws -> String {
+        if let text = String(validating: data, as: UTF8.self) { return text }
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let line = (lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0) + 1
+        throw MediaError.cannotOpen(path: path, reason: "line \(line) is not UTF-8 text (velvet takes UTF-8 file names)")
     }
 
     static func parse(_ text: String) -> [String] {

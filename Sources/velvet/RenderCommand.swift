@@ -23,6 +23,9 @@ enum RenderCommand {
             throw UsageError("--json prints to standard output, which -o - fills with the video; drop --json or write a file")
         }
         try CommandFiles.checkEncoder(output, settings)
+        if let frame = renderOptions.stillFrame, !EncoderCheck.writesOnePicture(output: output, settings: settings) {
+            throw UsageError("--frame \(frame) picks the frame of a still output (.png, .jpg); \(output) is a video")
+        }
         try sidecarArguments.check(input: input, output: output, beauty: beauty)
         var files = CommandFiles(policy: policy, streams: true)
         files.input(input)

@@ -77,7 +77,8 @@ enum VelvetCommand {
 
     /// Runs one command line and returns the exit code: 0 success, 1 runtime error, 2 usage
     /// error. (Signals exit 128+N from `TerminationSignals`.)
-    static func run(_ arguments: [String]) -> Int32 {
+    /// - Parameter notUTF8: indices of `arguments` whose bytes were not UTF-8 (repaired by Swift).
+    static func run(_ arguments: [String], notUTF8: [Int] = []) -> Int32 {
         guard let command = arguments.first else {
             printError(usage)
             return 2
@@ -87,6 +88,10 @@ enum VelvetCommand {
         let stdoutIsMedia = ArgumentParser.writesMediaToStandardOutput(rest)
         FailureReport.shared.alsoAsJSON(rest.contains("--json") && !stdoutIsMedia) // until the parser knows better
         do {
+            if let index = notUTF8.first {
+                throw UsageError("argument \(index + 1) ('\(arguments[index])') is not UTF-8 text: velvet takes UTF-8 file names "
+                                 + "and values (rename the file, or reach it through a link with a UTF-8 name)")
+            }
             var parser = try ArgumentParser(rest)
             FailureReport.shared.alsoAsJSON(parser.has(flag: "--json") && !stdoutIsMedia)
             switch command {

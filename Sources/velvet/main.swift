@@ -16,4 +16,9 @@ if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") {
 #endif
 
 TerminationSignals.install()
-exit(VelvetCommand.run(Array(CommandLine.arguments.dropFirst())))
+// Swift repairs arguments that are not UTF-8 (U+FFFD for each bad byte), so a file name in
+// another encoding would be opened or written under a different name: such arguments are refused.
+let notUTF8 = (1..<Int(CommandLine.argc)).filter { index in
+    CommandLine.unsafeArgv[index].map { String(validatingCString: $0) == nil } ?? false
+}
+exit(VelvetCommand.run(Array(CommandLine.arguments.dropFirst()), notUTF8: notUTF8.map { $0 - 1 }))

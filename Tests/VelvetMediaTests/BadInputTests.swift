@@ -336,6 +336,27 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(scratch.files, [name, "in.png"].sorted())
     }
 
+    /// Swift repairs an argument that is not UTF-8, so a Latin-1 file name would be read or
+    /// written under another name: refused as a usage error, nothing written.
+    func testArgumentsThatAreNotUTF8AreRefused() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+        // The shell makes the byte 0xE9 (Latin-1 e-acute) that a Swift String cannot hold, and
+        // removes the copy again (FileManager could not name it to remove it).
+        let script = #"n="$2/caf$(printf '\351').png"; cp "$1" "$n"; "$0" render "$n" -o "$2/out.png" --no-effects; s=$?; rm "$n"; exit $s"#
+        let result = try Tool.run("/bin/sh", ["-c", script, Tool.velvet, input, scratch.url.path])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("velvet: argument 2 ("), result.stderr)
+        XCTAssertTrue(result.stderr.contains("is not UTF-8 text"), result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        let output = #"exec "$0" render "$1" -o "$2/out$(printf '\377').png" --no-effects"#
+        let written = try Tool.run("/bin/sh", ["-c", output, Tool.velvet, input, scratch.url.path])
+        XCTAssertEqual(written.status, 2, written.stderr)
+        XCTAssertTrue(written.stderr.contains("argument 4 ("), written.stderr)
+        XCTAssertEqual(scratch.files, ["in.png"], "nothing written")
+    }
+
     /// The render's plan is the first frame's: a stream whose pixel format changes (two
     /// MPEG-TS files joined) is refused in one line, not rendered into garbage.
     func testPixelFormatChangingMidStreamIsRefused() throws {

@@ -129,6 +129,70 @@ final class ColorConversionTests: GPUTestCase {
         XCTAssertEqual(try Tool.pixels(output, "rgb24"), try Tool.pixels(turned, "rgb24"))
     }
 
+    /// FFmpeg 5.1 exports no EXIF tag for PNG (eXIf chunk) or TIFF (first IFD): Velvet reads
+    /// the tag from the file, so both come out upright like the JPEG above.
+    func testEXIFOrientationOfPNGAndTIFFIsApplied() throws {
+        let scratch = try Scratch()
+        let plainPNG = scratch.path("plain.png"), plainTIFF = scratch.path("plain.tif")
+        for plain in [plainPNG, plainTIFF] {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", "-pix_fmt", "rgb24", plain])
+        }
+        var png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plainPNG)))
+        png.insert(contentsOf: Self.pngChunk("eXIf", Self.exifTIFF(orientation: 8, bigEndian: true)), at: 33) // after IHDR
+        let taggedPNG = scratch.path("tagged.png")
+        try Data(png).write(to: URL(fileURLWithPath: taggedPNG))
+        let taggedTIFF = scratch.path("tagged.tif")
+        try Data(Self.addingOrientation(6, toTIFF: [UInt8](try Data(contentsOf: URL(fileURLWithPath: plainTIFF)))))
+            .write(to: URL(fileURLWithPath: taggedTIFF))
+        for (tagged, plain, transpose) in [(taggedPNG, plainPNG, "cclock"), (taggedTIFF, plainTIFF, "clock")] {
+            let output = scratch.path("upright-\(transpose).png"), turned = scratch.path("turned-\(transpose).png")
+            let result = try Tool.run(Tool.velvet, ["render", tagged, "-o", output, "--no-effects"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(try Tool.probe(output, "stream=width,height"), "64,96", "\(tagged): a quarter turn")
+            try Tool.ffmpeg(["-i", plain, "-vf", "transpose=\(transpose)", turned])
+            XCTAssertEqual(try Tool.pixels(output, "rgb24"), try Tool.pixels(turned, "rgb24"), tagged)
+        }
+    }
+
+    /// TIFF-structured EXIF holding only an orientation tag.
+    static func exifTIFF(orientation: UInt16, bigEndian: Bool) -> [UInt8] {
+        func bytes(_ value: Int, _ count: Int) -> [UInt8] {
+            let little = (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+            return bigEndian ? little.reversed() : little
+        }
+        return (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + bytes(42, 2) + bytes(8, 4) + bytes(1, 2)
+            + bytes(0x0112, 2) + bytes(3, 2) + bytes(1, 4) + bytes(Int(orientation), 2) + [0, 0] + bytes(0, 4)
+    }
+
+    /// A PNG chunk: length, type, data, CRC-32 of type and data.
+    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in Array(type.utf8) + data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        func big(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        return big(UInt32(data.count)) + Array(type.utf8) + data + big(~crc)
+    }
+
+    /// A copy of a little-endian TIFF whose first IFD, moved to the end, gains an orientation
+    /// entry (the other entries' offsets stay valid: nothing before them moves).
+    static func addingOrientation(_ orientation: UInt16, toTIFF file: [UInt8]) -> [UInt8] {
+        func read(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(file[at + $1]) << (8 * $1) } }
+        func little(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func read2(_ entry: [UInt8]) -> Int { Int(entry[0]) | Int(entry[1]) << 8 }
+        precondition(file.starts(with: [0x49, 0x49, 0x2A, 0x00]), "FFmpeg writes little-endian TIFF")
+        let directory = read(4, 4), count = read(directory, 2)
+        var output = file + (file.count % 2 == 1 ? [0] : [])
+        let moved = output.count
+        var entries = (0..<count).map { Array(file[(directory + 2 + 12 * $0)..<(directory + 14 + 12 * $0)]) }
+        entries.append(little(0x0112, 2) + little(3, 2) + little(1, 4) + little(Int(orientation), 2) + [0, 0])
+        entries.sort { read2($0) < read2($1) } // FFmpeg's decoder wants the tags in order, as TIFF says
+        output += little(count + 1, 2) + entries.joined() + little(0, 4)
+        output.replaceSubrange(4..<8, with: little(moved, 4))
+        return output
+    }
+
     /// An APP1 segment holding only an EXIF orientation tag (little-endian TIFF).
     static func exifSegment(orientation: UInt16) -> [UInt8] {
         var tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] // "II", 42, IFD at 8

@@ -149,6 +149,7 @@ final class EncoderTests: XCTestCase {
             (["--codec", "prores_ks", "--encoder-opt", "profile=ultra"], "x.mov", 2, "prores_ks refuses --encoder-opt profile=ultra: "),
             (["--codec", "libx264", "--encoder-opt", "tune"], "x.mkv", 2, "--encoder-opt takes KEY=VALUE, got 'tune'"),
             (["--codec", "ffv1", "--crf", "10"], "x.mkv", 2, "--crf tunes libx264 and libx265; for ffv1 use --encoder-opt"),
+            (["--frame", "3"], "x.mp4", 2, "--frame 3 picks the frame of a still output (.png, .jpg); "),
             (["--codec", "prores_ks", "--pix-fmt", "yuv420p"], "x.mov", 2, "pixel format 'yuv420p' for prores_ks; it takes yuv422p10le"),
             (["--codec", "prores_ks"], "x.mp4", 1, "the mp4 format cannot hold prores video (prores_ks); use .mkv or .mov"),
             (["--codec", "ffv1"], "x.mov", 1, "the mov format cannot hold ffv1 video (ffv1); use .mkv"),

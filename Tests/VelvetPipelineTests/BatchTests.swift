@@ -131,6 +131,17 @@ final class BatchTests: XCTestCase {
                                                 "--preset", "none", "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).filter { !$0.hasPrefix(".") }.sorted(), names)
+
+        // A line that is not UTF-8 (a Latin-1 name) is refused, naming the line, before any work.
+        var latin1 = Data((scratch.path(names[0]) + "\n").utf8)
+        latin1 += Data(scratch.path("caf").utf8) + Data([0xE9]) + Data(".png\n".utf8)
+        try latin1.write(to: URL(fileURLWithPath: scratch.path("latin1.txt")))
+        let refused = try Tool.run(Tool.velvet, ["batch", "--list", scratch.path("latin1.txt"), "--output-dir", scratch.path("out2"),
+                                                 "--preset", "none", "--quiet"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertEqual(refused.stderr, "velvet: error: cannot open \(scratch.path("latin1.txt")): line 2 is not UTF-8 text "
+                       + "(velvet takes UTF-8 file names)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("out2")))
     }
 
     /// One file named twice (`x.png`, `./x.png`) is one input; two files whose names differ
