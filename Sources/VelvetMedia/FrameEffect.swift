@@ -81,6 +81,9 @@ public protocol FrameEffect: AnyObject, Sendable {
     var minimumFrameSide: Int { get }
     /// GPU memory the effects keep per pixel of the frame, for the memory check.
     var workingBytesPerPixel: Int { get }
+    /// The effects draw colour that means something (a debug view's colour coding), so a
+    /// grey input is written in colour rather than in its own grey format.
+    var drawsInColour: Bool { get }
     /// GPU memory the effects keep per pixel on top of that when the render looks ahead.
     var lookAheadBytesPerPixel: Int { get }
     /// Frames the effect wants to see before it records one (offline look-ahead): on a
@@ -107,6 +110,7 @@ extension FrameEffect {
     public func prepare(for input: EffectInput) throws {}
     public var minimumFrameSide: Int { 1 }
     public var workingBytesPerPixel: Int { 0 }
+    public var drawsInColour: Bool { false }
     public var lookAheadBytesPerPixel: Int { 0 }
     public var lookAhead: Int { 0 }
     public func look(ahead frame: EffectFrame) throws {}

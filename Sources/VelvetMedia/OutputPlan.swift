@@ -46,6 +46,8 @@ struct OutputPlan: @unchecked Sendable {
     let keepsDisplayMatrix: Bool
     /// For a still output: the input frame it takes.
     let stillFrame: Int
+    /// A grey input is encoded as colour (the effect's debug view is colour-coded).
+    let writesGreyAsColour: Bool
 
     var isStillImage: Bool { container.isStillImage }
 
@@ -54,6 +56,7 @@ struct OutputPlan: @unchecked Sendable {
          effect: FrameEffect?, keepsLookAheadImages: Bool) throws {
         container = try OutputContainer(path: path, formatName: settings.format)
         self.settings = settings
+        writesGreyAsColour = effect?.drawsInColour ?? false
         codec = try EncoderTuning.encoder(for: container, settings: settings)
         let info = reader.info
         if codec.pointee.id == AV_CODEC_ID_EXR {
@@ -111,12 +114,23 @@ struct OutputPlan: @unchecked Sendable {
     /// the input's if the encoder takes it, else yuv420p (yuv420p10le for deep video) for
     /// video and the least lossy one the encoder takes for stills; "J" formats for JPEG.
     func encoderPixelFormat(decoded: AVPixelFormat) throws -> AVPixelFormat {
-        let format = try MediaWriter.encoderPixelFormat(codec: codec, source: decoded, requested: settings.pixelFormat,
+        let source = writesGreyAsColour ? Self.colourCounterpart(of: decoded) : decoded
+        let format = try MediaWriter.encoderPixelFormat(codec: codec, source: source, requested: settings.pixelFormat,
                                                         still: container.isStillImage)
         guard codec.pointee.id == AV_CODEC_ID_MJPEG else { return format }
         let fullRange: [AVPixelFormat: AVPixelFormat] = [AV_PIX_FMT_YUV420P: AV_PIX_FMT_YUVJ420P,
                                                          AV_PIX_FMT_YUV422P: AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P: AV_PIX_FMT_YUVJ444P]
         return fullRange[format] ?? format
+    }
+
+    /// The RGB format of a grey one's depth and alpha (gray -> rgb24, ya16 -> rgba64); any
+    /// other format as it is.
+    static func colourCounterpart(of format: AVPixelFormat) -> AVPixelFormat {
+        guard let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return format }
+        let colourFlags = UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)
+        guard descriptor.flags & colourFlags == 0, descriptor.nb_components <= 2 else { return format }
+        let alpha = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+        return descriptor.comp.0.depth > 8 ? (alpha ? AV_PIX_FMT_RGBA64LE : AV_PIX_FMT_RGB48LE) : (alpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24)
     }
 
     /// Where a codec can go instead: the common containers (other than `container`) that hold it.

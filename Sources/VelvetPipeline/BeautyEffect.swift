@@ -91,6 +91,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
     }
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
+    public var drawsInColour: Bool { options.debugView.map { $0 != .mask } ?? false }
     /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory),
     /// and the tracker's copy of the last frame (rgba16f) that repeats are found against; with
     /// per-face settings each pass has its own, and the image between the passes (rgba16f).

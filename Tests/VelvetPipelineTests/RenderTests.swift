@@ -114,6 +114,20 @@ final class RenderTests: XCTestCase {
         }
         XCTAssertGreaterThan(magenta, 20, "spot fills are marked")
         XCTAssertEqual(changedOutsideFace, 0, "nothing marked outside the face")
+        // A grey photo's colour-coded views are written in colour (the mask's grey stays grey).
+        let grey = scratch.path("grey.png")
+        try Tool.ffmpeg(["-i", grace, "-pix_fmt", "gray", grey])
+        for (view, format) in [("spots", "rgb24"), ("landmarks", "rgb24"), ("mask", "gray")] {
+            let output = scratch.path("grey-\(view).png")
+            _ = try velvet(["render", grey, "-o", output, "--debug-view", view])
+            XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt"), format, view)
+        }
+        let landmarks = try rgb(scratch.path("grey-landmarks.png")).bytes
+        let coloured = stride(from: 0, to: landmarks.count, by: 3).filter { (index: Int) -> Bool in
+            let (r, g, b) = (landmarks[index], landmarks[index + 1], landmarks[index + 2])
+            return r != g || g != b
+        }
+        XCTAssertGreaterThan(coloured.count, 1000, "the mesh is drawn in colour over the grey photo")
         let bad = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("x.png"), "--lut", scratch.path("missing.cube")])
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("missing.cube: no such file"), bad.stderr)
