@@ -3,7 +3,8 @@ import Foundation
 
 /// A user's own matte, frame by frame (`render --matte-in`): a grey picture or video, or
 /// the alpha of one that has alpha, as 16-bit values (0 ... 65535 for 0 ... 1). It must
-/// have the input's upright size. A still matte holds for every frame; a video matte gives
+/// have the input's upright size, upright by the matte's own display matrix or EXIF
+/// orientation, which are applied to it as to the input. A still matte holds for every frame; a video matte gives
 /// one frame per input frame and must have as many: a count both containers declare is
 /// compared before rendering, and a matte that ends before the input fails the render.
 public final class MatteReader: @unchecked Sendable {
@@ -22,13 +23,12 @@ public final class MatteReader: @unchecked Sendable {
         reader = try MediaReader(path: path)
         let inputInfo = try MediaReader(path: input).info
         let info = reader.info
-        width = info.width
-        height = info.height
+        (width, height) = inputInfo.uprightSize
         isStillImage = info.isStillImage
-        let expected = inputInfo.uprightSize
-        guard (width, height) == expected else {
-            throw MediaError.refused(path: path, reason: "the matte is \(width)x\(height) and the input \(expected.width)x\(expected.height) "
-                                     + "(upright): give it the input's size")
+        // A still's EXIF orientation is known once it decodes: either way round may fit here.
+        let upright = info.uprightSize
+        guard upright == (width, height) || (isStillImage && (upright.height, upright.width) == (width, height)) else {
+            throw Self.sizeMismatch(path, upright, (width, height))
         }
         if !isStillImage, inputInfo.isStillImage {
             throw MediaError.refused(path: path, reason: "the input is one picture: give a still matte (.png)")
@@ -45,20 +45,44 @@ public final class MatteReader: @unchecked Sendable {
         while let item = try reader.next() {
             guard case .video(let frame) = item else { continue }
             framesRead += 1
-            let values = try Self.values(of: frame, path: path, size: (width, height))
+            let orientation = (isStillImage ? reader.exifOrientation(of: frame) : nil) ?? reader.info.orientation
+            let upright = orientation.uprightSize(width: frame.width, height: frame.height)
+            guard upright == (width, height) else {
+                throw isStillImage ? Self.sizeMismatch(path, upright, (width, height))
+                    : MediaError.decode(path: path, reason: "a frame of \(upright.width)x\(upright.height) in a \(width)x\(height) matte")
+            }
+            let stored = try Self.values(of: frame, path: path)
+            let values = orientation == .identity ? stored : Self.turned(stored, by: orientation, storedWidth: frame.width,
+                                                                           storedHeight: frame.height)
             if isStillImage { still = values }
             return values
         }
         throw MediaError.refused(path: path, reason: "the matte ends after \(framesRead) frame(s) and the input has more: give it as many")
     }
 
+    private static func sizeMismatch(_ path: String, _ matte: (width: Int, height: Int), _ input: (width: Int, height: Int)) -> MediaError {
+        MediaError.refused(path: path, reason: "the matte is \(matte.width)x\(matte.height) and the input \(input.width)x\(input.height) "
+                           + "(upright): give it the input's size")
+    }
+
+    /// Stored values rearranged into the upright frame.
+    private static func turned(_ stored: [UInt16], by orientation: Orientation, storedWidth: Int, storedHeight: Int) -> [UInt16] {
+        let upright = orientation.uprightSize(width: storedWidth, height: storedHeight)
+        var values = [UInt16](repeating: 0, count: stored.count)
+        for y in 0..<upright.height {
+            for x in 0..<upright.width {
+                let (sx, sy) = orientation.storedPixel((x, y), storedWidth: storedWidth, storedHeight: storedHeight)
+                values[y * upright.width + x] = stored[sy * storedWidth + sx]
+            }
+        }
+        return values
+    }
+
     /// The alpha of a frame that has alpha, else its grey (luma; the first channel of RGB),
     /// as 16-bit values, read straight from the decoded planes (swscale would lose the low
     /// bits of 16-bit grey). Limited-range luma (16...235 at 8 bits) is stretched to 0...1.
-    private static func values(of frame: MediaFrame, path: String, size: (width: Int, height: Int)) throws -> [UInt16] {
-        guard (frame.width, frame.height) == size else {
-            throw MediaError.decode(path: path, reason: "a frame of \(frame.width)x\(frame.height) in a \(size.width)x\(size.height) matte")
-        }
+    private static func values(of frame: MediaFrame, path: String) throws -> [UInt16] {
+        let size = (width: frame.width, height: frame.height)
         guard let descriptor = av_pix_fmt_desc_get(frame.pixelFormat)?.pointee else {
             throw MediaError.unsupported("matte pixel format \(PixelRepacker.name(frame.pixelFormat))")
         }

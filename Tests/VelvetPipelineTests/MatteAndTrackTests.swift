@@ -235,6 +235,28 @@ final class MatteAndTrackTests: XCTestCase {
         XCTAssertEqual(try Tool.frameMD5s(scratch.path("matted.mkv")), normal)
     }
 
+    /// A matte stored sideways with a display matrix (a phone's) is turned upright as the
+    /// input is: the render equals the one with the same matte stored upright.
+    func testMatteInIsTurnedByItsOwnDisplayMatrix() throws {
+        let scratch = try Scratch()
+        let video = try clip(scratch)
+        let half = "color=black:s=256x300:r=24,format=gray,geq=lum='if(lt(X\\,128)\\,0\\,255)'"
+        // PNG in MOV: lossless grey, and MOV carries the display matrix; the sideways copy is one
+        // that ffmpeg's own autorotate shows as the upright matte.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", half, "-frames:v", "6", "-c:v", "png", scratch.path("upright.mov")])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", half + ",transpose=clock", "-frames:v", "6", "-c:v", "png", scratch.path("stored.mov")])
+        try Tool.ffmpeg(["-i", scratch.path("stored.mov"), "-c", "copy", "-metadata:s:v:0", "rotate=90", scratch.path("sideways.mov")])
+        XCTAssertEqual(try Tool.probe(scratch.path("sideways.mov"), "stream=width,height"), "300,256")
+        let arguments = ["--crf", "0", "--preset-x264", "ultrafast"]
+        try velvet(["render", video, "-o", scratch.path("normal.mkv")] + arguments)
+        for matte in ["upright", "sideways"] {
+            try velvet(["render", video, "-o", scratch.path("\(matte).mkv"), "--matte-in", scratch.path("\(matte).mov")] + arguments)
+        }
+        let upright = try Tool.frameMD5s(scratch.path("upright.mkv"))
+        XCTAssertNotEqual(upright, try Tool.frameMD5s(scratch.path("normal.mkv")), "the half matte keeps half the frame")
+        XCTAssertEqual(try Tool.frameMD5s(scratch.path("sideways.mkv")), upright)
+    }
+
     // MARK: Tracks
 
     /// analyze --tracks, then render --tracks, gives the render's pixels exactly (a still and
