@@ -6,7 +6,8 @@
 #
 # Targets: tflite (TFLiteModel + TFLiteGraph on any bytes; seeds: the five models), cube
 # (the .cube LUT parser on any text), preset (preset JSON decoding and validation on any
-# bytes) and media (MediaReader open + decode of any file; seeds: small mp4/mkv/png/jpg).
+# bytes) and media (MediaReader open + decode of any file, EXIF tags read from the file; seeds:
+# small mp4/mkv/png/jpg/tif).
 # Crashes are written to .build/fuzz/<target>/crash-* and make the script exit 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +47,14 @@ seed -f lavfi -i testsrc2=size=64x48:rate=10 -f lavfi -i sine -t 0.5 -c:v libvpx
 seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/c.png"
 seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/d.jpg"
 seed -f lavfi -i testsrc2=size=32x24 -frames:v 1 "$out/media/corpus/e.tif"
+# A PNG with an eXIf chunk (orientation 6, big-endian TIFF) after IHDR, for the chunk walker.
+python3 - "$out/media/corpus/c.png" "$out/media/corpus/f.png" <<'PY'
+import struct, sys, zlib
+png = open(sys.argv[1], "rb").read()
+exif = b"MM\x00\x2a\x00\x00\x00\x08\x00\x01" + struct.pack(">HHIHH", 0x0112, 3, 1, 6, 0) + b"\x00" * 4
+chunk = struct.pack(">I", len(exif)) + b"eXIf" + exif + struct.pack(">I", zlib.crc32(b"eXIf" + exif))
+open(sys.argv[2], "wb").write(png[:33] + chunk + png[33:])
+PY
 
 status=0
 for target in tflite cube preset media; do

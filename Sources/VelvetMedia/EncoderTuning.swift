@@ -69,6 +69,11 @@ enum EncoderTuning {
     /// The encoder's time base: the input stream's, so every frame keeps its timestamp, except
     /// for encoders that take only a list of frame rates (MPEG-1/2 video) and need 1/rate:
     /// the listed rate nearest the input's, as ffmpeg picks it.
+    /// One frame: the time base of an output that numbers its frames (y4m); 1/25 for an unknown rate.
+    static func frameTimeBase(_ frameRate: AVRational) -> AVRational {
+        frameRate.num > 0 && frameRate.den > 0 ? AVRational(num: frameRate.den, den: frameRate.num) : AVRational(num: 1, den: 25)
+    }
+
     static func timeBase(for codec: UnsafePointer<AVCodec>, input: AVRational, frameRate: AVRational) -> AVRational {
         let usable = input.num > 0 && input.den > 0 ? input : AVRational(num: 1, den: 25)
         guard let rates = codec.pointee.supported_framerates else { return usable }

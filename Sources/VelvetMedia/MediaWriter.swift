@@ -9,10 +9,13 @@ struct WriterSetup {
     var keepsDisplayMatrix = false
     var hdr: HDRMetadata?
     var fieldOrder = AV_FIELD_PROGRESSIVE
+    /// The pixels are turned a quarter from the input's stored frame: its pixel aspect ratio is inverted.
+    var turnsAQuarter = false
 
     init(routes: [Int: OutputPlan.StreamRoute] = [:], keepsDisplayMatrix: Bool = false, hdr: HDRMetadata? = nil,
-         fieldOrder: AVFieldOrder = AV_FIELD_PROGRESSIVE) {
+         fieldOrder: AVFieldOrder = AV_FIELD_PROGRESSIVE, turnsAQuarter: Bool = false) {
         (self.routes, self.keepsDisplayMatrix, self.hdr, self.fieldOrder) = (routes, keepsDisplayMatrix, hdr, fieldOrder)
+        self.turnsAQuarter = turnsAQuarter
     }
 }
 
@@ -44,6 +47,9 @@ final class MediaWriter: @unchecked Sendable {
     private(set) var framesWritten = 0
     /// The time base of the frames `encode` is given (the input stream's).
     private var frameTimeBase = AVRational(num: 1, den: 25)
+    /// y4m states one frame rate (its header's, from the stream's time base) and no
+    /// timestamps: frames are numbered in a time base of one frame.
+    private var numbersFrames = false
 
     /// - Parameters:
     ///   - sourcePixelFormat: the format the pipeline produces (a GPU plane layout).
@@ -85,9 +91,16 @@ final class MediaWriter: @unchecked Sendable {
         let inputTimeBase = input?.pointee.time_base ?? AVRational(num: frameRate.den, den: frameRate.num)
         let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
         if rate.num > 0 { encoder.pointee.framerate = rate }
-        encoder.pointee.time_base = EncoderTuning.timeBase(for: codec, input: inputTimeBase, frameRate: rate)
+        numbersFrames = container.name == "yuv4mpegpipe"
+        encoder.pointee.time_base = numbersFrames ? EncoderTuning.frameTimeBase(rate)
+            : EncoderTuning.timeBase(for: codec, input: inputTimeBase, frameRate: rate)
         frameTimeBase = inputTimeBase.num > 0 ? inputTimeBase : encoder.pointee.time_base
-        if let input { encoder.pointee.sample_aspect_ratio = input.pointee.codecpar.pointee.sample_aspect_ratio }
+        // The container's pixel aspect ratio (MP4's pasp, Matroska's display size) or else the
+        // bitstream's, as ffmpeg keeps it.
+        if let reader, let input {
+            let aspect = av_guess_sample_aspect_ratio(reader.formatContext, input, nil)
+            encoder.pointee.sample_aspect_ratio = setup.turnsAQuarter && aspect.num > 0 ? AVRational(num: aspect.den, den: aspect.num) : aspect
+        }
         encoder.pointee.pix_fmt = chosen
         framePixelFormat = sourcePixelFormat
         encoder.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
@@ -122,6 +135,7 @@ final class MediaWriter: @unchecked Sendable {
         }
         stream.pointee.time_base = encoder.pointee.time_base
         stream.pointee.avg_frame_rate = encoder.pointee.framerate
+        stream.pointee.sample_aspect_ratio = encoder.pointee.sample_aspect_ratio // what y4m's header reads
         if let hdr = setup.hdr { try Self.check(hdr.attach(to: stream), path) }
         if let reader, let input {
             if setup.keepsDisplayMatrix { try Self.check(velvet_copy_display_matrix(input, stream), path) }
@@ -171,7 +185,9 @@ final class MediaWriter: @unchecked Sendable {
         // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
         source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         let encoderTimeBase = encoder!.pointee.time_base, pts = source.pointer.pointee.pts
-        if av_cmp_q(frameTimeBase, encoderTimeBase) != 0, pts != velvet_av_nopts_value() {
+        if numbersFrames {
+            source.pointer.pointee.pts = Int64(framesWritten)
+        } else if av_cmp_q(frameTimeBase, encoderTimeBase) != 0, pts != velvet_av_nopts_value() {
             source.pointer.pointee.pts = av_rescale_q(pts, frameTimeBase, encoderTimeBase)
         }
         let sent = avcodec_send_frame(encoder, source.pointer)

@@ -228,7 +228,8 @@ public final class VideoRenderer: @unchecked Sendable {
                                                            framesInFlight: framesInFlight, keepsLookAheadImages: keepsLookAheadImages)
                             let setup = WriterSetup(routes: outputPlan.routes, keepsDisplayMatrix: plan.outputOrientation != .identity,
                                                     hdr: HDRMetadata(stream: reader.videoStream, firstFrame: frame),
-                                                    fieldOrder: frame.fieldOrder(stream: reader.videoStream))
+                                                    fieldOrder: frame.fieldOrder(stream: reader.videoStream),
+                                                    turnsAQuarter: plan.inputOrientation.quarterTurns % 2 != plan.outputOrientation.quarterTurns % 2)
                             // Opened on the encode thread (x264 takes ~10 ms to open) while this
                             // thread starts on the frames.
                             guard processed.push(.openWriter { try MediaWriter(path: output, reader: reader, size: plan.outputSize,

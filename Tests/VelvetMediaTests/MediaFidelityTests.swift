@@ -144,6 +144,36 @@ final class MediaFidelityTests: XCTestCase {
 
     // MARK: Structure: field order, subtitles, chapters, audio, timestamps
 
+    /// The pixel aspect ratio the container states (MP4's pasp) is kept, and turned with the
+    /// pixels; y4m's header states the frame rate (not the input's time base) and that ratio,
+    /// and numbers a variable-rate input's frames in order, as ffmpeg's y4m does.
+    func testPixelAspectRatioAndY4MHeader() throws {
+        let scratch = try Scratch()
+        let plain = scratch.path("plain.mp4"), wide = scratch.path("wide.mp4"), turned = scratch.path("turned.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "5", "-c:v", "libx264", plain])
+        try Tool.ffmpeg(["-i", plain, "-c", "copy", "-aspect", "16:9", wide])
+        try Tool.ffmpeg(["-i", wide, "-c", "copy", "-metadata:s:v:0", "rotate=90", turned])
+        XCTAssertEqual(try Tool.probe(wide, "stream=sample_aspect_ratio"), "4:3")
+        for (output, aspect) in [("wide.mkv", "4:3"), ("out.mp4", "4:3")] {
+            _ = try render([wide, "-o", scratch.path(output), "--no-effects"])
+            XCTAssertEqual(try Tool.probe(scratch.path(output), "stream=sample_aspect_ratio"), aspect, output)
+        }
+        _ = try render([turned, "-o", scratch.path("upright.mkv"), "--no-effects"])
+        XCTAssertEqual(try Tool.probe(scratch.path("upright.mkv"), "stream=width,height,sample_aspect_ratio"), "120,160,3:4",
+                       "turned upright, the ratio turns too")
+        _ = try render([wide, "-o", scratch.path("wide.y4m"), "--no-effects"])
+        let header = String(decoding: try Data(contentsOf: URL(fileURLWithPath: scratch.path("wide.y4m"))).prefix(36), as: UTF8.self)
+        XCTAssertTrue(header.hasPrefix("YUV4MPEG2 W160 H120 F10:1 Ip A4:3 "), header)
+
+        let variable = scratch.path("variable.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "8",
+                         "-vf", "setpts='N*0.1/TB+if(gt(N,3),0.23/TB,0)'", "-fps_mode", "passthrough", "-c:v", "libx264", variable])
+        XCTAssertNotEqual(try Tool.probe(variable, "format=duration"), "0.800000", "a gap after frame 3: not 8 frames at 10 fps")
+        _ = try render([variable, "-o", scratch.path("variable.y4m"), "--no-effects"])
+        XCTAssertEqual(try Tool.probe(scratch.path("variable.y4m"), "stream=r_frame_rate"), "10/1")
+        XCTAssertEqual(try Tool.frameMD5s(scratch.path("variable.y4m")).split(separator: "\n").count, 8, "every frame, in order")
+    }
+
     func testInterlacedInputStaysInterlaced() throws {
         let scratch = try Scratch()
         let input = scratch.path("interlaced.mkv")
