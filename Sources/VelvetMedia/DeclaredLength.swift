@@ -1,8 +1,9 @@
 import CFFmpeg
 
 /// How long the container says the video stream is: its frame count (an MP4 index) or,
-/// failing that, the time its last frame ends. Nil when it declares neither, or only a
-/// duration guessed from the bit rate (raw .h264), which is no promise.
+/// failing that, the time its last frame ends (the stream's duration, Matroska's DURATION tag
+/// for the track, or the file's when the video is its only stream). Nil when it declares
+/// none of these, or only a duration guessed from the bit rate (raw .h264), which is no promise.
 struct DeclaredLength: Sendable {
     enum Basis: Sendable, Equatable {
         case frames(Int)
@@ -16,14 +17,34 @@ struct DeclaredLength: Sendable {
     init?(stream: UnsafePointer<AVStream>, context: UnsafePointer<AVFormatContext>, frameRate: Double) {
         self.frameRate = frameRate > 0 ? frameRate : 25
         let none = velvet_av_nopts_value()
+        let timeBase = av_q2d(stream.pointee.time_base)
+        let start = stream.pointee.start_time == none ? 0 : Double(stream.pointee.start_time) * timeBase
+        // The stream's own length: Matroska's DURATION tag for the track, else its duration,
+        // which FFmpeg fills in from the file's for Matroska (the longest stream's): that one
+        // speaks for the video only when the video is all there is.
+        var streamSeconds: Double?
+        let matroska = String(cString: context.pointee.iformat.pointee.name).hasPrefix("matroska")
+        if let tag = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0) {
+            streamSeconds = Self.seconds(clock: String(cString: tag.pointee.value))
+        } else if stream.pointee.duration != none, stream.pointee.duration > 0, !matroska || context.pointee.nb_streams == 1 {
+            streamSeconds = Double(stream.pointee.duration) * timeBase
+        }
         if stream.pointee.nb_frames > 0 {
-            basis = .frames(Int(stream.pointee.nb_frames))
-        } else if stream.pointee.duration != none, stream.pointee.duration > 0 {
-            let timeBase = av_q2d(stream.pointee.time_base)
-            let start = stream.pointee.start_time == none ? 0 : Double(stream.pointee.start_time) * timeBase
-            basis = .seconds(start: start, end: start + Double(stream.pointee.duration) * timeBase)
+            let count = Int(stream.pointee.nb_frames)
+            // An edit list can show fewer frames than the index holds (a stream-copied cut keeps
+            // the pre-roll before its first key frame): then the time shown is the promise.
+            if let seconds = streamSeconds, Int((seconds * self.frameRate).rounded()) + Self.slack(count) < count {
+                basis = .seconds(start: start, end: start + seconds)
+            } else {
+                basis = .frames(count)
+            }
+        } else if let seconds = streamSeconds, seconds > 0 {
+            basis = .seconds(start: start, end: start + seconds)
         } else if context.pointee.duration != none, context.pointee.duration > 0,
-                  context.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE {
+                  context.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE,
+                  context.pointee.nb_streams == 1 {
+            // The file's duration is the longest stream's: it speaks for the video only when
+            // the video is all there is (audio or subtitles may run on past the last frame).
             let start = context.pointee.start_time == none ? 0 : Double(context.pointee.start_time) / Double(AV_TIME_BASE)
             let duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
             // A duration FFmpeg measured from timestamps (MPEG-PS, TS) runs from the first one;
@@ -33,6 +54,18 @@ struct DeclaredLength: Sendable {
         } else {
             return nil
         }
+    }
+
+    /// Frames a stream may end short of a count without being damaged.
+    private static func slack(_ count: Int) -> Int { max(2, count / 100) }
+
+    /// Seconds of a Matroska tag's "HH:MM:SS.nnnnnnnnn"; nil if it is not one.
+    static func seconds(clock: String) -> Double? {
+        let fields = clock.split(separator: ":")
+        guard fields.count == 3, let hours = Double(fields[0]), let minutes = Double(fields[1]),
+              let seconds = Double(fields[2]) else { return nil }
+        let total = hours * 3600 + minutes * 60 + seconds
+        return total.isFinite && total > 0 ? total : nil
     }
 
     /// The frames declared, or about as many as the duration holds.
@@ -49,7 +82,7 @@ struct DeclaredLength: Sendable {
     /// judged by time, so variable-rate video is not miscounted.
     func isShort(decodedFrames: Int, decodedEnd: Double) -> Bool {
         switch basis {
-        case .frames(let count): return decodedFrames + max(2, count / 100) < count
+        case .frames(let count): return decodedFrames + Self.slack(count) < count
         case .seconds(let start, let end): return decodedEnd + max(2 / frameRate, (end - start) / 100) < end
         }
     }

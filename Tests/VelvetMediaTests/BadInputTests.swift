@@ -74,6 +74,38 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "100")
     }
 
+    /// Whole files that hold less video than their index or their file duration says are not
+    /// damaged: a stream-copied cut (its edit list hides the pre-roll before the first key
+    /// frame) and a Matroska file whose audio runs past the video. A Matroska file cut short
+    /// is still found by its track's DURATION tag, audio beside it or not.
+    func testCutsAndLongerAudioAreNotDamage() throws {
+        let scratch = try Scratch()
+        let long = scratch.path("long.mp4"), edit = scratch.path("edit.mp4"), audio = scratch.path("a.m4a"), tail = scratch.path("tail.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=r=48000", "-t", "3",
+                         "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-bf", "2", "-c:a", "aac", long])
+        try Tool.ffmpeg(["-ss", "1.25", "-i", long, "-c", "copy", "-t", "1", edit])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=r=48000:d=2", "-c:a", "aac", audio])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-i", audio, "-frames:v", "5", "-c:v", "libx264",
+                         "-c:a", "copy", tail])
+        for (input, frames) in [(edit, try Tool.frameMD5s(edit).split(separator: "\n").count), (tail, 5)] {
+            let output = scratch.path("out-\(frames).mkv")
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"])
+            XCTAssertEqual(result.status, 0, "\(input): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "", "no warning")
+            XCTAssertEqual(try Tool.frameMD5s(output).split(separator: "\n").count, frames, input)
+        }
+        XCTAssertLessThan(try Tool.frameMD5s(edit).split(separator: "\n").count, Int(try Tool.probe(edit, "stream=nb_frames")
+            .split(separator: "\n").first ?? "") ?? 0, "the cut's index holds more frames than it shows")
+
+        let whole = scratch.path("whole.mkv"), cut = scratch.path("cut.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=r=48000", "-t", "4",
+                         "-c:v", "libx264", "-c:a", "aac", whole])
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try data.prefix(data.count * 6 / 10).write(to: URL(fileURLWithPath: cut))
+        try expectFailure(["render", cut, "-o", scratch.path("cut-out.mkv"), "--no-effects"], in: scratch,
+                          output: scratch.path("cut-out.mkv"), mentions: "is damaged or truncated after")
+    }
+
     /// A container that cannot hold the encoder's codec is refused before decoding (as the muxer answers).
     func testContainersThatCannotHoldTheVideoAreRefused() throws {
         let scratch = try Scratch()
