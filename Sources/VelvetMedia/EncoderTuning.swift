@@ -75,7 +75,10 @@ enum EncoderTuning {
     }
 
     static func timeBase(for codec: UnsafePointer<AVCodec>, input: AVRational, frameRate: AVRational) -> AVRational {
-        let usable = input.num > 0 && input.den > 0 ? input : AVRational(num: 1, den: 25)
+        // Finer than a microsecond (an MP4 timescale of 10^9) overflows MP4's 32-bit composition
+        // offsets, and no frame timing needs it: 1/90000, MPEG's clock, then.
+        let fine = input.num > 0 && Int64(input.den) > 1_000_000 * Int64(input.num)
+        let usable = fine ? AVRational(num: 1, den: 90000) : input.num > 0 && input.den > 0 ? input : AVRational(num: 1, den: 25)
         guard let rates = codec.pointee.supported_framerates else { return usable }
         let rate = frameRate.num > 0 && frameRate.den > 0 ? frameRate : AVRational(num: 25, den: 1)
         let nearest = rates[Int(av_find_nearest_q_idx(rate, rates))]

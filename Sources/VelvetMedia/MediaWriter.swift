@@ -47,6 +47,12 @@ final class MediaWriter: @unchecked Sendable {
     private(set) var framesWritten = 0
     /// The time base of the frames `encode` is given (the input stream's).
     private var frameTimeBase = AVRational(num: 1, den: 25)
+    /// Added to every stream's timestamps (AV_TIME_BASE units): video that starts before zero (a
+    /// TS whose clock wrapped) starts at zero, else MP4's edit list would hide what comes before.
+    /// (Audio alone before zero is AAC's priming, which the edit list rightly hides.)
+    private var startShift: Int64 = 0
+    /// Each routed input stream's time base, for the shift.
+    private var inputTimeBases: [Int: AVRational] = [:]
     /// y4m states one frame rate (its header's, from the stream's time base) and no
     /// timestamps: frames are numbered in a time base of one frame.
     private var numbersFrames = false
@@ -144,10 +150,18 @@ final class MediaWriter: @unchecked Sendable {
             if !isStillImage { try Self.check(velvet_copy_chapters(reader.formatContext, context), path) }
         }
 
+        if let input, !isStillImage {
+            let start = input.pointee.start_time
+            if start != velvet_av_nopts_value(), start < 0 {
+                startShift = av_rescale_q(-start, input.pointee.time_base, AVRational(num: 1, den: AV_TIME_BASE))
+            }
+        }
+
         // The input's other streams, as the plan routes them.
         if !isStillImage, let reader {
             for (index, route) in setup.routes.sorted(by: { $0.key < $1.key }) {
                 let source = reader.formatContext.pointee.streams[index]!
+                inputTimeBases[index] = source.pointee.time_base
                 switch route {
                 case .copy: copiedStreams[index] = (try Self.addCopy(of: source, to: context, path), source.pointee.time_base)
                 case .reencodeToAAC: transcodedStreams[index] = try AudioTranscoder(input: source, context: context)
@@ -187,8 +201,9 @@ final class MediaWriter: @unchecked Sendable {
         let encoderTimeBase = encoder!.pointee.time_base, pts = source.pointer.pointee.pts
         if numbersFrames {
             source.pointer.pointee.pts = Int64(framesWritten)
-        } else if av_cmp_q(frameTimeBase, encoderTimeBase) != 0, pts != velvet_av_nopts_value() {
-            source.pointer.pointee.pts = av_rescale_q(pts, frameTimeBase, encoderTimeBase)
+        } else if pts != velvet_av_nopts_value() {
+            let shifted = pts + av_rescale_q(startShift, AVRational(num: 1, den: AV_TIME_BASE), frameTimeBase)
+            source.pointer.pointee.pts = av_rescale_q(shifted, frameTimeBase, encoderTimeBase)
         }
         let sent = avcodec_send_frame(encoder, source.pointer)
         source.pointer.pointee.pts = pts // the caller's frame keeps its own timestamp
@@ -199,6 +214,11 @@ final class MediaWriter: @unchecked Sendable {
 
     /// Writes a packet of a copied stream (timestamps in the input stream's time base).
     func writeCopied(_ copied: MediaPacket, inputStreamIndex: Int) throws {
+        if startShift != 0, let timeBase = inputTimeBases[inputStreamIndex] {
+            let shift = av_rescale_q(startShift, AVRational(num: 1, den: AV_TIME_BASE), timeBase), none = velvet_av_nopts_value()
+            if copied.pointer.pointee.pts != none { copied.pointer.pointee.pts += shift }
+            if copied.pointer.pointee.dts != none { copied.pointer.pointee.dts += shift }
+        }
         if let transcoder = transcodedStreams[inputStreamIndex] {
             try transcoder.transcode(copied, write: writeInterleaved)
             return

@@ -144,13 +144,42 @@ final class MediaFidelityTests: XCTestCase {
 
     // MARK: Structure: field order, subtitles, chapters, audio, timestamps
 
+    /// Video that starts before zero (a TS whose clock wrapped just before it) starts at zero
+    /// in an MP4, where an edit list would hide what comes before; an MP4 timescale of 10^9
+    /// is not copied (MP4's composition offsets overflow at it). Every frame decodes, as from ffmpeg.
+    func testNegativeStartsAndHugeTimescalesKeepEveryFrame() throws {
+        let scratch = try Scratch()
+        let wrapped = scratch.path("wrapped.ts"), plain = scratch.path("plain.mp4"), fine = scratch.path("fine.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=r=48000", "-t", "2",
+                         "-c:v", "libx264", "-bf", "0", "-c:a", "aac", "-output_ts_offset", "95441.5", wrapped])
+        XCTAssertTrue(try Tool.probe(wrapped, "stream=start_time").hasPrefix("-0.8"), "the wrap puts the start before zero")
+        // No B-frames in the input: FFmpeg's muxer cannot store them at 10^9 either.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "5", "-c:v", "libx264", "-bf", "0", plain])
+        try Tool.ffmpeg(["-i", plain, "-c", "copy", "-video_track_timescale", "1000000000", fine])
+        func decoded(_ path: String, _ stream: String) throws -> String {
+            try Tool.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", stream, "-show_entries", "stream=nb_read_frames",
+                                     "-of", "csv=p=0", path]).stdout.split(separator: "\n").last.map(String.init) ?? "" // TS: program lines first
+        }
+        for (input, frames) in [(wrapped, "20"), (fine, "5")] {
+            let output = scratch.path("out-\(frames).mp4")
+            _ = try render([input, "-o", output, "--no-effects"])
+            XCTAssertEqual(try decoded(output, "v:0"), frames, input)
+        }
+        XCTAssertEqual(try Tool.probe(scratch.path("out-20.mp4"), "stream=start_time"), "0.000000")
+        // The audio, 21 ms earlier than the video, keeps that much hidden: its priming frame, nothing more.
+        let audioIn = Int(try decoded(wrapped, "a:0")) ?? 0, audioOut = Int(try decoded(scratch.path("out-20.mp4"), "a:0")) ?? 0
+        XCTAssertGreaterThan(audioIn, 90)
+        XCTAssertGreaterThanOrEqual(audioOut, audioIn - 1)
+    }
+
     /// The pixel aspect ratio the container states (MP4's pasp) is kept, and turned with the
     /// pixels; y4m's header states the frame rate (not the input's time base) and that ratio,
     /// and numbers a variable-rate input's frames in order, as ffmpeg's y4m does.
     func testPixelAspectRatioAndY4MHeader() throws {
         let scratch = try Scratch()
         let plain = scratch.path("plain.mp4"), wide = scratch.path("wide.mp4"), turned = scratch.path("turned.mp4")
-        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "5", "-c:v", "libx264", plain])
+        // No B-frames in the input: FFmpeg's muxer cannot store them at 10^9 either.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "5", "-c:v", "libx264", "-bf", "0", plain])
         try Tool.ffmpeg(["-i", plain, "-c", "copy", "-aspect", "16:9", wide])
         try Tool.ffmpeg(["-i", wide, "-c", "copy", "-metadata:s:v:0", "rotate=90", turned])
         XCTAssertEqual(try Tool.probe(wide, "stream=sample_aspect_ratio"), "4:3")
