@@ -195,7 +195,10 @@ final class MediaReader: @unchecked Sendable {
                 return
             }
             guard frame.width == info.width, frame.height == info.height else {
-                throw MediaError.unsupported("the frame size changes mid-stream (\(info.width)x\(info.height) -> \(frame.width)x\(frame.height))")
+                // The header's size is the stream's; a first frame unlike it comes before frames like it.
+                let sizes = ["\(info.width)x\(info.height)", "\(frame.width)x\(frame.height)"]
+                let (from, to) = firstPixelFormat == nil ? (sizes[1], sizes[0]) : (sizes[0], sizes[1])
+                throw MediaError.unsupported("the frame size changes mid-stream (\(from) -> \(to))")
             }
             // The render's plan (plane layout, conversions, encoder format) is the first frame's.
             if let first = firstPixelFormat, frame.pixelFormat != first {

@@ -89,7 +89,9 @@ struct OutputPlan: @unchecked Sendable {
                !container.holds(video: codec.pointee.id, width: size.0, height: size.1, pixelFormat: encoderFormat, frameRate: rate) {
                 throw cannotHold
             }
-            try Self.checkEvenSize(size, format: encoderFormat, mayTurn: info.isStillImage, path: path)
+            if EncoderSettings.x26xEncoders.contains(String(cString: codec.pointee.name)) {
+                try Self.checkEvenSize(size, format: encoderFormat, mayTurn: info.isStillImage, path: path)
+            }
             let turned = info.isStillImage ? [size, (size.1, size.0)] : [size]
             for (width, height) in turned {
                 try EncoderTuning.checkOpens(codec, settings: settings, width: width, height: height, pixelFormat: encoderFormat,

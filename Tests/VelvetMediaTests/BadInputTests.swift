@@ -148,6 +148,16 @@ final class BadInputTests: XCTestCase {
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=162x122", "-vf", "format=rgb24,crop=161:121", "-frames:v", "1", input])
         try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output,
                           mentions: "frame size 161x121 cannot be encoded as yuv420p, which needs an even width and height; use --pix-fmt yuv444p")
+        // Only x264 and x265 drop the odd row and column: FFV1 and y4m keep every pixel.
+        let odd = scratch.path("odd.mkv")
+        try Tool.ffmpeg(["-i", input, "-pix_fmt", "yuv420p", "-c:v", "ffv1", odd])
+        for name in ["ffv1.mkv", "raw.y4m"] {
+            let kept = scratch.path(name)
+            let result = try Tool.run(Tool.velvet, ["render", odd, "-o", kept, "--no-effects"] + (name.hasSuffix("mkv") ? ["--codec", "ffv1"] : []),
+                                      environment: ["VELVET_FORCE_GPU_ROUNDTRIP": "1"])
+            XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
+            XCTAssertEqual(try Tool.frameMD5s(kept), try Tool.frameMD5s(odd), "\(name): through the GPU, every pixel kept")
+        }
     }
 
     func testTruncatedPNGIsDamaged() throws {
@@ -406,6 +416,14 @@ final class BadInputTests: XCTestCase {
             let input = try join(parts, parts.joined(separator: "-") + ".ts")
             try expectFailure(["render", input, "-o", scratch.path("out.mkv"), "--no-effects"], in: scratch, output: scratch.path("out.mkv"),
                               mentions: "the pixel format changes mid-stream (\(change))", status: 1)
+        }
+        // A size change is named in the order the frames come, whichever size the header states.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=128x96:rate=25", "-frames:v", "3", "-c:v", "libx264", "-f", "mpegts",
+                         scratch.path("big.ts")])
+        for (parts, change) in [(["8", "big"], "64x48 -> 128x96"), (["big", "8"], "128x96 -> 64x48")] {
+            let input = try join(parts, parts.joined(separator: "-") + ".ts")
+            try expectFailure(["render", input, "-o", scratch.path("out.mkv"), "--no-effects"], in: scratch, output: scratch.path("out.mkv"),
+                              mentions: "the frame size changes mid-stream (\(change))", status: 1)
         }
     }
 
