@@ -89,6 +89,7 @@ struct OutputContainer: @unchecked Sendable {
 
     /// Whether a stream that Velvet encodes (its extradata not known yet) can go in, by its codec alone.
     func holds(encoded codec: AVCodecID, type: AVMediaType) -> Bool {
+        if name == "mpegts" { return Self.transportStreamCodecs.contains(codec) }
         switch avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) {
         case 1: return true
         case 0: return false
@@ -110,8 +111,19 @@ struct OutputContainer: @unchecked Sendable {
     /// Whether a stream copied from the input can go in as it is. A codec the muxer takes only
     /// in experimental mode (FLAC in MP4) counts as refused: its header would fail later.
     func holds(copyOf parameters: UnsafePointer<AVCodecParameters>) -> Bool {
-        avformat_query_codec(format, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) != 0 && muxerAccepts(parameters)
+        if name == "mpegts" { return Self.transportStreamCodecs.contains(parameters.pointee.codec_id) && muxerAccepts(parameters) }
+        return avformat_query_codec(format, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) != 0 && muxerAccepts(parameters)
     }
+
+    /// What FFmpeg's MPEG-TS muxer gives a stream type readers know (mpegtsenc.c); it takes any
+    /// other codec too, as anonymous data that comes back as `bin_data`, so those count as refused.
+    static let transportStreamCodecs: Set<AVCodecID> = [
+        AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG4, AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_CAVS,
+        AV_CODEC_ID_DIRAC, AV_CODEC_ID_VC1,
+        AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC, AV_CODEC_ID_AAC_LATM, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_DTS,
+        AV_CODEC_ID_TRUEHD, AV_CODEC_ID_OPUS, AV_CODEC_ID_S302M,
+        AV_CODEC_ID_DVB_SUBTITLE, AV_CODEC_ID_DVB_TELETEXT,
+    ]
 
     /// Sets up a muxer of this format with just `parameters` and writes its header to memory.
     private func muxerAccepts(_ parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational = AVRational(num: 1, den: 90000)) -> Bool {

@@ -140,6 +140,17 @@ final class BadInputTests: XCTestCase {
                          "-c:v", "libx264", "-c:s", "srt", input])
         try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output,
                           mentions: "input stream #1 (subrip subtitles) cannot go into .avi; write .mkv")
+        // MPEG-TS's muxer takes any stream, but one it has no stream type for comes back as
+        // anonymous data: refused the same way; PCM audio, which it cannot name either, becomes AAC.
+        let ts = scratch.path("out.ts")
+        try expectFailure(["render", input, "-o", ts, "--no-effects"], in: scratch, output: ts,
+                          mentions: "input stream #1 (subrip subtitles) cannot go into .ts; write .mkv")
+        let pcm = scratch.path("pcm.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-f", "lavfi", "-i", "sine", "-t", "0.5",
+                         "-c:v", "libx264", "-c:a", "pcm_s16le", pcm])
+        let result = try Tool.run(Tool.velvet, ["render", pcm, "-o", ts, "--no-effects", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(try Tool.probe(ts, "stream=codec_name", stream: "a:0").hasPrefix("aac"), "TS lists the stream under its program too")
     }
 
     func testOddSizeForSubsampledChromaIsRefused() throws {
