@@ -1,8 +1,9 @@
 import CFFmpeg
 
-/// Re-encodes an audio stream to AAC for a container that cannot hold its codec (PCM in
-/// MP4, say). Streams a container can hold are copied untouched instead; this is the
-/// fallback. Decode -> resample to AAC's planar float -> FIFO of AAC-sized frames -> encode.
+/// Re-encodes an audio stream (to AAC, or Opus for WebM) for a container that cannot hold its
+/// codec (PCM in MP4, say). Streams a container can hold are copied untouched instead; this is
+/// the fallback. Decode -> resample to the encoder's rate and sample format -> FIFO of
+/// encoder-sized frames -> encode.
 final class AudioTranscoder: @unchecked Sendable {
     let output: UnsafeMutablePointer<AVStream>
     private var decoder: UnsafeMutablePointer<AVCodecContext>?
@@ -14,11 +15,13 @@ final class AudioTranscoder: @unchecked Sendable {
     private var started = false
     private let decoded: MediaFrame
     private let packet: MediaPacket
+    /// The encoder's sample format: planar float where it takes it (AAC, Vorbis), else its first.
+    private let sampleFormat: AVSampleFormat
 
-    init(input: UnsafeMutablePointer<AVStream>, context: UnsafeMutablePointer<AVFormatContext>) throws {
+    init(input: UnsafeMutablePointer<AVStream>, to codec: AVCodecID, context: UnsafeMutablePointer<AVFormatContext>) throws {
         let parameters = input.pointee.codecpar!
         guard let decoderCodec = avcodec_find_decoder(parameters.pointee.codec_id),
-              let encoderCodec = avcodec_find_encoder(AV_CODEC_ID_AAC) else {
+              let encoderCodec = avcodec_find_encoder(codec) else {
             throw MediaError.unsupported("cannot re-encode the \(String(cString: avcodec_get_name(parameters.pointee.codec_id))) audio track")
         }
         inputTimeBase = input.pointee.time_base
@@ -40,11 +43,12 @@ final class AudioTranscoder: @unchecked Sendable {
             av_channel_layout_default(&decoder.pointee.ch_layout, decoder.pointee.ch_layout.nb_channels)
         }
         try Self.check(av_channel_layout_copy(&encoder.pointee.ch_layout, &decoder.pointee.ch_layout))
-        encoder.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        sampleFormat = Self.sampleFormat(of: encoderCodec)
+        encoder.pointee.sample_fmt = sampleFormat
         // 96 kb/s per channel, but never past what AAC can spend per frame at low sample rates.
         let channels = Int(max(decoder.pointee.ch_layout.nb_channels, 1))
         encoder.pointee.bit_rate = Int64(min(96_000 * channels, 4 * Int(encoder.pointee.sample_rate) * channels))
-        encoder.pointee.time_base = AVRational(num: 1, den: decoder.pointee.sample_rate)
+        encoder.pointee.time_base = AVRational(num: 1, den: encoder.pointee.sample_rate)
         if context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         }
@@ -53,10 +57,10 @@ final class AudioTranscoder: @unchecked Sendable {
         stream.pointee.time_base = encoder.pointee.time_base
         av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
 
-        try Self.check(swr_alloc_set_opts2(&resampler, &encoder.pointee.ch_layout, AV_SAMPLE_FMT_FLTP, encoder.pointee.sample_rate,
+        try Self.check(swr_alloc_set_opts2(&resampler, &encoder.pointee.ch_layout, sampleFormat, encoder.pointee.sample_rate,
                                            &decoder.pointee.ch_layout, decoder.pointee.sample_fmt, decoder.pointee.sample_rate, 0, nil))
         try Self.check(swr_init(resampler))
-        guard let fifo = av_audio_fifo_alloc(AV_SAMPLE_FMT_FLTP, encoder.pointee.ch_layout.nb_channels, 4096) else {
+        guard let fifo = av_audio_fifo_alloc(sampleFormat, encoder.pointee.ch_layout.nb_channels, 4096) else {
             throw MediaError.encode("out of memory")
         }
         self.fifo = fifo
@@ -106,7 +110,8 @@ final class AudioTranscoder: @unchecked Sendable {
     }
 
     private func encodeFromFIFO(flushing: Bool, write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
-        let frameSize = Int32(encoder!.pointee.frame_size)
+        // Encoders that take any frame size (frame_size 0) get AAC's 1024.
+        let frameSize = encoder!.pointee.frame_size > 0 ? Int32(encoder!.pointee.frame_size) : 1024
         while av_audio_fifo_size(fifo) >= frameSize || (flushing && av_audio_fifo_size(fifo) > 0) {
             let count = min(frameSize, av_audio_fifo_size(fifo))
             let frame = try encoderFrame(samples: count)
@@ -120,10 +125,10 @@ final class AudioTranscoder: @unchecked Sendable {
         }
     }
 
-    /// An empty planar-float frame of `samples` in the encoder's layout and rate.
+    /// An empty frame of `samples` in the encoder's sample format, layout and rate.
     private func encoderFrame(samples: Int32) throws -> MediaFrame {
         let frame = try MediaFrame()
-        frame.pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        frame.pointer.pointee.format = sampleFormat.rawValue
         frame.pointer.pointee.nb_samples = samples
         frame.pointer.pointee.sample_rate = encoder!.pointee.sample_rate
         try Self.check(av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &encoder!.pointee.ch_layout))
@@ -137,6 +142,13 @@ final class AudioTranscoder: @unchecked Sendable {
             packet.pointer.pointee.stream_index = output.pointee.index
             try write(packet.pointer)
         }
+    }
+
+    private static func sampleFormat(of codec: UnsafePointer<AVCodec>) -> AVSampleFormat {
+        guard var cursor = codec.pointee.sample_fmts else { return AV_SAMPLE_FMT_FLTP }
+        var formats: [AVSampleFormat] = []
+        while cursor.pointee != AV_SAMPLE_FMT_NONE { formats.append(cursor.pointee); cursor += 1 }
+        return formats.contains(AV_SAMPLE_FMT_FLTP) ? AV_SAMPLE_FMT_FLTP : formats.first ?? AV_SAMPLE_FMT_FLTP
     }
 
     /// AAC takes only standard rates (an 11024 Hz track becomes 11025 Hz, resampled).

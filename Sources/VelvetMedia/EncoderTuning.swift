@@ -66,19 +66,29 @@ enum EncoderTuning {
         }
     }
 
-    /// The encoder's time base: the input stream's, so every frame keeps its timestamp, except
-    /// for encoders that take only a list of frame rates (MPEG-1/2 video) and need 1/rate:
-    /// the listed rate nearest the input's, as ffmpeg picks it.
-    /// One frame: the time base of an output that numbers its frames (y4m); 1/25 for an unknown rate.
+    /// One frame: the time base of an output that numbers its frames (y4m, Theora); 1/25 for an unknown rate.
     static func frameTimeBase(_ frameRate: AVRational) -> AVRational {
         frameRate.num > 0 && frameRate.den > 0 ? AVRational(num: frameRate.den, den: frameRate.num) : AVRational(num: 1, den: 25)
     }
 
+    /// Encoders whose time base is their frame rate (Theora's granule positions count frames):
+    /// their frames are numbered, one per tick.
+    static func numbersFrames(_ codec: UnsafePointer<AVCodec>) -> Bool { codec.pointee.id == AV_CODEC_ID_THEORA }
+
+    /// Encoders whose time base must fit 16 bits (MPEG-4 part 2, H.263).
+    private static let shortTimeBase: Set<AVCodecID> = [AV_CODEC_ID_MPEG4, AV_CODEC_ID_H263, AV_CODEC_ID_H263P, AV_CODEC_ID_MSMPEG4V2,
+                                                        AV_CODEC_ID_MSMPEG4V3, AV_CODEC_ID_FLV1]
+
+    /// The encoder's time base: the input stream's, so every frame keeps its timestamp, except
+    /// for encoders that take only a list of frame rates (MPEG-1/2 video) and need 1/rate:
+    /// the listed rate nearest the input's, as ffmpeg picks it; Theora, 1/rate; MPEG-4 part 2
+    /// and H.263, 1/rate where the input's does not fit 16 bits (a TS's 1/90000).
     static func timeBase(for codec: UnsafePointer<AVCodec>, input: AVRational, frameRate: AVRational) -> AVRational {
         // Finer than a microsecond (an MP4 timescale of 10^9) overflows MP4's 32-bit composition
         // offsets, and no frame timing needs it: 1/90000, MPEG's clock, then.
         let fine = input.num > 0 && Int64(input.den) > 1_000_000 * Int64(input.num)
         let usable = fine ? AVRational(num: 1, den: 90000) : input.num > 0 && input.den > 0 ? input : AVRational(num: 1, den: 25)
+        if numbersFrames(codec) || (shortTimeBase.contains(codec.pointee.id) && usable.den > 65535) { return frameTimeBase(frameRate) }
         guard let rates = codec.pointee.supported_framerates else { return usable }
         let rate = frameRate.num > 0 && frameRate.den > 0 ? frameRate : AVRational(num: 25, den: 1)
         let nearest = rates[Int(av_find_nearest_q_idx(rate, rates))]

@@ -54,7 +54,7 @@ final class MediaWriter: @unchecked Sendable {
     /// Each routed input stream's time base, for the shift.
     private var inputTimeBases: [Int: AVRational] = [:]
     /// y4m states one frame rate (its header's, from the stream's time base) and no
-    /// timestamps: frames are numbered in a time base of one frame.
+    /// timestamps, Theora counts frames: frames are numbered in a time base of one frame.
     private var numbersFrames = false
 
     /// - Parameters:
@@ -97,7 +97,7 @@ final class MediaWriter: @unchecked Sendable {
         let inputTimeBase = input?.pointee.time_base ?? AVRational(num: frameRate.den, den: frameRate.num)
         let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
         if rate.num > 0 { encoder.pointee.framerate = rate }
-        numbersFrames = container.name == "yuv4mpegpipe"
+        numbersFrames = container.name == "yuv4mpegpipe" || EncoderTuning.numbersFrames(codec)
         encoder.pointee.time_base = numbersFrames ? EncoderTuning.frameTimeBase(rate)
             : EncoderTuning.timeBase(for: codec, input: inputTimeBase, frameRate: rate)
         frameTimeBase = inputTimeBase.num > 0 ? inputTimeBase : encoder.pointee.time_base
@@ -164,7 +164,7 @@ final class MediaWriter: @unchecked Sendable {
                 inputTimeBases[index] = source.pointee.time_base
                 switch route {
                 case .copy: copiedStreams[index] = (try Self.addCopy(of: source, to: context, path), source.pointee.time_base)
-                case .reencodeToAAC: transcodedStreams[index] = try AudioTranscoder(input: source, context: context)
+                case .reencodeAudio(let codec): transcodedStreams[index] = try AudioTranscoder(input: source, to: codec, context: context)
                 case .convertSubtitles(let target):
                     convertedSubtitles[index] = try SubtitleConverter(input: source, target: target, context: context)
                 }
@@ -172,7 +172,7 @@ final class MediaWriter: @unchecked Sendable {
         }
 
         // y4m writes deep and 4:4:0 formats only as "unofficial"; FFmpeg's own tools read them.
-        if container.holdsOnlyVideo { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL }
+        if container.writesUnofficialFormats { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL }
         // Open the temporary file (the image2 muxer opens its files itself), or standard output.
         if let file, isStillImage {
             av_opt_set(context.pointee.priv_data, "update", "1", 0)

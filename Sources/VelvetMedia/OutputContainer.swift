@@ -49,8 +49,18 @@ struct OutputContainer: @unchecked Sendable {
 
     /// Writes to standard output: no temporary file, no overwrite rules, no seeking.
     var isStandardOutput: Bool { path == Self.standardOutput }
-    /// y4m holds one raw video stream and nothing else.
-    var holdsOnlyVideo: Bool { name == "yuv4mpegpipe" }
+    /// y4m writes deep and 4:4:0 formats only as "unofficial" ones (FFmpeg's own tools read them).
+    var writesUnofficialFormats: Bool { name == "yuv4mpegpipe" }
+    /// What audio the container cannot hold is re-encoded to: AAC, else the format's own audio
+    /// codec (WebM: Opus, Ogg: Vorbis) when FFmpeg has an encoder for it; nil if neither.
+    var audioCodecForReencoding: AVCodecID? {
+        [AV_CODEC_ID_AAC, format.pointee.audio_codec].first { codec in
+            codec != AV_CODEC_ID_NONE && avcodec_find_encoder(codec) != nil && holds(encoded: codec, type: AVMEDIA_TYPE_AUDIO)
+        }
+    }
+    /// A format with no audio or subtitle codec of its own (y4m, GIF, animated WebP, APNG):
+    /// the input's other streams are dropped, as ffmpeg drops them.
+    var holdsOnlyVideo: Bool { format.pointee.audio_codec == AV_CODEC_ID_NONE && format.pointee.subtitle_codec == AV_CODEC_ID_NONE }
     /// The container as messages name it: the extension as the user wrote it (`.avi`), or the
     /// muxer for standard output.
     var displayName: String { isStandardOutput || URL(fileURLWithPath: path).pathExtension.isEmpty ? name : fileExtension }
@@ -142,7 +152,7 @@ struct OutputContainer: @unchecked Sendable {
               avio_open_dyn_buf(&context.pointee.pb) >= 0 else { return false }
         stream.pointee.codecpar.pointee.codec_tag = 0
         stream.pointee.time_base = timeBase
-        if holdsOnlyVideo { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL } // as the writer sets it
+        if writesUnofficialFormats { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL } // as the writer sets it
         // Quietly: a refusal is an answer here, not an error to print.
         return LogCapture.firstError { avformat_write_header(context, nil) }.result >= 0
     }

@@ -33,7 +33,8 @@ public struct RenderOptions: Sendable, Equatable {
 struct OutputPlan: @unchecked Sendable {
     enum StreamRoute: Equatable {
         case copy
-        case reencodeToAAC
+        /// To AAC, or the container's own audio codec where it holds no AAC (Opus for WebM).
+        case reencodeAudio(AVCodecID)
         case convertSubtitles(to: AVCodecID)
     }
 
@@ -191,8 +192,8 @@ struct OutputPlan: @unchecked Sendable {
             let codec = parameters.pointee.codec_id
             if container.holds(copyOf: parameters) {
                 routes[index] = .copy
-            } else if parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO, container.holds(encoded: AV_CODEC_ID_AAC, type: AVMEDIA_TYPE_AUDIO) {
-                routes[index] = .reencodeToAAC
+            } else if parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO, let audio = container.audioCodecForReencoding {
+                routes[index] = .reencodeAudio(audio)
             } else if parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE, OutputContainer.isTextSubtitle(codec),
                       let target = container.textSubtitleCodec {
                 routes[index] = .convertSubtitles(to: target)

@@ -249,6 +249,39 @@ final class MediaFidelityTests: XCTestCase {
         }
     }
 
+    /// Audio AAC cannot go into is re-encoded to the container's own codec (WebM: Opus, Ogg:
+    /// Vorbis, as ffmpeg picks them); a format that holds no audio at all (GIF, animated WebP,
+    /// APNG) drops it, as ffmpeg does, instead of refusing the render.
+    func testAudioFollowsWhatTheContainerHolds() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=sample_rate=44100", "-t", "1",
+                         "-c:v", "libx264", "-c:a", "aac", input])
+        for (name, audio) in [("out.webm", "opus"), ("out.ogv", "vorbis"), ("out.gif", ""), ("out.webp", ""), ("out.apng", "")] {
+            let output = scratch.path(name)
+            _ = try render([input, "-o", output, "--no-effects"])
+            XCTAssertEqual(try Tool.probe(output, "stream=codec_name", stream: "a"), audio, name)
+            if name != "out.webp" { // FFmpeg 5.1 cannot decode an animated WebP
+                XCTAssertEqual(try Tool.frameMD5s(output).split(separator: "\n").count, 10, name)
+            }
+            if !audio.isEmpty {
+                let seconds = try Tool.run("ffmpeg", ["-v", "error", "-i", output, "-vn", "-f", "s16le", "-ac", "1", "-ar", "1000", "-"]).output.count / 2
+                XCTAssertEqual(Double(seconds) / 1000, 1, accuracy: 0.05, "\(name): a second of audio")
+            }
+        }
+    }
+
+    /// MPEG-4 part 2 takes a time base of 16 bits: from a TS (1/90000) it gets 1/rate, every frame kept.
+    func testMPEG4FromATransportStream() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.ts"), output = scratch.path("out.avi")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "5", "-c:v", "libx264", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--codec", "mpeg4", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.frameMD5s(output).split(separator: "\n").count, 5)
+        XCTAssertEqual(try Tool.probe(output, "stream=codec_name,r_frame_rate"), "mpeg4,10/1")
+    }
+
     func testStreamsWithoutTimestampsGetThemFromTheFrameRate() throws {
         let scratch = try Scratch()
         let cases: [(file: String, arguments: [String], frames: Int)] = [
