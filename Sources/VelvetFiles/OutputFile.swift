@@ -33,8 +33,10 @@ public final class OutputFile: @unchecked Sendable {
     private var done = false
 
     /// Checks that the output's directory exists and is writable.
-    public init(path: String, policy: CommitPolicy = .replace) throws {
-        target = try OutputTarget.of(path)
+    /// - Parameter ownsEntry: the path is Velvet's own (a batch record): whatever is there, a
+    ///   link or a FIFO included, is replaced as an entry, never followed or written into.
+    public init(path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false) throws {
+        target = ownsEntry ? .file(path: path) : try OutputTarget.of(path)
         self.path = path
         self.policy = policy
         switch target {
@@ -112,9 +114,9 @@ public final class OutputFile: @unchecked Sendable {
         }
     }
 
-    /// Writes `data` to `path` through a temporary file.
-    public static func write(_ data: Data, to path: String, policy: CommitPolicy = .replace) throws {
-        let file = try OutputFile(path: path, policy: policy)
+    /// Writes `data` to `path` through a temporary file (`ownsEntry`: see `init`).
+    public static func write(_ data: Data, to path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false) throws {
+        let file = try OutputFile(path: path, policy: policy, ownsEntry: ownsEntry)
         let descriptor = file.creating { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard descriptor >= 0 else { throw file.failure(errno) }
         defer { close(descriptor) }

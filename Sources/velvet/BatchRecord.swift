@@ -16,7 +16,19 @@ struct BatchRecord: Codable, Equatable {
 
         init?(_ path: String) {
             var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            guard stat(path, &info) == 0 else { return nil }
+            self.init(info)
+        }
+
+        /// A regular file that is no link (a record is only read where the batch wrote one).
+        init?(regularFileAt path: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            self.init(info)
+        }
+
+        private init?(_ info: stat) {
+            guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             size = Int64(info.st_size)
             modifiedNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         }
@@ -44,7 +56,7 @@ struct BatchRecord: Codable, Equatable {
     }
 
     static func verdict(output: String, input: String, settings: String) -> Verdict {
-        guard let data = FileManager.default.contents(atPath: path(for: output)),
+        guard Stamp(regularFileAt: path(for: output)) != nil, let data = FileManager.default.contents(atPath: path(for: output)),
               let record = try? JSONDecoder().decode(BatchRecord.self, from: data),
               let stamp = Stamp(output), record.output == stamp else { return .unproven }
         guard let current = try? BatchRecord(input: input, settings: settings, output: stamp) else { return .outdated }
@@ -64,7 +76,8 @@ struct BatchRecord: Codable, Equatable {
     func write(for output: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try OutputFile.write(try encoder.encode(self), to: Self.path(for: output))
+        // The record is the batch's own file: a link or FIFO at its name is replaced, not followed.
+        try OutputFile.write(try encoder.encode(self), to: Self.path(for: output), ownsEntry: true)
     }
 
     /// A hash of the first and last MiB: cheap on large videos, and it changes when a file

@@ -246,6 +246,31 @@ final class BatchTests: XCTestCase {
     }
 
     /// `--output-dir` naming a regular file: one clean line, not a Foundation error dump.
+    /// A batch record is the batch's own file: a link at its name (to the batch's input, even)
+    /// is replaced, never written through, and a FIFO there neither hangs the batch nor is opened.
+    func testRecordsReplaceLinksAndFIFOsAtTheirNames() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in/k.png"), output = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: scratch.path("in"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+        let original = try Data(contentsOf: URL(fileURLWithPath: input))
+        try FileManager.default.createSymbolicLink(atPath: output + "/.k.png.velvet-done", withDestinationPath: "../in/k.png")
+        let linked = try Tool.run(Tool.velvet, ["batch", input, "--output-dir", output, "--no-effects", "--quiet"])
+        XCTAssertEqual(linked.status, 0, linked.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: input)), original, "the input is untouched")
+        let record = try FileManager.default.attributesOfItem(atPath: output + "/.k.png.velvet-done")
+        XCTAssertEqual(record[.type] as? FileAttributeType, .typeRegular, "the link was replaced by the record")
+
+        try FileManager.default.removeItem(atPath: output + "/k.png")
+        try FileManager.default.removeItem(atPath: output + "/.k.png.velvet-done")
+        XCTAssertEqual(mkfifo(output + "/.k.png.velvet-done", 0o600), 0)
+        let fifo = try Tool.run("timeout", ["60", Tool.velvet, "batch", input, "--output-dir", output, "--no-effects", "--quiet"])
+        XCTAssertEqual(fifo.status, 0, "finished, not hung: \(fifo.stderr)")
+        let replaced = try FileManager.default.attributesOfItem(atPath: output + "/.k.png.velvet-done")
+        XCTAssertEqual(replaced[.type] as? FileAttributeType, .typeRegular)
+    }
+
     func testOutputDirThatIsAFileIsOneCleanLine() throws {
         let scratch = try Scratch()
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", scratch.path("in.png")])
