@@ -24,9 +24,12 @@ struct ArgumentParser {
                 flags.insert(argument)
             } else if argument.hasPrefix("--") || argument == "-o" {
                 guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
+                // No option takes an empty value ('' names no file: compare made "<cwd>.json" from it).
+                guard !arguments[index + 1].isEmpty else { throw UsageError("\(argument) needs a value, got an empty one ('')") }
                 options[argument, default: []].append(arguments[index + 1])
                 index += 1
             } else {
+                guard !argument.isEmpty else { throw UsageError("an empty argument ('') names nothing") }
                 positional.append(argument)
             }
             index += 1

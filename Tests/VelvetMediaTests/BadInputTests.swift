@@ -283,7 +283,11 @@ final class BadInputTests: XCTestCase {
                           ["render", input, "-o", scratch.path("x.png"), "--encoder-opt", "nosuch=1", "--no-effects"],
                           ["render", input, "-o", scratch.url.path, "--no-effects"],
                           ["render", input, "-o", scratch.path("x.png"), "--lut", ""], ["render", input, "-o", scratch.path("x.png"), "--preset", ""],
-                          ["render", input, "-o", scratch.path("x.png"), "--no-effects", "--strength", "0.5"]] {
+                          ["render", input, "-o", scratch.path("x.png"), "--no-effects", "--strength", "0.5"],
+                          // An empty value or argument names no file (compare made "<cwd>.json" from --report '').
+                          ["compare", input, "-o", scratch.path("ab.png"), "--report", ""], ["batch", input, "--output-dir", ""],
+                          ["analyze", input, "--tracks", ""], ["render", "", "-o", scratch.path("x.png")], ["bench", "blur", "--output", ""],
+                          ["presets", "save", ""]] {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             if arguments.count > 1 { XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)") }
