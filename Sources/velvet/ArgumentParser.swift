@@ -38,6 +38,9 @@ struct ArgumentParser {
 
     mutating func value(_ name: String) -> String? { options.removeValue(forKey: name)?.last }
 
+    /// The value `value(name)` would take, leaving it there.
+    func peek(_ name: String) -> String? { options[name]?.last }
+
     /// Every value of a repeatable option, in order.
     mutating func values(_ name: String) -> [String] { options.removeValue(forKey: name) ?? [] }
 

@@ -47,6 +47,7 @@ enum BatchCommand {
         }
         var files = CommandFiles(policy: policy)
         jobs.forEach { files.input($0.input, "input") }
+        if let beauty { files.presetFiles(given: beauty.presetText, preset: beauty.preset) }
         jobs.forEach { files.output($0.output, "output") }
         try files.checkDistinct()
         for pathExtension in Set(jobs.map { URL(fileURLWithPath: $0.output).pathExtension }) {

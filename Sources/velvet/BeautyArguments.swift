@@ -121,7 +121,9 @@ enum BeautyArguments {
             }
             return nil
         }
+        let presetText = arguments.peek("--preset")
         var request = BeautyRequest(preset: try basePreset(&arguments, store: store))
+        request.presetText = presetText
         try apply(&arguments, to: &request.preset)
         try request.preset.validate(file: "command line")
         if let detector = arguments.value("--detector") {
@@ -157,6 +159,8 @@ struct BeautyRequest {
     var debugView: BeautyOptions.DebugView?
     /// `--look-ahead`; nil: the default (`LookAheadTracker.standardFrames`, 0 from standard input).
     var lookAhead: Int?
+    /// `--preset` as given (a name or a file).
+    var presetText: String?
 
     /// The look-ahead a render of `input` runs with.
     func lookAhead(input: String) -> Int {

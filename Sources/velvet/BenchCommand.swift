@@ -1,6 +1,7 @@
 import Foundation
 import VelvetFiles
 import VelvetGPU
+import VelvetMedia
 
 /// `velvet bench blur`: GPU time of the separable Gaussian blur, from timestamps.
 /// Prints one JSON line so Tools/bench-blur.py can put it beside OpenCV in one table;
@@ -38,6 +39,7 @@ enum BenchCommand {
         let context = try GPUContext(request: request)
         let pixels: [UInt8]
         if let inputPath {
+            guard FileManager.default.fileExists(atPath: inputPath) else { throw MediaError.cannotOpen(path: inputPath, reason: "no such file") }
             guard let data = FileManager.default.contents(atPath: inputPath), data.count == width * height * 4 else {
                 throw GPUError.invalidArgument("\(inputPath): expected \(width * height * 4) bytes of raw RGBA8")
             }

@@ -9,6 +9,7 @@ import Foundation
 import VelvetBeauty
 import VelvetFiles
 import VelvetGPU
+import VelvetMedia
 
 /// `velvet bench skin [--input RGBA --width W --height H --faces FACE.json] [--method bilateral|freqsep|both]
 /// [--bilateral grid|exact] [--iterations N] [--output PREFIX] [--device D]`
@@ -48,9 +49,17 @@ enum BenchSkinCommand {
             throw UsageError("--bilateral takes grid or exact, got '\(bilateralText)'")
         }
 
+        // Benchmark outputs are overwritten by design, but never an input.
+        var files = CommandFiles(policy: .overwrite)
+        if let inputPath { files.input(inputPath, "--input") }
+        if let facesPath { files.input(facesPath, "--faces") }
+        if let outputPrefix { methods.forEach { files.output("\(outputPrefix)-\($0.rawValue).rgba", "--output") } }
+        try files.check()
+
         let context = try GPUContext(request: request)
         let pixels: [UInt8]
         if let inputPath {
+            guard FileManager.default.fileExists(atPath: inputPath) else { throw MediaError.cannotOpen(path: inputPath, reason: "no such file") }
             guard let data = FileManager.default.contents(atPath: inputPath), data.count == width * height * 4 else {
                 throw GPUError.invalidArgument("\(inputPath): expected \(width * height * 4) bytes of raw RGBA8 (\(width)x\(height))")
             }
@@ -111,8 +120,8 @@ enum BenchSkinCommand {
 
     /// Faces and the person mask from a fixture-format JSON file.
     private static func loadFaces(_ path: String) throws -> ([BeautyFace], PlaneImage?) {
-        guard let data = FileManager.default.contents(atPath: path),
-              let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+        guard let data = FileManager.default.contents(atPath: path) else { throw MediaError.cannotOpen(path: path, reason: "no such file") }
+        guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let faceList = json["faces"] as? [[String: Any]] else {
             throw GPUError.invalidArgument("\(path): not a face fixture (see Tools/make-face-fixtures.py)")
         }

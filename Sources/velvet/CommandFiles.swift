@@ -1,5 +1,6 @@
 import Foundation
 import VelvetFiles
+import VelvetBeauty
 import VelvetMedia
 
 /// The files one command reads and writes, checked before any work:
@@ -22,6 +23,13 @@ struct CommandFiles {
     init(policy: OverwritePolicy, streams: Bool = false) { (self.policy, self.streams) = (policy, streams) }
 
     mutating func input(_ path: String, _ label: String = "the input") { inputs.append((label, path)) }
+
+    /// The files a preset came from and reads: a preset given as a file (`--preset look.json`)
+    /// and its LUT file, which no output may overwrite either.
+    mutating func presetFiles(given: String?, preset: BeautyPreset) {
+        if let given, PresetStore.isFileReference(given) { input(given, "the preset file") }
+        if case .file(let lut) = preset.lut.source { input(lut, "the LUT file") }
+    }
     mutating func output(_ path: String, _ label: String) { outputs.append((label, path)) }
 
     /// Runs every check; usage errors first.

@@ -28,6 +28,7 @@ enum CompareCommand {
         let quiet = arguments.flag("--quiet")
         let request = arguments.value("--device")
         let store = PresetStore.standard()
+        let presetText = arguments.peek("--preset")
         var preset = try BeautyArguments.basePreset(&arguments, store: store)
         let flags = arguments // the beauty flags, written over the base preset and over each side's preset
         try BeautyArguments.apply(&arguments, to: &preset)
@@ -42,6 +43,8 @@ enum CompareCommand {
         try CommandFiles.checkEncoder(output, settings)
         var files = CommandFiles(policy: policy)
         files.input(input)
+        files.presetFiles(given: presetText, preset: preset)
+        for (name, sidePreset) in sidePresets { files.presetFiles(given: name, preset: sidePreset) }
         files.output(output, "-o")
         files.output(report, "--report")
         files.output(metricsPath, givenMetrics != nil ? "--metrics" : "the metrics file (the report's name with .json)")

@@ -335,7 +335,18 @@ final class BadInputTests: XCTestCase {
             ["compare", video, "-o", scratch.path("ab.mp4"), "--report", scratch.path("r2.html"), "--metrics", scratch.path("r2.html")],
             ["analyze", video, "--overlay", video],
             ["analyze", video, "--overlay", scratch.path("o.mp4"), "--mask", scratch.path("o.mp4")],
+            // The files a preset came from count as inputs: compare's default metrics name is the preset's.
+            ["compare", video, "-o", scratch.path("look.mp4"), "--a-preset", scratch.path("look.json"), "-y"],
+            ["compare", video, "-o", scratch.path("look.mp4"), "--preset", scratch.path("look.json"), "-y"],
+            ["render", video, "-o", scratch.path("grade.cube"), "--format", "matroska", "--lut", scratch.path("grade.cube"), "-y"],
+            ["bench", "skin", "--width", "16", "--height", "16", "--input", scratch.path("raw-freqsep.rgba"), "--output", scratch.path("raw")],
         ]
+        try Tool.run(Tool.velvet, ["presets", "show", "soft"]).output.write(to: URL(fileURLWithPath: scratch.path("look.json")))
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["luts", "export", scratch.path("luts")]).status, 0)
+        try FileManager.default.moveItem(atPath: scratch.path("luts/warm.cube"), toPath: scratch.path("grade.cube"))
+        try FileManager.default.removeItem(atPath: scratch.path("luts"))
+        try Data(count: 16 * 16 * 4).write(to: URL(fileURLWithPath: scratch.path("raw-freqsep.rgba")))
+        let kept = try ["look.json", "grade.cube", "raw-freqsep.rgba"].map { try Data(contentsOf: URL(fileURLWithPath: scratch.path($0))) }
         for arguments in cases {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
@@ -343,7 +354,8 @@ final class BadInputTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains("overwritten") || result.stderr.contains("same file"), result.stderr)
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: video)), original)
-        XCTAssertEqual(scratch.files, ["link.mp4", "r.html", "v.mp4"])
+        XCTAssertEqual(try ["look.json", "grade.cube", "raw-freqsep.rgba"].map { try Data(contentsOf: URL(fileURLWithPath: scratch.path($0))) }, kept)
+        XCTAssertEqual(scratch.files, ["grade.cube", "link.mp4", "look.json", "r.html", "raw-freqsep.rgba", "v.mp4"])
     }
 
     /// ffmpeg's -y/-n: an existing output is refused unless -y (with -n, and without either as
