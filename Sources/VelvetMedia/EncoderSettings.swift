@@ -30,12 +30,13 @@ public struct EncoderSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// These settings for a picture in a batch of videos and pictures: the video encoder and
-    /// its options are the videos' (a picture's encoder follows its extension).
+    /// These settings for a picture in a batch of videos and pictures: a picture's encoder
+    /// follows its extension, so a `--codec` and the options given with it are the videos';
+    /// without a `--codec` the options reach every encoder (each must take them).
     public var forPictures: EncoderSettings {
         var settings = self
+        if settings.codec != nil { settings.encoderOptions = [] }
         settings.codec = nil
-        settings.encoderOptions = []
         return settings
     }
 

@@ -75,6 +75,19 @@ final class EncoderTests: XCTestCase {
             sizes.append(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int ?? 0)
         }
         XCTAssertGreaterThan(sizes[0], sizes[1], "compression_level reached the PNG encoder")
+        // In a batch too, where no --codec claims the options for the videos; one the picture's
+        // encoder lacks is a usage error there as well.
+        var batchSizes: [Int] = []
+        for level in ["0", "9"] {
+            let folder = scratch.path("batch\(level)")
+            let batch = try Tool.run(Tool.velvet, ["batch", palette, "--output-dir", folder, "--no-effects", "--encoder-opt", "compression_level=\(level)"])
+            XCTAssertEqual(batch.status, 0, batch.stderr)
+            batchSizes.append(try FileManager.default.attributesOfItem(atPath: folder + "/palette.png")[.size] as? Int ?? 0)
+        }
+        XCTAssertEqual(batchSizes, sizes, "the batch's pictures are encoded as render encodes them")
+        let unknown = try Tool.run(Tool.velvet, ["batch", palette, "--output-dir", scratch.path("bad"), "--no-effects", "--encoder-opt", "nosuch=1"])
+        XCTAssertEqual(unknown.status, 2, unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("png has no option 'nosuch'"), unknown.stderr)
     }
 
     /// A container that holds no H.264 gets its own encoder when none is asked for, as with
