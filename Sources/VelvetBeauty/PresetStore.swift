@@ -38,7 +38,7 @@ public struct PresetStore: Sendable {
 
     /// Built-ins first (in their order), then user presets by name.
     public func list() throws -> [Listing] {
-        let chosen = try defaultName()
+        let chosen = try? defaultName() // a broken default-preset file marks none
         let files = (try? FileManager.default.contentsOfDirectory(atPath: presetsDirectory.path)) ?? []
         // Files only: a folder named like a preset is none.
         let user = files.filter { name in
@@ -106,7 +106,7 @@ public struct PresetStore: Sendable {
         guard unlink(url.path) == 0 else {
             throw PresetError(file: url.path, reason: "cannot delete (\(String(cString: strerror(errno))))")
         }
-        if try defaultName() == name { try setDefault(nil) }
+        if (try? defaultName()) == name { try setDefault(nil) }
     }
 
     /// The name in `default-preset`, or nil when there is none.
@@ -143,10 +143,10 @@ public struct PresetStore: Sendable {
             && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
     }
 
+    public static let nameRule = "not a valid preset name (1-64 letters, digits, '-', '_', '.'; not starting with '.' "
+        + "nor ending in .json, which --preset reads as a file)"
+
     static func checkName(_ name: String) throws {
-        guard isValidName(name) else {
-            throw PresetError(file: name, reason: "not a valid preset name (1-64 letters, digits, '-', '_', '.'; not starting with '.' "
-                              + "nor ending in .json, which --preset reads as a file)")
-        }
+        guard isValidName(name) else { throw PresetError(file: name, reason: nameRule) }
     }
 }

@@ -5,12 +5,27 @@ import VelvetMedia
 
 /// Loads a colour LUT file: `.cube` text, or a 512x512 "lookup" PNG (8x8 tiles of 64^3).
 public enum LUTLoader {
-    public static func load(_ path: String, context: GPUContext) throws -> ColorLUT {
+    /// What can be checked without a GPU (a preset being saved): the file is there and is a
+    /// `.cube` that parses, or a `.png`.
+    public static func check(_ path: String) throws {
+        if try format(of: path) == "cube" { _ = try CubeLUTParser.load(path) }
+    }
+
+    /// "cube" or "png", for a file that exists.
+    private static func format(of path: String) throws -> String {
         guard FileManager.default.fileExists(atPath: path) else {
             throw LUTError(path: path, line: nil, reason: "no such file (give a .cube or 512x512 .png LUT, or a built-in: "
                            + BuiltInLUT.allCases.map(\.rawValue).joined(separator: ", ") + ")")
         }
-        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        let format = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard ["cube", "png"].contains(format) else {
+            throw LUTError(path: path, line: nil, reason: "unknown LUT format (use .cube or a 512x512 .png)")
+        }
+        return format
+    }
+
+    public static func load(_ path: String, context: GPUContext) throws -> ColorLUT {
+        switch try format(of: path) {
         case "cube": return try CubeLUTParser.load(path)
         case "png":
             let image: GPUImage

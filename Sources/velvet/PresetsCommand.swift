@@ -1,5 +1,6 @@
 import Foundation
 import VelvetBeauty
+import VelvetPipeline
 
 /// `velvet presets list | show NAME|FILE | save NAME [--preset BASE] [beauty flags] | delete NAME
 ///  | default [NAME | --clear] | knobs`: the built-in and saved presets (JSON files in
@@ -12,6 +13,8 @@ enum PresetsCommand {
         switch arguments.takePositional() {
         case "list":
             try arguments.finish()
+            // A broken default-preset file is reported, not a reason to list nothing.
+            do { _ = try store.defaultName() } catch { printError("velvet: warning: \(error) (velvet presets default NAME|--clear fixes it)") }
             for entry in try store.list() {
                 print(entry.name + (entry.isBuiltIn ? "  (built-in)" : "") + (entry.isDefault ? "  (default)" : ""))
             }
@@ -22,11 +25,13 @@ enum PresetsCommand {
             print(String(decoding: try preset.encoded(), as: UTF8.self))
         case "save":
             guard let name = arguments.takePositional() else { throw UsageError("presets save needs a NAME") }
+            guard PresetStore.isValidName(name) else { throw UsageError("\(name) is \(PresetStore.nameRule)") }
             let policy = try OverwritePolicy.parse(&arguments)
             var preset = try BeautyArguments.basePreset(&arguments, store: store)
             try BeautyArguments.apply(&arguments, to: &preset)
             try arguments.finish()
             try preset.validate(file: "command line")
+            try checkLUT(of: preset)
             try store.save(preset, as: name, replacing: policy == .overwrite)
             print("saved \(store.fileURL(name).path)")
         case "delete":
@@ -37,8 +42,9 @@ enum PresetsCommand {
             let clear = arguments.flag("--clear")
             let name = arguments.takePositional()
             try arguments.finish()
+            if clear, let name { throw UsageError("presets default takes a NAME or --clear, not both (got \(name) and --clear)") }
             if clear || name != nil {
-                if let name, BeautyPreset.builtIn(name) == nil { _ = try store.load(name) }
+                if let name, BeautyPreset.builtIn(name) == nil { try checkLUT(of: try store.load(name)) }
                 try store.setDefault(clear ? nil : name)
             }
             print(try store.defaultName() ?? "\(BeautyPreset.shippedDefaultName) (built-in; no default set)")
@@ -49,5 +55,11 @@ enum PresetsCommand {
         default:
             throw UsageError("presets takes list, show NAME, save NAME [flags], delete NAME, default [NAME|--clear] or knobs")
         }
+    }
+
+    /// A preset's LUT file must be there and readable when it is saved or made the default,
+    /// not found missing by every render after.
+    private static func checkLUT(of preset: BeautyPreset) throws {
+        if case .file(let path) = preset.lut.source { try LUTLoader.check(path) }
     }
 }

@@ -246,6 +246,33 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("typo.json") && bad.stderr.contains("strenght"), bad.stderr)
     }
+
+    /// What would break every later render is refused when a preset is saved or made the
+    /// default; a broken default-preset file is reported, not a reason to list nothing.
+    func testPresetCommandsRefuseWhatCannotWork() throws {
+        let scratch = try Scratch()
+        let environment = ["XDG_CONFIG_HOME": scratch.path("config")]
+        func velvet(_ arguments: [String]) throws -> Tool.Result { try Tool.run(Tool.velvet, arguments, environment: environment) }
+        XCTAssertEqual(try velvet(["presets", "default", "soft", "--clear"]).status, 2, "a NAME or --clear, not both")
+        XCTAssertEqual(try velvet(["presets", "save", "a b"]).status, 2, "a bad name is a bad value")
+        try FileManager.default.createDirectory(atPath: scratch.path("folder.cube"), withIntermediateDirectories: true)
+        for lut in [scratch.path("nosuch.cube"), scratch.path("folder.cube"), scratch.path("grade.lut")] {
+            let saved = try velvet(["presets", "save", "graded", "--lut", lut])
+            XCTAssertEqual(saved.status, 1, "\(lut): \(saved.stderr)")
+            XCTAssertEqual(saved.stderr.split(separator: "\n").count, 1, saved.stderr)
+            XCTAssertTrue(saved.stderr.contains(lut), saved.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("config/velvet/presets/graded.json")), "nothing saved")
+
+        XCTAssertEqual(try velvet(["presets", "save", "mine", "--preset", "soft"]).status, 0)
+        try "../x".write(toFile: scratch.path("config/velvet/default-preset"), atomically: true, encoding: .utf8)
+        let listed = try velvet(["presets", "list"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stdout.contains("mine") && listed.stderr.hasPrefix("velvet: warning: "), listed.stdout + listed.stderr)
+        XCTAssertEqual(try velvet(["presets", "delete", "mine"]).status, 0, "an unrelated preset still deletes")
+        XCTAssertEqual(try velvet(["presets", "default", "--clear"]).status, 0, "and the default clears")
+        XCTAssertEqual(try velvet(["presets", "list"]).stderr, "")
+    }
 }
 
 /// Colour LUT files through the CLI: the shipped grades export as .cube files that load
