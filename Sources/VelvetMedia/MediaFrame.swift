@@ -32,6 +32,19 @@ final class MediaFrame: @unchecked Sendable {
         return pointer.pointee.top_field_first != 0 ? AV_FIELD_TT : AV_FIELD_BB
     }
 
+    /// The ICC profile the decoder found (JPEG APP2, PNG iCCP, WebP ICCP), as bytes.
+    var iccProfile: [UInt8]? {
+        guard let data = av_frame_get_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE), data.pointee.size > 0 else { return nil }
+        return Array(UnsafeBufferPointer(start: data.pointee.data, count: Int(data.pointee.size)))
+    }
+
+    /// Attaches an ICC profile (what PNG, JPEG and WebP encoders write), unless one is there.
+    func attach(iccProfile profile: [UInt8]) {
+        guard av_frame_get_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE) == nil,
+              let data = av_frame_new_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else { return }
+        profile.withUnsafeBufferPointer { data.pointee.data.update(from: $0.baseAddress!, count: profile.count) }
+    }
+
     /// Takes `source`'s timestamp and interlacing, for a frame made from it.
     func copyTiming(from source: MediaFrame) {
         pointer.pointee.pts = source.timestamp

@@ -11,11 +11,13 @@ struct WriterSetup {
     var fieldOrder = AV_FIELD_PROGRESSIVE
     /// The pixels are turned a quarter from the input's stored frame: its pixel aspect ratio is inverted.
     var turnsAQuarter = false
+    /// The input's ICC profile, given to every frame encoded (encoders of pictures write it).
+    var iccProfile: [UInt8]?
 
     init(routes: [Int: OutputPlan.StreamRoute] = [:], keepsDisplayMatrix: Bool = false, hdr: HDRMetadata? = nil,
-         fieldOrder: AVFieldOrder = AV_FIELD_PROGRESSIVE, turnsAQuarter: Bool = false) {
+         fieldOrder: AVFieldOrder = AV_FIELD_PROGRESSIVE, turnsAQuarter: Bool = false, iccProfile: [UInt8]? = nil) {
         (self.routes, self.keepsDisplayMatrix, self.hdr, self.fieldOrder) = (routes, keepsDisplayMatrix, hdr, fieldOrder)
-        self.turnsAQuarter = turnsAQuarter
+        (self.turnsAQuarter, self.iccProfile) = (turnsAQuarter, iccProfile)
     }
 }
 
@@ -47,6 +49,7 @@ final class MediaWriter: @unchecked Sendable {
     private(set) var framesWritten = 0
     /// The time base of the frames `encode` is given (the input stream's).
     private var frameTimeBase = AVRational(num: 1, den: 25)
+    private var iccProfile: [UInt8]?
     /// Added to every stream's timestamps (AV_TIME_BASE units): video that starts before zero (a
     /// TS whose clock wrapped) starts at zero, else MP4's edit list would hide what comes before.
     /// (Audio alone before zero is AAC's priming, which the edit list rightly hides.)
@@ -98,6 +101,7 @@ final class MediaWriter: @unchecked Sendable {
         let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
         if rate.num > 0 { encoder.pointee.framerate = rate }
         numbersFrames = container.name == "yuv4mpegpipe" || EncoderTuning.numbersFrames(codec)
+        iccProfile = setup.iccProfile
         encoder.pointee.time_base = numbersFrames ? EncoderTuning.frameTimeBase(rate)
             : EncoderTuning.timeBase(for: codec, input: inputTimeBase, frameRate: rate)
         frameTimeBase = inputTimeBase.num > 0 ? inputTimeBase : encoder.pointee.time_base
@@ -196,6 +200,7 @@ final class MediaWriter: @unchecked Sendable {
     /// Encodes one frame in `framePixelFormat` with its timestamp in the input's time base.
     func encode(_ frame: MediaFrame) throws {
         let source = try repacker?.repack(frame, to: encoder!.pointee.pix_fmt) ?? frame
+        if let iccProfile { source.attach(iccProfile: iccProfile) }
         // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
         source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         let encoderTimeBase = encoder!.pointee.time_base, pts = source.pointer.pointee.pts

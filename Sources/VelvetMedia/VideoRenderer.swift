@@ -214,7 +214,8 @@ public final class VideoRenderer: @unchecked Sendable {
                                                                encoderPixelFormat: try outputPlan.encoderPixelFormat(decoded: frame.pixelFormat),
                                                                color: ColorDescription(frame: frame.pointer, layout: VideoPlaneLayout(frame.pixelFormat)),
                                                                settings: settings, setup: WriterSetup(routes: outputPlan.routes,
-                                                                                                      keepsDisplayMatrix: outputPlan.keepsDisplayMatrix),
+                                                                                                      keepsDisplayMatrix: outputPlan.keepsDisplayMatrix,
+                                                                                                      iccProfile: frame.iccProfile),
                                                                commit: commit) }) else { return }
                             }
                             frame.pointer.pointee.pts = frame.timestamp
@@ -229,7 +230,8 @@ public final class VideoRenderer: @unchecked Sendable {
                             let setup = WriterSetup(routes: outputPlan.routes, keepsDisplayMatrix: plan.outputOrientation != .identity,
                                                     hdr: HDRMetadata(stream: reader.videoStream, firstFrame: frame),
                                                     fieldOrder: frame.fieldOrder(stream: reader.videoStream),
-                                                    turnsAQuarter: plan.inputOrientation.quarterTurns % 2 != plan.outputOrientation.quarterTurns % 2)
+                                                    turnsAQuarter: plan.inputOrientation.quarterTurns % 2 != plan.outputOrientation.quarterTurns % 2,
+                                                    iccProfile: frame.iccProfile)
                             // Opened on the encode thread (x264 takes ~10 ms to open) while this
                             // thread starts on the frames.
                             guard processed.push(.openWriter { try MediaWriter(path: output, reader: reader, size: plan.outputSize,

@@ -129,6 +129,27 @@ final class ColorConversionTests: GPUTestCase {
         XCTAssertEqual(try Tool.pixels(output, "rgb24"), try Tool.pixels(turned, "rgb24"))
     }
 
+    /// A photo's ICC profile goes to the picture written from it, as ffmpeg carries it (the
+    /// pixels stay in the input's colour space, so the profile still describes them).
+    func testICCProfileIsKept() throws {
+        let scratch = try Scratch()
+        let plain = scratch.path("plain.jpg"), tagged = scratch.path("tagged.jpg")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", "-q:v", "2", plain])
+        var jpeg = try Data(contentsOf: URL(fileURLWithPath: plain))
+        let profile = Array("velvet test profile ".utf8) + (0..<200).map { UInt8($0) }
+        let payload = Array("ICC_PROFILE".utf8) + [0, 1, 1] + profile // one chunk of one
+        jpeg.insert(contentsOf: [0xFF, 0xE2, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload, at: 2)
+        try jpeg.write(to: URL(fileURLWithPath: tagged))
+        for (name, arguments) in [("out.png", ["--no-effects"]), ("out.jpg", ["--no-effects"]), ("gpu.png", ["--preset", "glam"])] {
+            let output = scratch.path(name)
+            let result = try Tool.run(Tool.velvet, ["render", tagged, "-o", output, "--quiet"] + arguments,
+                                      environment: [RenderOptions.forcesGPURoundTripVariable: "1"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let sideData = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "frame_side_data=side_data_type", "-of", "csv=p=0", output]).stdout
+            XCTAssertTrue(sideData.contains("ICC profile"), "\(name): \(sideData)")
+        }
+    }
+
     /// FFmpeg 5.1 exports no EXIF tag for PNG (eXIf chunk) or TIFF (first IFD): Velvet reads
     /// the tag from the file, so both come out upright like the JPEG above.
     func testEXIFOrientationOfPNGAndTIFFIsApplied() throws {
