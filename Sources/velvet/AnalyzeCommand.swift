@@ -22,6 +22,7 @@ enum AnalyzeCommand {
         guard let input = arguments.takePositional() else { throw UsageError("analyze needs an INPUT photo or video") }
         let json = arguments.flag("--json")
         let quiet = arguments.flag("--quiet")
+        let truncation = RenderOptions(allowTruncated: arguments.flag("--allow-truncated"))
         let overlayPath = arguments.value("--overlay")
         let maskPath = arguments.value("--mask")
         let tracksPath = arguments.value("--tracks")
@@ -85,8 +86,9 @@ enum AnalyzeCommand {
         var fast = EncoderSettings()
         fast.preset = "ultrafast"
         let renderer = try VideoRenderer(context: context)
-        _ = try renderer.render(input: input, output: scratch.path, settings: fast, effect: tap,
-                                progress: ProgressReporter(quiet: quiet || json))
+        let summary = try renderer.render(input: input, output: scratch.path, settings: fast, options: truncation, effect: tap,
+                                          progress: ProgressReporter(quiet: quiet || json))
+        for warning in summary.warnings { printError("velvet: warning: \(warning)") }
         if lookAhead > 0 {
             let smoothed = TrackWindow.smoothing(zip(frames, cuts).map { ($0.faces, $1) }, lookAhead: lookAhead)
             for index in frames.indices { frames[index].faces = smoothed[index] }
@@ -116,13 +118,15 @@ enum AnalyzeCommand {
         if let overlayPath {
             let effect = try AnalysisDrawing(context: context, files: files, segmentation: segmentationModel,
                                              faces: facesByFrame, maskOnly: false)
-            _ = try renderer.render(input: input, output: overlayPath, effect: effect, progress: ProgressReporter(quiet: quiet || json),
+            _ = try renderer.render(input: input, output: overlayPath, options: truncation, effect: effect,
+                                    progress: ProgressReporter(quiet: quiet || json),
                                     commit: policy.commit)
         }
         if let maskPath {
             let effect = try AnalysisDrawing(context: context, files: files, segmentation: segmentationModel,
                                              faces: facesByFrame, maskOnly: true)
-            _ = try renderer.render(input: input, output: maskPath, effect: effect, progress: ProgressReporter(quiet: quiet || json),
+            _ = try renderer.render(input: input, output: maskPath, options: truncation, effect: effect,
+                                    progress: ProgressReporter(quiet: quiet || json),
                                     commit: policy.commit)
         }
         try ValidationReport.check(context)

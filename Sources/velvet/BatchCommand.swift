@@ -28,6 +28,7 @@ enum BatchCommand {
             throw UsageError("--devices (or VELVET_DEVICE) takes device indices or names separated by commas, got '\(deviceList)'")
         }
         let quiet = arguments.flag("--quiet")
+        let allowTruncated = arguments.flag("--allow-truncated")
         let settings = try RenderCommand.encoderSettings(&arguments)
         let policy = try OverwritePolicy.parse(&arguments)
         let beauty = try BeautyArguments.parseRequest(&arguments, store: .standard())
@@ -58,7 +59,7 @@ enum BatchCommand {
 
         try Directory.create(outputDirectory)
         let mine = jobs.enumerated().filter { $0.offset % shard.count == shard.index }.map(\.element)
-        let job = try BatchJob(policy: policy, settings: settings, beauty: beauty)
+        let job = try BatchJob(policy: policy, settings: settings, beauty: beauty, allowTruncated: allowTruncated)
         let queue = BatchQueue(mine)
         let report = BatchReport(quiet: quiet)
         let contexts = ContextList()
@@ -140,11 +141,13 @@ enum BatchCommand {
 private struct BatchJob: Sendable {
     let policy: OverwritePolicy
     let settings: EncoderSettings
+    /// `--allow-truncated`: keep what decodes of a damaged input (its report line says so).
+    let allowTruncated: Bool
     /// A hash of every setting that changes the output, kept in each output's record.
     let fingerprint: String
 
-    init(policy: OverwritePolicy, settings: EncoderSettings, beauty: BeautyRequest?) throws {
-        (self.policy, self.settings) = (policy, settings)
+    init(policy: OverwritePolicy, settings: EncoderSettings, beauty: BeautyRequest?, allowTruncated: Bool) throws {
+        (self.policy, self.settings, self.allowTruncated) = (policy, settings, allowTruncated)
         fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(settings.fingerprint)
     }
 
@@ -170,9 +173,10 @@ private struct BatchJob: Sendable {
             try BatchRecord(input: input, settings: fingerprint, output: stamp).write(for: output)
         }
         let effect = try options.map { try BeautyEffect(context: renderer.context, options: $0) }
-        let summary = try renderer.render(input: input, output: output, settings: Self.settings(settings, for: output), effect: effect,
-                                          commit: commit)
-        return "rendered \(input) -> \(output) (\(summary.frames) frames, \(renderer.context.device.name))"
+        let summary = try renderer.render(input: input, output: output, settings: Self.settings(settings, for: output),
+                                          options: RenderOptions(allowTruncated: allowTruncated), effect: effect, commit: commit)
+        let warnings = summary.warnings.map { "; warning: \($0)" }.joined()
+        return "rendered \(input) -> \(output) (\(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(renderer.context.device.name))\(warnings)"
     }
 }
 

@@ -26,6 +26,7 @@ enum CompareCommand {
         let settings = try RenderCommand.encoderSettings(&arguments)
         let policy = try OverwritePolicy.parse(&arguments)
         let quiet = arguments.flag("--quiet")
+        let allowTruncated = arguments.flag("--allow-truncated")
         let request = arguments.value("--device")
         let store = PresetStore.standard()
         let presetText = arguments.peek("--preset")
@@ -63,8 +64,10 @@ enum CompareCommand {
         }
         let effect = try CompareEffect(context: context, a: sides[0].side, b: sides[1].side,
                                        lookAhead: input == CommandFiles.standardStream ? 0 : LookAheadTracker.standardFrames)
-        let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings, effect: effect,
+        let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings,
+                                                                 options: RenderOptions(allowTruncated: allowTruncated), effect: effect,
                                                                  progress: ProgressReporter(quiet: quiet), commit: policy.commit)
+        for warning in summary.warnings { printError("velvet: warning: \(warning)") }
         guard let capture = effect.capture, let face = capture.faces.first else {
             throw MediaError.refused(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
         }

@@ -40,6 +40,7 @@ enum VelvetCommand {
                               A/B video (A left, B right), metrics M4-M8 and an HTML report
           --a-preset P, --b-preset P  compare two presets (name or .json file), every stage,
                               instead of two smoothing methods (not with --a / --b on that side)
+          --allow-truncated   as render's (also for batch and analyze)
       batch FILES... | --list FILE  --output-dir DIR [--shard I/N] [--devices 0,1] [render options]
                               render many files; finished outputs (proved by .NAME.velvet-done)
                               are skipped, so a rerun resumes; other settings or inputs re-render;

@@ -72,6 +72,14 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(lines.count, 1, "one warning line: \(kept.stderr)")
         XCTAssertTrue(kept.stderr.hasPrefix("velvet: warning: \(cut) is damaged or truncated after 100 frame(s)"), kept.stderr)
         XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "100")
+        // The commands whose message offers --allow-truncated take it too.
+        let analyzed = try Tool.run(Tool.velvet, ["analyze", cut, "--allow-truncated", "--quiet"])
+        XCTAssertEqual(analyzed.status, 0, analyzed.stderr)
+        XCTAssertTrue(analyzed.stderr.hasPrefix("velvet: warning: \(cut) is damaged or truncated after 100 frame(s)"), analyzed.stderr)
+        let batch = try Tool.run(Tool.velvet, ["batch", cut, "--output-dir", scratch.path("batch"), "--allow-truncated", "--no-effects",
+                                               "--preset-x264", "ultrafast"])
+        XCTAssertEqual(batch.status, 0, batch.stderr)
+        XCTAssertTrue(batch.stderr.contains("(100 frames, ") && batch.stderr.contains("; warning: \(cut) is damaged"), batch.stderr)
     }
 
     /// Whole files that hold less video than their index or their file duration says are not
