@@ -92,6 +92,9 @@ final class MediaReader: @unchecked Sendable {
             let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
             let formatName = String(cString: context.pointee.iformat.pointee.name)
             let isStill = formatName.hasSuffix("_pipe") || formatName == "image2"
+            if parameters.pointee.codec_id == AV_CODEC_ID_WEBP, Self.isAnimatedWebP(path) {
+                throw MediaError.unsupported("\(path) is an animated WebP, which FFmpeg 5.1 cannot decode (still WebP pictures it can)")
+            }
             // No size at all: the demuxer could not even read the picture's header.
             guard width > 0, height > 0 else {
                 throw MediaError.decode(path: path, reason: "truncated or damaged \(isStill ? "image" : "video stream")")
@@ -237,6 +240,16 @@ final class MediaReader: @unchecked Sendable {
     }
 
     static func describe(_ code: Int32) -> String { ffmpegMessage(code) }
+
+    /// A WebP file whose VP8X header has the animation flag ("RIFF" size "WEBP" "VP8X" size flags).
+    private static func isAnimatedWebP(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path),
+              let head = try? handle.read(upToCount: 21), head.count == 21 else { return false }
+        try? handle.close()
+        let bytes = [UInt8](head)
+        return bytes[0..<4] == Array("RIFF".utf8)[...] && bytes[8..<16] == Array("WEBPVP8X".utf8)[...] && bytes[20] & 0x02 != 0
+    }
 
     private static func check(_ code: Int32, _ path: String) throws {
         if code < 0 { throw MediaError.cannotOpen(path: path, reason: Self.describe(code)) }

@@ -8,6 +8,8 @@ public struct RenderOptions: Sendable, Equatable {
     public var allowTruncated = false
     /// The frame a still output (.png, .jpg) takes from a video input, 0-based.
     public var stillFrame: Int?
+    /// The command takes `--frame N` (render): a refusal of a video to a still offers it.
+    public var takesFrameChoice = false
     /// Frames the effects left unchanged go through the GPU colour path too (upload, colour
     /// in to the working image, colour out, download) instead of straight to the encoder, so
     /// tests can prove that path loses nothing. Off by default: it only costs time.
@@ -161,8 +163,9 @@ struct OutputPlan: @unchecked Sendable {
         }
         guard frames == 1 else {
             let count = frames.map { "\($0) frames" } ?? "several frames"
+            let choice = options.takesFrameChoice ? "pick one with --frame N (0 is the first), or " : ""
             throw MediaError.output(path: output.path, reason: "\(info.path) is a video (\(count)) and a \(output.fileExtension) "
-                                    + "holds one picture: pick one with --frame N (0 is the first), or write a video (.mp4)")
+                                    + "holds one picture: \(choice)write a video (.mp4)")
         }
         return 0
     }

@@ -51,8 +51,9 @@ enum BatchCommand {
         if let beauty { files.presetFiles(given: beauty.presetText, preset: beauty.preset) }
         jobs.forEach { files.output($0.output, "output") }
         try files.checkDistinct()
-        for pathExtension in Set(jobs.map { URL(fileURLWithPath: $0.output).pathExtension }) {
-            let output = "x.\(pathExtension)"
+        // Once per extension, named by the first output that has it.
+        var checked: Set<String> = []
+        for output in jobs.map(\.output) where checked.insert(URL(fileURLWithPath: output).pathExtension).inserted {
             try CommandFiles.checkEncoder(output, BatchJob.settings(settings, for: output))
         }
         try checkDevices(devices)

@@ -73,6 +73,7 @@ enum RenderCommand {
     /// `--allow-truncated` and `--frame N`.
     static func renderOptions(_ arguments: inout ArgumentParser) throws -> RenderOptions {
         var options = RenderOptions(allowTruncated: arguments.flag("--allow-truncated"))
+        options.takesFrameChoice = true
         if let text = arguments.value("--frame") {
             guard let frame = Int(text), frame >= 0 else { throw UsageError("--frame must be an integer of 0 or more, got '\(text)'") }
             options.stillFrame = frame

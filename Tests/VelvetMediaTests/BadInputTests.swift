@@ -37,6 +37,15 @@ final class BadInputTests: XCTestCase {
                           output: scratch.path("out.mp4"), mentions: "cannot open")
     }
 
+    /// FFmpeg 5.1 writes animated WebP but cannot read it back: said so, not "damaged".
+    func testAnimatedWebPIsNamedUnsupported() throws {
+        let scratch = try Scratch()
+        let animated = scratch.path("anim.webp")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "3", "-loop", "0", animated])
+        try expectFailure(["render", animated, "-o", scratch.path("out.png")], in: scratch, output: scratch.path("out.png"),
+                          mentions: "is an animated WebP, which FFmpeg 5.1 cannot decode", status: 1)
+    }
+
     func testTruncatedMP4() throws {
         let scratch = try Scratch()
         for faststart in [false, true] {
@@ -138,6 +147,10 @@ final class BadInputTests: XCTestCase {
         try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output, mentions: "--frame N")
         try expectFailure(["render", input, "-o", output, "--no-effects", "--frame", "12"], in: scratch, output: output,
                           mentions: "--frame 12 is past the end (the input has 12 frame(s))")
+        // compare has no --frame: its refusal offers only the video.
+        let compared = try Tool.run(Tool.velvet, ["compare", input, "-o", output])
+        XCTAssertEqual(compared.status, 1, compared.stderr)
+        XCTAssertTrue(compared.stderr.hasSuffix("holds one picture: write a video (.mp4)\n"), compared.stderr)
     }
 
     func testSubtitlesTheContainerCannotTakeAreRefused() throws {
