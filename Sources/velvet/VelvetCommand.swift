@@ -87,14 +87,15 @@ enum VelvetCommand {
         let rest = Array(arguments.dropFirst())
         // JSON errors go to stdout, unless stdout carries the video (-o -).
         let stdoutIsMedia = ArgumentParser.writesMediaToStandardOutput(rest)
-        FailureReport.shared.alsoAsJSON(rest.contains("--json") && !stdoutIsMedia) // until the parser knows better
+        // `velvet --json` (no command) asks for the JSON error too.
+        FailureReport.shared.alsoAsJSON(arguments.contains("--json") && !stdoutIsMedia) // until the parser knows better
         do {
             if let index = notUTF8.first {
                 throw UsageError("argument \(index + 1) ('\(arguments[index])') is not UTF-8 text: velvet takes UTF-8 file names "
                                  + "and values (rename the file, or reach it through a link with a UTF-8 name)")
             }
             var parser = try ArgumentParser(rest)
-            FailureReport.shared.alsoAsJSON(parser.has(flag: "--json") && !stdoutIsMedia)
+            FailureReport.shared.alsoAsJSON((parser.has(flag: "--json") || command == "--json") && !stdoutIsMedia)
             switch command {
             case "--help", "-h": try HelpText.run(parser)
             case "--version": try VersionCommand.run(parser)

@@ -532,7 +532,8 @@ final class BadInputTests: XCTestCase {
         let input = scratch.path("in.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
         for (arguments, status) in [(["render", scratch.path("missing.png"), "-o", scratch.path("o.png"), "--json", "--no-effects"], Int32(1)),
-                                    (["render", input, "-o", scratch.path("o.png"), "--json", "--crf", "99", "--no-effects"], 2)] {
+                                    (["render", input, "-o", scratch.path("o.png"), "--json", "--crf", "99", "--no-effects"], 2),
+                                    (["--json"], 2)] {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, status, result.stderr)
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
