@@ -508,7 +508,10 @@ public final class FaceTracker: @unchecked Sendable {
         }
         let pending = try recordDetection(runs, of: image, on: recorder)
         try submit(recorder)
-        try addFaces(merging: pending, in: image, time: time, submit: submit)
+        // A turned search is an extra look where nothing was found upright: there a pattern at
+        // the models' reach (a 9-px "face" in ffmpeg's testsrc2 turned) is likelier than a face,
+        // so it keeps what the policy promises to find, faces of minimumFaceSize or more.
+        try addFaces(merging: pending, in: image, time: time, minimumSide: options.policy.minimumFaceSize, submit: submit)
     }
 
     /// The quarter turn (0...3, clockwise) nearest a face's roll.
@@ -550,7 +553,8 @@ public final class FaceTracker: @unchecked Sendable {
     /// Both models' detections of a face are meshed, since one's box can give a mesh the
     /// model rejects where the other's does not. Detections of an already tracked face are skipped, the largest
     /// faces go first, and at most `maxFaces` faces are kept.
-    private func addFaces(merging pending: DetectionMerge.Pending, in image: GPUImage, time: Double,
+    /// - Parameter minimumSide: detections whose box is smaller (pixels a side) are not meshed.
+    private func addFaces(merging pending: DetectionMerge.Pending, in image: GPUImage, time: Double, minimumSide: Float = 0,
                           submit: (CommandRecorder) throws -> Void) throws {
         // Held faces make room: a detection of one of them takes its place.
         let active = tracks.filter { $0.missed == 0 }
@@ -559,7 +563,7 @@ public final class FaceTracker: @unchecked Sendable {
         // Short range first: where both models' meshes are accepted, the face keeps the mesh
         // MediaPipe's face mesh makes (it detects with short range).
         let detections = FaceDetectorModel.allCases.flatMap { model in
-            pending.detections(model).sorted { $0.box.area > $1.box.area }
+            pending.detections(model).filter { min($0.box.width, $0.box.height) >= minimumSide }.sorted { $0.box.area > $1.box.area }
         }
         let tracked = active.map { $0.roi.unrotatedBox }
         let rois = detections.map(FaceROI.init(detection:)).filter { roi in

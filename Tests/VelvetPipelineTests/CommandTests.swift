@@ -26,6 +26,16 @@ final class CommandTests: XCTestCase {
         for key in keys { XCTAssertNotNil(object[key], "\(key) in \(object.keys.sorted())", file: file, line: line) }
     }
 
+    /// ffmpeg's test pattern has no face: the turned search (run because nothing was found
+    /// upright) keeps only faces of the policy's minimum size, not a 9-px pattern at the models' reach.
+    func testTestPatternHasNoFace() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("pattern.mp4") // as x264 codes it (the still PNG never showed the "face")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "3", "-c:v", "libx264", "-preset", "ultrafast", input])
+        let frames = try XCTUnwrap(try json(try velvet(["analyze", input, "--json"]))["frames"] as? [[String: Any]])
+        XCTAssertEqual(frames.map { ($0["faces"] as? [Any])?.count ?? -1 }, [0, 0, 0])
+    }
+
     func testAnalyzeJSONOverlayAndExitCodes() throws {
         let scratch = try Scratch()
         let input = scratch.path("grace.png")
