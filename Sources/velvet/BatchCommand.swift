@@ -134,7 +134,8 @@ enum BatchCommand {
         let url = URL(fileURLWithPath: input)
         let stillExtensions = ["png", "jpg", "jpeg"]
         let ext = stillExtensions.contains(url.pathExtension.lowercased()) ? url.pathExtension : videoExtension
-        return directory + "/" + url.deletingPathExtension().lastPathComponent + "." + ext
+        let folder = directory.hasSuffix("/") ? directory : directory + "/" // "out/" gives out/x.mp4, not out//x.mp4
+        return folder + url.deletingPathExtension().lastPathComponent + "." + ext
     }
 }
 
