@@ -43,6 +43,7 @@ enum AnalyzeCommand {
         }
         var paths = CommandFiles(policy: policy)
         paths.input(input)
+        paths.modelFiles(models)
         for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask")] {
             guard let path else { continue }
             try CommandFiles.checkEncoder(path, EncoderSettings())

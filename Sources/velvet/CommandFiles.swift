@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFace
 import VelvetFiles
 import VelvetBeauty
 import VelvetMedia
@@ -23,6 +24,15 @@ struct CommandFiles {
     init(policy: OverwritePolicy, streams: Bool = false) { (self.policy, self.streams) = (policy, streams) }
 
     mutating func input(_ path: String, _ label: String = "the input") { inputs.append((label, path)) }
+
+    /// The model files a tracking command reads (`--models DIR`, else the standard folder):
+    /// `analyze --models m --tracks m/face_landmark.tflite` would have replaced a model.
+    mutating func modelFiles(_ directory: String?) {
+        let files = directory.map { FaceModelFiles(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .standard
+        for model in FaceModelName.allCases {
+            input(files.directory.appendingPathComponent(model.rawValue + ".tflite").path, "the model file")
+        }
+    }
 
     /// The files a preset came from and reads: a preset given as a file (`--preset look.json`)
     /// and its LUT file, which no output may overwrite either.

@@ -29,7 +29,10 @@ enum RenderCommand {
         try sidecarArguments.check(input: input, output: output, beauty: beauty)
         var files = CommandFiles(policy: policy, streams: true)
         files.input(input)
-        if let beauty { files.presetFiles(given: beauty.presetText, preset: beauty.preset) }
+        if let beauty {
+            files.presetFiles(given: beauty.presetText, preset: beauty.preset)
+            files.modelFiles(nil)
+        }
         files.output(output, "-o")
         sidecarArguments.add(to: &files)
         try files.check()

@@ -361,6 +361,8 @@ final class BadInputTests: XCTestCase {
             ["compare", video, "-o", scratch.path("look.mp4"), "--preset", scratch.path("look.json"), "-y"],
             ["render", video, "-o", scratch.path("grade.cube"), "--format", "matroska", "--lut", scratch.path("grade.cube"), "-y"],
             ["bench", "skin", "--width", "16", "--height", "16", "--input", scratch.path("raw-freqsep.rgba"), "--output", scratch.path("raw")],
+            // The model files count as inputs too.
+            ["analyze", video, "--models", scratch.url.path, "--tracks", scratch.path("face_landmark.tflite")],
         ]
         try Tool.run(Tool.velvet, ["presets", "show", "soft"]).output.write(to: URL(fileURLWithPath: scratch.path("look.json")))
         XCTAssertEqual(try Tool.run(Tool.velvet, ["luts", "export", scratch.path("luts")]).status, 0)
