@@ -62,11 +62,11 @@ public struct PresetStore: Sendable {
         return try BeautyPreset.decode(data, file: url.path)
     }
 
-    /// What `--preset` names: a preset file when `text` holds a `/` or ends in `.json`, else a
-    /// built-in or saved preset by name (`load`).
     /// Whether `resolve` reads `text` as a preset file rather than a preset's name.
     public static func isFileReference(_ text: String) -> Bool { text.contains("/") || text.hasSuffix(".json") }
 
+    /// What `--preset` names: a preset file when `text` holds a `/` or ends in `.json`, else a
+    /// built-in or saved preset by name (`load`).
     public func resolve(_ text: String) throws -> BeautyPreset {
         guard Self.isFileReference(text) else { return try load(text) }
         guard let handle = FileHandle(forReadingAtPath: text) else { throw PresetError(file: text, reason: "cannot read the file") }

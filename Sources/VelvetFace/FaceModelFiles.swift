@@ -39,9 +39,12 @@ public struct FaceModelFiles: Sendable, Equatable {
         return FaceModelFiles(directory: local)
     }
 
+    /// Where the file of `model` is, or would be.
+    public func expectedURL(_ model: FaceModelName) -> URL { directory.appendingPathComponent(model.rawValue + ".tflite") }
+
     /// The file of `model`; throws when it is missing.
     public func url(_ model: FaceModelName) throws -> URL {
-        let url = directory.appendingPathComponent(model.rawValue + ".tflite")
+        let url = expectedURL(model)
         guard FileManager.default.fileExists(atPath: url.path) else { throw FaceError.missingModel(path: url.path) }
         return url
     }

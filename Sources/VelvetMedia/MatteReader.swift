@@ -4,9 +4,10 @@ import Foundation
 /// A user's own matte, frame by frame (`render --matte-in`): a grey picture or video, or
 /// the alpha of one that has alpha, as 16-bit values (0 ... 65535 for 0 ... 1). It must
 /// have the input's upright size, upright by the matte's own display matrix or EXIF
-/// orientation, which are applied to it as to the input. A still matte holds for every frame; a video matte gives
-/// one frame per input frame and must have as many: a count both containers declare is
-/// compared before rendering, and a matte that ends before the input fails the render.
+/// orientation, which are applied to it as to the input. A still matte holds for every
+/// frame; a video matte gives one frame per input frame and must have as many: a count both
+/// containers declare is compared before rendering, and a matte that ends before the input
+/// fails the render.
 public final class MatteReader: @unchecked Sendable {
     public let path: String
     public let width: Int

@@ -30,7 +30,7 @@ struct CommandFiles {
     mutating func modelFiles(_ directory: String?) {
         let files = directory.map { FaceModelFiles(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .standard
         for model in FaceModelName.allCases {
-            input(files.directory.appendingPathComponent(model.rawValue + ".tflite").path, "the model file")
+            input(files.expectedURL(model).path, "the model file")
         }
     }
 
