@@ -12,6 +12,9 @@ public struct ColorDescription: Sendable, Equatable {
     public var transfer: Int32
     public var colorSpace: Int32
     public var chromaLocation: Int32
+    /// Whether the range is stated (by the stream, or by a full-range format): an unstated
+    /// limited range stays unstated in the output, as ffmpeg keeps it (Matroska wrote `tv`).
+    public var statesRange = true
 
     public init(matrix: Matrix, fullRange: Bool, primaries: Int32, transfer: Int32, colorSpace: Int32, chromaLocation: Int32) {
         (self.matrix, self.fullRange, self.primaries, self.transfer) = (matrix, fullRange, primaries, transfer)
@@ -58,6 +61,7 @@ public struct ColorDescription: Sendable, Equatable {
         }
         fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG || (layout?.forcesFullRange ?? false)
             || layout?.kind == .rgba
+        statesRange = fullRange || frame.pointee.color_range != AVCOL_RANGE_UNSPECIFIED
         primaries = Int32(frame.pointee.color_primaries.rawValue)
         transfer = Int32(frame.pointee.color_trc.rawValue)
         colorSpace = Int32(space.rawValue)

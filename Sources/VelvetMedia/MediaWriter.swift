@@ -116,7 +116,7 @@ final class MediaWriter: @unchecked Sendable {
         encoder.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
         encoder.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(color.transfer))
         encoder.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.colorSpace))
-        encoder.pointee.color_range = color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        encoder.pointee.color_range = color.fullRange ? AVCOL_RANGE_JPEG : color.statesRange ? AVCOL_RANGE_MPEG : AVCOL_RANGE_UNSPECIFIED
         encoder.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(color.chromaLocation))
         encoder.pointee.field_order = setup.fieldOrder
         let encoderName = String(cString: codec.pointee.name)

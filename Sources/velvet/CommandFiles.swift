@@ -95,6 +95,15 @@ struct CommandFiles {
         }
     }
 
+    /// Usage error when a benchmark's scratch file (which it always overwrites, in `--work-dir`)
+    /// is the photo it reads: `bench media --photo w/velvet-bench-plain.mp4 --work-dir w`.
+    static func checkScratch(photo: String, _ scratch: [String]) throws {
+        var files = CommandFiles(policy: .overwrite)
+        files.input(photo, "the photo")
+        for path in scratch { files.output(path, "the benchmark's scratch file") }
+        try files.checkDistinct()
+    }
+
     /// Usage error when an output cannot be encoded as asked (extension, pixel format).
     static func checkEncoder(_ output: String, _ settings: EncoderSettings) throws {
         if let problem = EncoderCheck.problem(output: output, settings: settings) { throw UsageError(problem) }

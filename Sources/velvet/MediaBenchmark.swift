@@ -23,9 +23,12 @@ enum MediaBenchmark {
         let json = arguments.flag("--json")
         try arguments.finish()
         try CommandFiles.checkEncoder(directory + "/velvet-bench-gpu.mp4", settings)
+        let name = URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent
+        let clip = directory + "/velvet-bench-\(name)-\(size.width)x\(size.height)-\(frames).mp4"
+        let warmUp = directory + "/velvet-bench-warm-up-\(name)-\(size.width)x\(size.height).mp4"
+        try CommandFiles.checkScratch(photo: photo, [clip, warmUp] + ["plain", "gpu", "beauty", "cli"].map { directory + "/velvet-bench-\($0).mp4" })
 
         let context = try GPUContext(request: request)
-        let clip = directory + "/velvet-bench-\(URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent)-\(size.width)x\(size.height)-\(frames).mp4"
         // A slow pan and zoom with noise, so the encoder has real work.
         var clipSettings = EncoderSettings()
         clipSettings.crf = 16
@@ -40,7 +43,6 @@ enum MediaBenchmark {
         if beauty {
             // Untimed: a short render with each method first, so that no timed render compiles
             // the pipelines or fills the driver's caches (a cold start is Tools/bench-cold-start.sh's).
-            let warmUp = directory + "/velvet-bench-warm-up-\(URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent)-\(size.width)x\(size.height).mp4"
             try FaceClip.make(warmUp, photo: photo, size: size, frames: Self.warmUpFrames, noise: 2 / 255, settings: clipSettings,
                               context: context) { _, fill in
                 SimilarityTransform(scale: fill, rotation: 0, translation: (x: 0, y: Double(size.height) * 0.3))

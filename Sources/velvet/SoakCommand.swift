@@ -20,9 +20,11 @@ enum SoakCommand {
         let request = arguments.value("--device")
         let maxGrowth = try arguments.float("--max-growth", default: 2, range: -100...1000)
         try arguments.finish()
+        let clip = directory + "/velvet-soak-\(size.width)x\(size.height)-\(frames).mp4"
+        let output = directory + "/velvet-soak-out.mp4"
+        try CommandFiles.checkScratch(photo: photo, [clip, output])
 
         let context = try GPUContext(request: request)
-        let clip = directory + "/velvet-soak-\(size.width)x\(size.height)-\(frames).mp4"
         var clipSettings = EncoderSettings()
         clipSettings.preset = "ultrafast"
         try FaceClip.make(clip, photo: photo, size: size, frames: frames, noise: 1 / 255, settings: clipSettings,
@@ -35,7 +37,6 @@ enum SoakCommand {
                                     effect: try BeautyEffect(context: context, options: BeautyArguments.defaultOptions(smoothing: .frequencySeparation, context: context)))
         var settings = EncoderSettings()
         settings.preset = "ultrafast"
-        let output = directory + "/velvet-soak-out.mp4"
         let summary = try VideoRenderer(context: context).render(input: clip, output: output, settings: settings, effect: sampler)
 
         print("Soak: \(summary.frames) frames of \(size.width)x\(size.height), default preset, \(context.device.name), "

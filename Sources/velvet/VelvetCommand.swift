@@ -11,6 +11,11 @@ enum VelvetCommand {
 
     commands:
       demo                    make a clip from the test photo, render it, write demo-output/
+          --output-dir DIR    where the demo's files go (default demo-output)
+          --assets DIR        the folder holding grace_hopper.jpg (default test-assets, also
+                              VELVET_TEST_ASSETS)
+          --frames N, --size WxH  the clip's length and size (default 48, 640x360)
+          --quiet             no progress lines
       render INPUT -o OUTPUT  render a video or still image with the beauty pipeline
                               (INPUT - reads standard input; -o - writes standard output)
           --codec NAME        video encoder: h264 (libx264, the default), hevc (libx265), or an
@@ -56,8 +61,10 @@ enum VelvetCommand {
                               presets knobs: every preset field and flag as a Markdown table
       luts list | export DIR  the built-in colour grades, as .cube files
       devices                 list Vulkan devices and the one Velvet would use
+          --json              print them as JSON
       bench blur|media|nn|tracker|skin|soak|quality [options]
-                              benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md)
+                              benchmarks (see Tools/bench-*.py, docs/PERFORMANCE.md); each
+                              one's options: docs/CLI.md, bench
       version                 Velvet's version, the build's git describe, the Vulkan device, the
                               FFmpeg libraries (also velvet --version)
       help [COMMAND]          this text, or one command's (also --help; velvet COMMAND --help or -h)

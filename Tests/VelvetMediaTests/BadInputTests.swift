@@ -363,13 +363,20 @@ final class BadInputTests: XCTestCase {
             ["bench", "skin", "--width", "16", "--height", "16", "--input", scratch.path("raw-freqsep.rgba"), "--output", scratch.path("raw")],
             // The model files count as inputs too.
             ["analyze", video, "--models", scratch.url.path, "--tracks", scratch.path("face_landmark.tflite")],
+            // A benchmark's scratch files (always overwritten) may not be the photo it reads.
+            ["bench", "media", "--photo", scratch.path("velvet-bench-plain.mp4"), "--work-dir", scratch.url.path, "--frames", "2"],
+            ["bench", "soak", "--photo", scratch.path("velvet-soak-out.mp4"), "--work-dir", scratch.url.path, "--frames", "10"],
         ]
+        for name in ["velvet-bench-plain.mp4", "velvet-soak-out.mp4"] {
+            try FileManager.default.copyItem(atPath: video, toPath: scratch.path(name))
+        }
         try Tool.run(Tool.velvet, ["presets", "show", "soft"]).output.write(to: URL(fileURLWithPath: scratch.path("look.json")))
         XCTAssertEqual(try Tool.run(Tool.velvet, ["luts", "export", scratch.path("luts")]).status, 0)
         try FileManager.default.moveItem(atPath: scratch.path("luts/warm.cube"), toPath: scratch.path("grade.cube"))
         try FileManager.default.removeItem(atPath: scratch.path("luts"))
         try Data(count: 16 * 16 * 4).write(to: URL(fileURLWithPath: scratch.path("raw-freqsep.rgba")))
-        let kept = try ["look.json", "grade.cube", "raw-freqsep.rgba"].map { try Data(contentsOf: URL(fileURLWithPath: scratch.path($0))) }
+        let keptNames = ["look.json", "grade.cube", "raw-freqsep.rgba", "velvet-bench-plain.mp4", "velvet-soak-out.mp4"]
+        let kept = try keptNames.map { try Data(contentsOf: URL(fileURLWithPath: scratch.path($0))) }
         for arguments in cases {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
@@ -377,8 +384,9 @@ final class BadInputTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains("overwritten") || result.stderr.contains("same file"), result.stderr)
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: video)), original)
-        XCTAssertEqual(try ["look.json", "grade.cube", "raw-freqsep.rgba"].map { try Data(contentsOf: URL(fileURLWithPath: scratch.path($0))) }, kept)
-        XCTAssertEqual(scratch.files, ["grade.cube", "link.mp4", "look.json", "r.html", "raw-freqsep.rgba", "v.mp4"])
+        XCTAssertEqual(try keptNames.map { try Data(contentsOf: URL(fileURLWithPath: scratch.path($0))) }, kept)
+        XCTAssertEqual(scratch.files, ["grade.cube", "link.mp4", "look.json", "r.html", "raw-freqsep.rgba", "v.mp4",
+                                       "velvet-bench-plain.mp4", "velvet-soak-out.mp4"])
     }
 
     /// ffmpeg's -y/-n: an existing output is refused unless -y (with -n, and without either as

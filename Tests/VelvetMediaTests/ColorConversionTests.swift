@@ -112,6 +112,21 @@ final class ColorConversionTests: GPUTestCase {
         XCTAssertGreaterThan(levels.count, 600, "a 10-bit ramp should keep far more than 256 levels")
     }
 
+    /// The range tag goes out as it came in, stated or not (as ffmpeg keeps it): Matroska
+    /// wrote `tv` for an input that said nothing.
+    func testRangeTagIsKeptAsStated() throws {
+        let scratch = try Scratch()
+        for (range, expected) in [(nil, "unknown"), ("tv", "tv"), ("pc", "pc")] as [(String?, String)] {
+            let input = scratch.path("in-\(expected).mkv"), output = scratch.path("out-\(expected).mkv")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "2", "-pix_fmt", "yuv420p"]
+                            + (range.map { ["-color_range", $0] } ?? []) + ["-c:v", "ffv1", input])
+            XCTAssertEqual(try Tool.probe(input, "stream=color_range"), expected, "the input as made")
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--codec", "ffv1", "--quiet"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(try Tool.probe(output, "stream=color_range"), expected, "range \(range ?? "unstated")")
+        }
+    }
+
     func testEXIFOrientationIsApplied() throws {
         let scratch = try Scratch()
         let plain = scratch.path("plain.jpg"), tagged = scratch.path("tagged.jpg"), output = scratch.path("upright.png")

@@ -117,6 +117,12 @@ final class CommandTests: XCTestCase {
         }
         XCTAssertTrue(try velvet(["render", "--help"]).stdout.contains("--encoder-opt K=V"))
         XCTAssertFalse(try velvet(["devices", "--help"]).stdout.contains("--encoder-opt"), "only the command's own section")
+        // Each command's own options (demo's and devices' were missing).
+        for (command, options) in [("demo", ["--output-dir", "--assets", "--frames", "--size", "--quiet"]), ("devices", ["--json"]),
+                                   ("bench", ["docs/CLI.md"])] {
+            let help = try velvet([command, "--help"]).stdout
+            for option in options { XCTAssertTrue(help.contains(option), "\(command): \(option)") }
+        }
     }
 
     /// A wrong command line is a usage error for every command: exit 2, one line, before any
