@@ -55,14 +55,23 @@ final class MediaReader: @unchecked Sendable {
     init(path: String) throws {
         var isDirectory: ObjCBool = false
         let isPipe = path == Self.standardInput
-        guard isPipe || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        let isSequence = !isPipe && ImageSequence.isPattern(path)
+        if isSequence {
+            guard !ImageSequence.files(path).isEmpty else {
+                throw MediaError.cannotOpen(path: path, reason: "no such file (an image sequence: no frame numbered \(ImageSequence.firstNumbers.lowerBound) to \(ImageSequence.firstNumbers.upperBound))")
+            }
+        } else if !isPipe && !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             throw MediaError.cannotOpen(path: path, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw MediaError.cannotOpen(path: path, reason: "is a directory") }
         av_log_set_level(AV_LOG_QUIET)
 
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let opened = avformat_open_input(&context, isPipe ? "pipe:0" : path, nil, nil)
+        // A sequence goes to image2 by name; a file whose own name holds a pattern is that file.
+        var options: OpaquePointer? = nil
+        if !isPipe, !isSequence, av_filename_number_test(path) != 0 { av_dict_set(&options, "pattern_type", "none", 0) }
+        defer { av_dict_free(&options) }
+        let opened = avformat_open_input(&context, isPipe ? "pipe:0" : path, isSequence ? av_find_input_format("image2") : nil, &options)
         guard opened >= 0, let context else {
             throw MediaError.cannotOpen(path: path, reason: Self.describe(opened))
         }
@@ -91,7 +100,7 @@ final class MediaReader: @unchecked Sendable {
             let parameters = stream.pointee.codecpar!
             let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
             let formatName = String(cString: context.pointee.iformat.pointee.name)
-            let isStill = formatName.hasSuffix("_pipe") || formatName == "image2"
+            let isStill = !isSequence && (formatName.hasSuffix("_pipe") || formatName == "image2")
             if parameters.pointee.codec_id == AV_CODEC_ID_WEBP, Self.isAnimatedWebP(path) {
                 throw MediaError.unsupported("\(path) is an animated WebP, which FFmpeg 5.1 cannot decode (still WebP pictures it can)")
             }

@@ -50,7 +50,7 @@ enum AnalyzeCommand {
             paths.output(path, option)
         }
         if let tracksPath { paths.output(tracksPath, "--tracks") }
-        let still = stillExtensions.contains(URL(fileURLWithPath: input).pathExtension.lowercased())
+        let still = stillExtensions.contains(URL(fileURLWithPath: input).pathExtension.lowercased()) && !ImageSequence.isPattern(input)
         // A video's drawings are a video: a picture path would fail only after the whole analysis.
         for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask")] where !still {
             if let path, EncoderCheck.writesOnePicture(output: path, settings: EncoderSettings()) {
@@ -58,7 +58,9 @@ enum AnalyzeCommand {
             }
         }
         try paths.check()
-        guard FileManager.default.fileExists(atPath: input) else { throw MediaError.cannotOpen(path: input, reason: "no such file") }
+        guard FileManager.default.fileExists(atPath: input) || ImageSequence.isPattern(input) else {
+            throw MediaError.cannotOpen(path: input, reason: "no such file")
+        }
 
         var options = still ? FaceTrackerOptions.still : FaceTrackerOptions.video
         options.detector = detector

@@ -36,6 +36,9 @@ enum BatchCommand {
         // Read after the usage checks, so a wrong command line never consumes standard input.
         if let list { inputs += try InputList.read(list) }
         guard !inputs.isEmpty else { throw UsageError("batch needs input files (arguments or --list FILE)") }
+        if let sequence = inputs.first(where: ImageSequence.isPattern) {
+            throw UsageError("batch takes files, and \(sequence) is an image sequence: render it with velvet render")
+        }
 
         // Checked over every input, not just this shard's, so all shards refuse alike.
         let unique = Self.distinctFiles(inputs)

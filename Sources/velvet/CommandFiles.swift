@@ -23,7 +23,13 @@ struct CommandFiles {
 
     init(policy: OverwritePolicy, streams: Bool = false) { (self.policy, self.streams) = (policy, streams) }
 
-    mutating func input(_ path: String, _ label: String = "the input") { inputs.append((label, path)) }
+    /// An image sequence (`frame%04d.png`) counts as each of its files.
+    mutating func input(_ path: String, _ label: String = "the input") {
+        inputs.append((label, path))
+        if path != Self.standardStream, ImageSequence.isPattern(path) {
+            inputs += ImageSequence.files(path).map { ("a frame of \(label) sequence", $0) }
+        }
+    }
 
     /// The model files a tracking command reads (`--models DIR`, else the standard folder):
     /// `analyze --models m --tracks m/face_landmark.tflite` would have replaced a model.

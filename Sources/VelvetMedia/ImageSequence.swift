@@ -1,0 +1,42 @@
+import CFFmpeg
+import Foundation
+
+/// An image sequence named as ffmpeg names one: a file name holding a printf-style frame
+/// number (`frame%04d.png`, `%d.tif`), read by FFmpeg's image2 demuxer as a video at 25
+/// frames a second (its default, as `ffmpeg -i`). A file that exists under the very name is
+/// that file, not a sequence.
+public enum ImageSequence {
+    /// Whether `path` names a sequence rather than a file.
+    public static func isPattern(_ path: String) -> Bool {
+        av_filename_number_test(path) != 0 && !FileManager.default.fileExists(atPath: path)
+    }
+
+    /// Where FFmpeg looks for the first frame: numbers 0 to 4 (image2's `start_number` 0 and
+    /// `start_number_range` 5).
+    static let firstNumbers = 0...4
+
+    /// The files of the sequence, in order: from the first number of `firstNumbers` that
+    /// exists to the last before a gap (what image2 reads); empty when none exists.
+    public static func files(_ pattern: String) -> [String] {
+        guard let first = firstNumbers.lazy.compactMap({ name(pattern, $0) }).first(where: exists) else { return [] }
+        var files = [first]
+        guard var number = firstNumbers.first(where: { name(pattern, $0) == first }) else { return files }
+        while let next = name(pattern, number + 1), exists(next) {
+            files.append(next)
+            number += 1
+        }
+        return files
+    }
+
+    /// The file name of frame `number`; nil when the pattern cannot make one.
+    static func name(_ pattern: String, _ number: Int) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard av_get_frame_filename(&buffer, Int32(buffer.count), pattern, Int32(number)) >= 0 else { return nil }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    private static func exists(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+}
