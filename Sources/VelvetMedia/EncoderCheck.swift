@@ -17,7 +17,7 @@ public enum EncoderCheck {
             let codec = try EncoderTuning.encoder(for: container, settings: settings)
             if settings.pixelFormat != nil {
                 _ = try MediaWriter.encoderPixelFormat(codec: codec, source: AV_PIX_FMT_YUV420P,
-                                                       requested: settings.pixelFormat, still: container.isStillImage)
+                                                       requested: settings.pixelFormat, still: container.writesPictures)
             }
             var context = avcodec_alloc_context3(codec)
             defer { avcodec_free_context(&context) }
@@ -51,6 +51,6 @@ public enum EncoderCheck {
     /// `--preset-x264` tune); true when the output cannot be resolved (reported elsewhere).
     public static func isX26x(output: String, settings: EncoderSettings) -> Bool {
         guard let container = try? OutputContainer(path: output, formatName: settings.format) else { return true }
-        return container.isStillImage || EncoderSettings.x26xEncoders.contains(settings.encoderName(forMuxer: container.name))
+        return container.writesPictures || EncoderSettings.x26xEncoders.contains(settings.encoderName(forMuxer: container.name))
     }
 }

@@ -8,7 +8,7 @@ enum EncoderTuning {
     /// The encoder `settings` name for `container` (stills: the image2 muxer's codec for the
     /// extension, .png -> png, .jpg -> mjpeg).
     static func encoder(for container: OutputContainer, settings: EncoderSettings) throws -> UnsafePointer<AVCodec> {
-        if container.isStillImage {
+        if container.writesPictures {
             let id = av_guess_codec(container.format, nil, container.path, nil, AVMEDIA_TYPE_VIDEO)
             guard let codec = avcodec_find_encoder(id) else {
                 throw MediaError.output(path: container.path, reason: "no encoder for \(container.fileExtension) images")

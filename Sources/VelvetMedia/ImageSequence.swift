@@ -28,8 +28,29 @@ public enum ImageSequence {
         return files
     }
 
+    /// The number `file` has in the sequence `pattern` names (nil when it is none of its
+    /// files): each run of digits in its name is tried, and `same` decides whether the name
+    /// the pattern makes of it is that file.
+    public static func number(of file: String, in pattern: String, same: (String, String) -> Bool) -> Int? {
+        let name = URL(fileURLWithPath: file).lastPathComponent
+        let runs = name.split(whereSeparator: { !$0.isASCII || !$0.isNumber }).compactMap { Int($0) }
+        return runs.first { number in self.name(pattern, number).map { same($0, file) } ?? false }
+    }
+
+    /// A single file's name for what the sequence `pattern` holds (a report beside it): the
+    /// frame number and the separators before it left out (`ab_%03d.png` -> `ab.png`).
+    public static func stem(of pattern: String) -> String {
+        let url = URL(fileURLWithPath: pattern)
+        let name = url.lastPathComponent
+        guard let token = name.range(of: "%[0-9]*d", options: .regularExpression) else { return pattern }
+        var before = name[..<token.lowerBound]
+        while let last = before.last, "_-. ".contains(last) { before = before.dropLast() }
+        let joined = String(before) + name[token.upperBound...]
+        return url.deletingLastPathComponent().appendingPathComponent(joined.hasPrefix(".") ? "sequence" + joined : joined).path
+    }
+
     /// The file name of frame `number`; nil when the pattern cannot make one.
-    static func name(_ pattern: String, _ number: Int) -> String? {
+    public static func name(_ pattern: String, _ number: Int) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard av_get_frame_filename(&buffer, Int32(buffer.count), pattern, Int32(number)) >= 0 else { return nil }
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

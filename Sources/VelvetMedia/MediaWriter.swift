@@ -27,11 +27,16 @@ struct WriterSetup {
 /// it goes: there is no file to hold back, replace or remove.
 final class MediaWriter: @unchecked Sendable {
     let path: String
-    /// Nil for standard output.
+    /// Nil for standard output and for an image sequence.
     private let file: OutputFile?
+    /// The files of an image sequence output (`frame%04d.png`).
+    private let sequence: PictureSequenceOutput?
     /// The pixel format `encode` expects frames in.
     private(set) var framePixelFormat = AV_PIX_FMT_NONE
+    /// One picture: the render ends after its frame.
     let isStillImage: Bool
+    /// A picture format (image2), whose muxer opens each picture's file itself.
+    private let writesPictures: Bool
     private let formatContext: UnsafeMutablePointer<AVFormatContext>
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     private var videoStream: UnsafeMutablePointer<AVStream>!
@@ -73,13 +78,15 @@ final class MediaWriter: @unchecked Sendable {
          setup: WriterSetup = WriterSetup(), commit: CommitPolicy = .replace) throws {
         self.path = path
         let container = try OutputContainer(path: path, formatName: settings.format)
-        file = container.isStandardOutput ? nil : try OutputFile(path: path, policy: commit)
+        sequence = container.isSequence ? try PictureSequenceOutput(pattern: path, policy: commit, input: reader?.info.path) : nil
+        file = container.isStandardOutput || container.isSequence ? nil : try OutputFile(path: path, policy: commit)
         if let reader, !container.isStandardOutput, !reader.isStandardInput, SameFile.check(path, reader.info.path) {
             throw MediaError.output(path: path, reason: "the output would overwrite the input")
         }
 
         let codec = try EncoderTuning.encoder(for: container, settings: settings)
         isStillImage = container.isStillImage
+        writesPictures = container.writesPictures
         packet = try MediaPacket()
         repacker = chosen != sourcePixelFormat ? PixelRepacker() : nil
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
@@ -132,7 +139,7 @@ final class MediaWriter: @unchecked Sendable {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
             encoder.pointee.global_quality = Int32(settings.jpegQuality) * FF_QP2LAMBDA
         }
-        try EncoderTuning.apply(settings, to: encoder, hdr: isStillImage ? nil : setup.hdr)
+        try EncoderTuning.apply(settings, to: encoder, hdr: writesPictures ? nil : setup.hdr)
         let opened = avcodec_open2(encoder, codec, nil)
         guard opened >= 0 else { throw EncoderTuning.openFailure(codec, opened) }
 
@@ -151,10 +158,10 @@ final class MediaWriter: @unchecked Sendable {
             if setup.keepsDisplayMatrix { try Self.check(velvet_copy_display_matrix(input, stream), path) }
             av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
             av_dict_copy(&context.pointee.metadata, reader.formatContext.pointee.metadata, 0)
-            if !isStillImage { try Self.check(velvet_copy_chapters(reader.formatContext, context), path) }
+            if !writesPictures { try Self.check(velvet_copy_chapters(reader.formatContext, context), path) }
         }
 
-        if let input, !isStillImage {
+        if let input, !writesPictures {
             let start = input.pointee.start_time
             if start != velvet_av_nopts_value(), start < 0 {
                 startShift = av_rescale_q(-start, input.pointee.time_base, AVRational(num: 1, den: AV_TIME_BASE))
@@ -162,7 +169,7 @@ final class MediaWriter: @unchecked Sendable {
         }
 
         // The input's other streams, as the plan routes them.
-        if !isStillImage, let reader {
+        if !writesPictures, let reader {
             for (index, route) in setup.routes.sorted(by: { $0.key < $1.key }) {
                 let source = reader.formatContext.pointee.streams[index]!
                 inputTimeBases[index] = source.pointee.time_base
@@ -177,11 +184,11 @@ final class MediaWriter: @unchecked Sendable {
 
         // y4m writes deep and 4:4:0 formats only as "unofficial"; FFmpeg's own tools read them.
         if container.writesUnofficialFormats { context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL }
-        // Open the temporary file (the image2 muxer opens its files itself), or standard output.
-        if let file, isStillImage {
+        // Open the temporary file (the image2 muxer opens its files itself, each picture's under
+        // the name in `url`, set before each is written), or standard output.
+        if writesPictures {
             av_opt_set(context.pointee.priv_data, "update", "1", 0)
-            av_free(context.pointee.url)
-            context.pointee.url = av_strdup(file.temporaryPath)
+            if let file { setPictureFile(file.temporaryPath) }
         } else if let file {
             let opened = file.creating { avio_open(&context.pointee.pb, $0, AVIO_FLAG_WRITE) }
             guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
@@ -248,11 +255,12 @@ final class MediaWriter: @unchecked Sendable {
         for transcoder in transcodedStreams.values { try transcoder.finish(write: writeInterleaved) }
         let trailer = av_write_trailer(formatContext)
         guard trailer >= 0 else { throw failure(trailer) }
-        if !isStillImage {
+        if !writesPictures {
             let closed = avio_closep(&formatContext.pointee.pb)
             guard closed >= 0 else { throw failure(closed) }
         }
         try file?.commit()
+        try sequence?.commit()
         finished = true
         releaseContexts()
     }
@@ -272,7 +280,7 @@ final class MediaWriter: @unchecked Sendable {
     /// A failed write; on standard output a broken pipe says who ended it (SIGPIPE is ignored,
     /// so the write fails with EPIPE instead of killing the process).
     private func failure(_ code: Int32) -> MediaError {
-        if file == nil, code == -EPIPE { return .output(path: path, reason: "the pipe was closed by the program reading it") }
+        if file == nil, sequence == nil, code == -EPIPE { return .output(path: path, reason: "the pipe was closed by the program reading it") }
         return .output(path: path, reason: ffmpegMessage(code))
     }
 
@@ -283,15 +291,21 @@ final class MediaWriter: @unchecked Sendable {
             guard received >= 0 else { throw MediaError.encode(ffmpegMessage(received)) }
             av_packet_rescale_ts(packet.pointer, encoder!.pointee.time_base, videoStream.pointee.time_base)
             packet.pointer.pointee.stream_index = videoStream.pointee.index
-            // The image2 muxer creates a still's file as it writes the packet.
-            let written = isStillImage ? file!.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
-                                       : av_interleaved_write_frame(formatContext, packet.pointer)
+            // The image2 muxer creates a picture's file as it writes the packet.
+            let written: Int32
+            if writesPictures {
+                let picture = try sequence?.next() ?? file!
+                setPictureFile(picture.temporaryPath)
+                written = picture.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
+            } else {
+                written = av_interleaved_write_frame(formatContext, packet.pointer)
+            }
             guard written >= 0 else { throw failure(written) }
         }
     }
 
     private func closeAndRemove() {
-        if !isStillImage, formatContext.pointee.pb != nil { avio_closep(&formatContext.pointee.pb) }
+        if !writesPictures, formatContext.pointee.pb != nil { avio_closep(&formatContext.pointee.pb) }
         // SVT-AV1 complains on stderr when closed mid-stream: end it, dropping its packets.
         if framesWritten > 0, let encoder, EncoderTuning.hangWithoutFrames.contains(String(cString: encoder.pointee.codec.pointee.name)),
            avcodec_send_frame(encoder, nil) >= 0 {
@@ -299,6 +313,13 @@ final class MediaWriter: @unchecked Sendable {
         }
         releaseContexts()
         file?.discard()
+        sequence?.discard()
+    }
+
+    /// The file the image2 muxer writes the next picture to.
+    private func setPictureFile(_ path: String) {
+        av_free(formatContext.pointee.url)
+        formatContext.pointee.url = av_strdup(path)
     }
 
     private var released = false

@@ -65,7 +65,13 @@ struct OutputContainer: @unchecked Sendable {
     /// muxer for standard output.
     var displayName: String { isStandardOutput || URL(fileURLWithPath: path).pathExtension.isEmpty ? name : fileExtension }
 
-    var isStillImage: Bool { name == "image2" }
+    /// A picture format (image2): the file is a picture, or a sequence of them.
+    var writesPictures: Bool { name == "image2" }
+    /// Pictures named as ffmpeg names a sequence (`frame%04d.png`): one file a frame,
+    /// numbered from 1 (`ImageSequence`).
+    var isSequence: Bool { writesPictures && !isStandardOutput && av_filename_number_test(path) != 0 }
+    /// One picture: a still output takes one frame.
+    var isStillImage: Bool { writesPictures && !isSequence }
     /// The extension as the user wrote it, for messages (`.avi`).
     var fileExtension: String { "." + URL(fileURLWithPath: path).pathExtension }
 

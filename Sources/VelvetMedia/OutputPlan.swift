@@ -68,11 +68,11 @@ struct OutputPlan: @unchecked Sendable {
         }
         let cannotHold = MediaError.output(path: path, reason: "the \(container.name) format cannot hold \(Self.name(codec.pointee.id)) "
                                            + "video (\(String(cString: codec.pointee.name))); \(Self.containers(holding: codec.pointee.id, besides: container))")
-        if !container.isStillImage, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) { throw cannotHold }
+        if !container.writesPictures, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) { throw cannotHold }
         stillFrame = try Self.stillFrame(of: info, output: container, options: options)
-        keepsDisplayMatrix = !container.isStillImage && container.carriesDisplayMatrix
+        keepsDisplayMatrix = !container.writesPictures && container.carriesDisplayMatrix
         // y4m holds the video alone; its other streams are dropped, as ffmpeg drops them.
-        routes = container.isStillImage || container.holdsOnlyVideo ? [:] : try Self.routes(for: reader, into: container)
+        routes = container.writesPictures || container.holdsOnlyVideo ? [:] : try Self.routes(for: reader, into: container)
 
         let stored = (info.width, info.height)
         let upright = info.uprightSize
@@ -84,7 +84,7 @@ struct OutputPlan: @unchecked Sendable {
         let decoded = AVPixelFormat(rawValue: reader.videoStream.pointee.codecpar.pointee.format)
         guard decoded != AV_PIX_FMT_NONE else { return } // Known only once a frame decodes; checked no further.
         let encoderFormat = try encoderPixelFormat(decoded: decoded)
-        if !container.isStillImage {
+        if !container.writesPictures {
             // An encoder that cannot be closed before a frame must not meet a header that fails
             // (AV1 is in MOV's codec list, and refused by its header).
             let rate = av_guess_frame_rate(reader.formatContext, reader.videoStream, nil)
@@ -121,7 +121,7 @@ struct OutputPlan: @unchecked Sendable {
     func encoderPixelFormat(decoded: AVPixelFormat) throws -> AVPixelFormat {
         let source = writesGreyAsColour ? Self.colourCounterpart(of: decoded) : decoded
         let format = try MediaWriter.encoderPixelFormat(codec: codec, source: source, requested: settings.pixelFormat,
-                                                        still: container.isStillImage)
+                                                        still: container.writesPictures)
         guard codec.pointee.id == AV_CODEC_ID_MJPEG else { return format }
         let fullRange: [AVPixelFormat: AVPixelFormat] = [AV_PIX_FMT_YUV420P: AV_PIX_FMT_YUVJ420P,
                                                          AV_PIX_FMT_YUV422P: AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P: AV_PIX_FMT_YUVJ444P]

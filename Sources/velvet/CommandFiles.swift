@@ -69,6 +69,11 @@ struct CommandFiles {
                     : "\(earlier.label) \(earlier.path) and \(output.label) \(output.path) are the same file: give each output its own path")
             }
             for key in keys { taken[key] = (output.label, output.path, false) }
+            // An image sequence output (`frame%04d.png`) may not name any input's file either.
+            if output.path != Self.standardStream, ImageSequence.isPattern(output.path),
+               let input = inputs.first(where: { ImageSequence.number(of: $0.path, in: output.path, same: SameFile.check) != nil }) {
+                throw UsageError("\(output.label) \(output.path) would overwrite \(input.label) \(input.path): write somewhere else")
+            }
         }
     }
 
@@ -95,6 +100,10 @@ struct CommandFiles {
     static func claim(_ path: String, policy: OverwritePolicy) throws {
         try OutputFile.checkDirectory(of: path)
         if policy != .overwrite, FileManager.default.fileExists(atPath: path) { throw OutputFileError.exists(path: path) }
+        // An image sequence output: its first files, as a sequence input would be read.
+        if policy != .overwrite, ImageSequence.isPattern(path), let first = ImageSequence.files(path).first {
+            throw OutputFileError.exists(path: first)
+        }
         // Partials lie beside the file a link names; a device or FIFO has none.
         if case .file(let file) = try OutputTarget.of(path), let pid = PartialFiles.clearStale(of: file) {
             throw OutputFileError.busy(path: path, pid: pid)

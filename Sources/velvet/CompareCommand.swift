@@ -20,7 +20,8 @@ enum CompareCommand {
         guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("compare needs -o OUTPUT") }
         let choiceA = try SideChoice.parse(&arguments, side: "a", method: "bilateral")
         let choiceB = try SideChoice.parse(&arguments, side: "b", method: "freqsep")
-        let report = arguments.value("--report") ?? (URL(fileURLWithPath: output).deletingPathExtension().path + ".html")
+        let named = ImageSequence.isPattern(output) ? ImageSequence.stem(of: output) : output
+        let report = arguments.value("--report") ?? (URL(fileURLWithPath: named).deletingPathExtension().path + ".html")
         let givenMetrics = arguments.value("--metrics")
         let metricsPath = givenMetrics ?? (URL(fileURLWithPath: report).deletingPathExtension().path + ".json")
         let settings = try RenderCommand.encoderSettings(&arguments)

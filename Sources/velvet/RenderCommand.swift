@@ -24,7 +24,7 @@ enum RenderCommand {
         }
         try CommandFiles.checkEncoder(output, settings)
         if let frame = renderOptions.stillFrame, !EncoderCheck.writesOnePicture(output: output, settings: settings) {
-            throw UsageError("--frame \(frame) picks the frame of a still output (.png, .jpg); \(output) is a video")
+            throw UsageError("--frame \(frame) picks the frame of a still output (.png, .jpg); \(output) is \(ImageSequence.isPattern(output) ? "an image sequence" : "a video")")
         }
         try sidecarArguments.check(input: input, output: output, beauty: beauty)
         var files = CommandFiles(policy: policy, streams: true)

@@ -1,4 +1,5 @@
 import Foundation
+import VelvetMedia
 import VelvetTestSupport
 import XCTest
 
@@ -56,5 +57,66 @@ final class ImageSequenceTests: XCTestCase {
         XCTAssertEqual(try Tool.run(Tool.velvet, ["render", literal, "-o", single, "--no-effects", "--quiet"]).status, 0)
         XCTAssertEqual(try Tool.pixels(single, "rgb24"), try Tool.pixels(scratch.path("seq/img001.png"), "rgb24"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("out")))
+    }
+
+    // MARK: Sequences out
+
+    /// `-o f%03d.png` writes one picture a frame, numbered from 1 as ffmpeg's image2 does,
+    /// each the same bytes as that frame's still render (`--frame N`); an existing first
+    /// file is refused without -y; a sequence named over its input is refused.
+    func testVideoIsWrittenAsASequence() throws {
+        let scratch = try Scratch()
+        let video = scratch.path("in.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "6", "-c:v", "ffv1", video])
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let pattern = scratch.path("out/f%03d.png")
+        let result = try Tool.run(Tool.velvet, ["render", video, "-o", pattern, "--no-effects", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted(),
+                       (1...6).map { String(format: "f%03d.png", $0) })
+        for frame in [0, 3, 5] {
+            let still = scratch.path("still\(frame).png")
+            XCTAssertEqual(try Tool.run(Tool.velvet, ["render", video, "-o", still, "--frame", "\(frame)", "--no-effects", "--quiet"]).status, 0)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: scratch.path(String(format: "out/f%03d.png", frame + 1)))),
+                           try Data(contentsOf: URL(fileURLWithPath: still)), "frame \(frame)")
+        }
+        let again = try Tool.run(Tool.velvet, ["render", video, "-o", pattern, "--no-effects", "--quiet"])
+        XCTAssertEqual(again.status, 1, again.stderr)
+        XCTAssertTrue(again.stderr.contains("f001.png exists (use -y to overwrite)"), again.stderr)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", video, "-o", pattern, "--no-effects", "--quiet", "-y"]).status, 0)
+
+        let frame = try Tool.run(Tool.velvet, ["render", video, "-o", scratch.path("g%03d.png"), "--frame", "1", "--no-effects"])
+        XCTAssertEqual(frame.status, 2, frame.stderr)
+        XCTAssertTrue(frame.stderr.contains("is an image sequence"), frame.stderr)
+        try FileManager.default.copyItem(atPath: scratch.path("out/f002.png"), toPath: scratch.path("p002.png"))
+        let over = try Tool.run(Tool.velvet, ["render", scratch.path("p002.png"), "-o", scratch.path("p%03d.png"), "-y", "--no-effects"])
+        XCTAssertEqual(over.status, 2, over.stderr)
+        XCTAssertTrue(over.stderr.contains("would overwrite the input"), over.stderr)
+        XCTAssertFalse(scratch.files.contains("p001.png"))
+    }
+
+    /// A render stopped by SIGTERM while writing a sequence leaves none of its files and no
+    /// partial: the frames are renamed into place only when the render finishes.
+    func testInterruptedSequenceLeavesNoFile() throws {
+        let scratch = try Scratch()
+        let video = scratch.path("long.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-frames:v", "400", "-c:v", "ffv1", video])
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let render = try Tool.start(Tool.velvet, ["render", video, "-o", scratch.path("out/f%04d.png"), "--no-effects", "--quiet"])
+        let outFiles = { (try? FileManager.default.contentsOfDirectory(atPath: scratch.path("out"))) ?? [] }
+        XCTAssertTrue(Tool.waitUntil { outFiles().filter { $0.contains(".velvet-partial") }.count >= 3 }, "no frames written")
+        let stopped = render.stop(with: SIGTERM)
+        XCTAssertEqual(stopped.status, 143, stopped.stderr)
+        XCTAssertEqual(outFiles(), [], "nothing left in the output folder")
+    }
+
+    /// A report beside a sequence is named without the frame number (compare's default names).
+    func testStemOfAPattern() {
+        XCTAssertEqual(ImageSequence.stem(of: "/a/ab_%03d.png"), "/a/ab.png")
+        XCTAssertEqual(ImageSequence.stem(of: "/a/%d.png"), "/a/sequence.png")
+        XCTAssertEqual(ImageSequence.stem(of: "/a/x%dy.png"), "/a/xy.png")
+        XCTAssertEqual(ImageSequence.name("/a/ab_%03d.png", 7), "/a/ab_007.png")
+        XCTAssertEqual(ImageSequence.number(of: "/a/ab_007.png", in: "/a/ab_%03d.png", same: ==), 7)
+        XCTAssertNil(ImageSequence.number(of: "/a/ab_7.png", in: "/a/ab_%03d.png", same: ==))
     }
 }
