@@ -12,6 +12,7 @@
 #include <libavutil/mastering_display_metadata.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/opt.h>
+#include <libavutil/parseutils.h>
 #include <string.h>
 
 // Macros and compound literals Swift cannot import.

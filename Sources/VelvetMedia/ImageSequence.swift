@@ -6,6 +6,22 @@ import Foundation
 /// frames a second (its default, as `ffmpeg -i`). A file that exists under the very name is
 /// that file, not a sequence.
 public enum ImageSequence {
+    /// The rate sequences are read at (`--framerate`, ffmpeg's `-framerate`): set once by the
+    /// command before any input is opened, so every reader of the input (the render, a matte
+    /// beside it) sees the same timing. Nil: image2's default, 25.
+    public static var frameRate: String? {
+        get { rateLock.withLock { rate } }
+        set { rateLock.withLock { rate = newValue } }
+    }
+    private static let rateLock = NSLock()
+    nonisolated(unsafe) private static var rate: String?
+
+    /// Whether `text` is a frame rate FFmpeg reads (`30`, `29.97`, `30000/1001`, `ntsc`), above 0.
+    public static func isFrameRate(_ text: String) -> Bool {
+        var parsed = AVRational()
+        return av_parse_video_rate(&parsed, text) >= 0 && parsed.num > 0 && parsed.den > 0
+    }
+
     /// Whether `path` names a sequence rather than a file.
     public static func isPattern(_ path: String) -> Bool {
         av_filename_number_test(path) != 0 && !FileManager.default.fileExists(atPath: path)

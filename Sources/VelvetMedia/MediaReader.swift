@@ -70,6 +70,7 @@ final class MediaReader: @unchecked Sendable {
         // A sequence goes to image2 by name; a file whose own name holds a pattern is that file.
         var options: OpaquePointer? = nil
         if !isPipe, !isSequence, av_filename_number_test(path) != 0 { av_dict_set(&options, "pattern_type", "none", 0) }
+        if isSequence, let rate = ImageSequence.frameRate { av_dict_set(&options, "framerate", rate, 0) }
         defer { av_dict_free(&options) }
         let opened = avformat_open_input(&context, isPipe ? "pipe:0" : path, isSequence ? av_find_input_format("image2") : nil, &options)
         guard opened >= 0, let context else {

@@ -20,6 +20,7 @@ enum AnalyzeCommand {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
         guard let input = arguments.takePositional() else { throw UsageError("analyze needs an INPUT photo or video") }
+        try SequenceArguments.parse(&arguments, input: input)
         let json = arguments.flag("--json")
         let quiet = arguments.flag("--quiet")
         let truncation = RenderOptions(allowTruncated: arguments.flag("--allow-truncated"))

@@ -17,6 +17,7 @@ enum CompareCommand {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
         guard let input = arguments.takePositional() else { throw UsageError("compare needs an INPUT file") }
+        try SequenceArguments.parse(&arguments, input: input)
         guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("compare needs -o OUTPUT") }
         let choiceA = try SideChoice.parse(&arguments, side: "a", method: "bilateral")
         let choiceB = try SideChoice.parse(&arguments, side: "b", method: "freqsep")

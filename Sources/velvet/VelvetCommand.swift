@@ -30,6 +30,8 @@ enum VelvetCommand {
           --pix-fmt NAME      output pixel format (default: the input's if the encoder takes it,
                               else yuv420p, else the encoder's closest: ProRes yuv422p10le)
           --frame N           the frame a still output (.png, .jpg) takes from a video (0 = first)
+          --framerate R       the rate an image sequence input (img%04d.png) is read at, as
+                              ffmpeg's -framerate (default 25); -o f%04d.png writes one
           --allow-truncated   keep what decodes of a damaged or truncated input (warns)
           --quiet             no progress line
           --json              print a summary as JSON on stdout (frames, faces, GPU ms per stage
@@ -46,6 +48,7 @@ enum VelvetCommand {
           --a-preset P, --b-preset P  compare two presets (name or .json file), every stage,
                               instead of two smoothing methods (not with --a / --b on that side)
           --allow-truncated   as render's (also for batch and analyze)
+          --framerate R       as render's (also for analyze)
       batch FILES... | --list FILE  --output-dir DIR [--shard I/N] [--devices 0,1] [render options]
                               render many files; finished outputs (proved by .NAME.velvet-done)
                               are skipped, so a rerun resumes; other settings or inputs re-render;

@@ -27,6 +27,15 @@ final class ImageSequenceTests: XCTestCase {
         XCTAssertEqual(frames.count, expected.count, "five frames")
         XCTAssertEqual(frames, expected)
 
+        // --framerate, as ffmpeg's -framerate; only for a sequence.
+        let fast = scratch.path("fast.mkv")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", pattern, "-o", fast, "--framerate", "30000/1001", "--no-effects", "--quiet"]).status, 0)
+        XCTAssertEqual(try Tool.probe(fast, "stream=r_frame_rate"), "30000/1001")
+        for (input, rate) in [(pattern, "0"), (pattern, "fast"), (video, "30")] {
+            let refused = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("x.mkv"), "--framerate", rate, "--no-effects"])
+            XCTAssertEqual(refused.status, 2, "\(input) \(rate): \(refused.stderr)")
+        }
+
         let still = scratch.path("third.png")
         XCTAssertEqual(try Tool.run(Tool.velvet, ["render", pattern, "-o", still, "--frame", "2", "--no-effects", "--quiet"]).status, 0)
         XCTAssertEqual(try Tool.pixels(still, "rgb24"), try Tool.pixels(scratch.path("seq/img003.png"), "rgb24"))
