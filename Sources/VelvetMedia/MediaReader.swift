@@ -149,6 +149,13 @@ final class MediaReader: @unchecked Sendable {
 
     var videoStream: UnsafeMutablePointer<AVStream> { formatContext.pointee.streams[videoStreamIndex]! }
 
+    /// Why an MP4/MOV from a pipe may decode nothing: its index (moov) comes after the data,
+    /// which a pipe cannot seek back to (ffmpeg fails alike).
+    private var pipeHint: String {
+        guard isStandardInput, String(cString: formatContext.pointee.iformat.pointee.name).hasPrefix("mov,") else { return "" }
+        return " (an MP4/MOV read from a pipe needs its index first: give its path, or remux it with ffmpeg -movflags faststart)"
+    }
+
     /// The next decoded video frame or copied packet, in demux order; nil at the end.
     /// Throws `.truncated` when the input ends in damage or short of what its container
     /// declares (unless `keepsTruncated`: then a warning is kept instead).
@@ -156,7 +163,9 @@ final class MediaReader: @unchecked Sendable {
         while true {
             if !pendingFrames.isEmpty { return .video(pendingFrames.removeFirst()) }
             if decoderFinished {
-                if framesDecoded == 0 { throw MediaError.decode(path: info.path, reason: readError ?? "no frame could be decoded") }
+                if framesDecoded == 0 {
+                    throw MediaError.decode(path: info.path, reason: (readError ?? "no frame could be decoded") + pipeHint)
+                }
                 if let damage = endDamage() {
                     let error = MediaError.truncated(path: info.path, framesDecoded: framesDecoded, reason: damage)
                     guard keepsTruncated else { throw error }

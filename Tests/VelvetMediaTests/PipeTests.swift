@@ -39,6 +39,22 @@ final class PipeTests: XCTestCase {
         }
     }
 
+    /// An MP4 whose index (moov) follows data larger than what FFmpeg buffers cannot be read
+    /// from a pipe (ffmpeg fails too): the one line says why and what to do; with its index
+    /// first (faststart) the same file reads from the pipe.
+    func testAnMP4WithItsIndexLastNamesFaststart() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("late.mp4"), moved = scratch.path("fast.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-t", "8", "-c:v", "libx264", "-preset", "ultrafast", input])
+        try Tool.ffmpeg(["-i", input, "-c", "copy", "-movflags", "faststart", moved])
+        let late = try pipeline("cat '\(input)' | $velvet render - -o '\(scratch.path("a.mkv"))' --no-effects --quiet")
+        XCTAssertEqual(late.status, 1, late.stderr)
+        XCTAssertEqual(messages(late).count, 1, late.stderr)
+        XCTAssertTrue(late.stderr.contains("needs its index first: give its path, or remux it with ffmpeg -movflags faststart"), late.stderr)
+        let fast = try pipeline("cat '\(moved)' | $velvet render - -o '\(scratch.path("b.mkv"))' --no-effects --quiet --preset-x264 ultrafast")
+        XCTAssertEqual(fast.status, 0, fast.stderr)
+    }
+
     /// `-o -` with each streaming `--format`, into a pipe; both ends at once; stdout holds
     /// the video and nothing else.
     func testStandardOutputInEveryStreamingFormat() throws {
