@@ -24,12 +24,14 @@ public struct ColorDescription: Sendable, Equatable {
     /// What an RGB source (PNG, gbrp video) becomes in a YUV video: its own primaries and
     /// transfer (BT.709 and sRGB when it names none), the BT.2020 matrix for BT.2020
     /// primaries and BT.709 otherwise, limited range.
-    static func video(fromRGB source: ColorDescription? = nil) -> ColorDescription {
+    /// `statesMatrix` false (y4m, which has no tag for it): BT.601, what its readers assume.
+    static func video(fromRGB source: ColorDescription? = nil, statesMatrix: Bool = true) -> ColorDescription {
         let (primaries, transfer) = source?.primariesAndTransfer ?? Self.srgb
         let wide = primaries == Int32(AVCOL_PRI_BT2020.rawValue)
-        return ColorDescription(matrix: wide ? .bt2020 : .bt709, fullRange: false, primaries: primaries, transfer: transfer,
-                                colorSpace: Int32((wide ? AVCOL_SPC_BT2020_NCL : AVCOL_SPC_BT709).rawValue),
-                                chromaLocation: Int32(AVCHROMA_LOC_LEFT.rawValue))
+        let (matrix, space): (Matrix, AVColorSpace) = !statesMatrix ? (.bt601, AVCOL_SPC_SMPTE170M)
+            : wide ? (.bt2020, AVCOL_SPC_BT2020_NCL) : (.bt709, AVCOL_SPC_BT709)
+        return ColorDescription(matrix: matrix, fullRange: false, primaries: primaries, transfer: transfer,
+                                colorSpace: Int32(space.rawValue), chromaLocation: Int32(AVCHROMA_LOC_LEFT.rawValue))
     }
 
     /// What an RGB source becomes in a JPEG: BT.601, full range, centred chroma (JFIF), its

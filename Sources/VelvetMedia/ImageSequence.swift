@@ -16,15 +16,32 @@ public enum ImageSequence {
     private static let rateLock = NSLock()
     nonisolated(unsafe) private static var rate: String?
 
-    /// Whether `text` is a frame rate FFmpeg reads (`30`, `29.97`, `30000/1001`, `ntsc`), above 0.
+    /// The rates `--framerate` takes: MP4 cannot time frames much faster (at 10^6 fps it wrote
+    /// one packet), and slower than one frame in 1000 s is no video.
+    public static let frameRates: ClosedRange<Double> = 0.001...1000
+
+    /// Whether `text` is a frame rate FFmpeg reads (`30`, `29.97`, `30000/1001`, `ntsc`) in `frameRates`.
     public static func isFrameRate(_ text: String) -> Bool {
         var parsed = AVRational()
-        return av_parse_video_rate(&parsed, text) >= 0 && parsed.num > 0 && parsed.den > 0
+        guard av_parse_video_rate(&parsed, text) >= 0, parsed.num > 0, parsed.den > 0 else { return false }
+        return frameRates.contains(Double(parsed.num) / Double(parsed.den))
     }
+
+    /// Whether a file's name holds a frame number pattern (`%03d`), as a sequence's does.
+    public static func namesFrameNumber(_ path: String) -> Bool { av_filename_number_test(path) != 0 }
+
+    /// Whether the pattern gives each frame a name of its own (FFmpeg writes at most 19
+    /// digits: `%025d` names every frame alike).
+    public static func isUsable(_ pattern: String) -> Bool {
+        guard let one = name(pattern, 1), let two = name(pattern, 2) else { return false }
+        return one != two
+    }
+
+    public static let unusablePattern = "the frame number is wider than FFmpeg writes (at most %019d): use a narrower one"
 
     /// Whether `path` names a sequence rather than a file.
     public static func isPattern(_ path: String) -> Bool {
-        av_filename_number_test(path) != 0 && !FileManager.default.fileExists(atPath: path)
+        namesFrameNumber(path) && !FileManager.default.fileExists(atPath: path)
     }
 
     /// Where FFmpeg looks for the first frame: numbers 0 to 4 (image2's `start_number` 0 and
@@ -34,7 +51,7 @@ public enum ImageSequence {
     /// The files of the sequence, in order: from the first number of `firstNumbers` that
     /// exists to the last before a gap (what image2 reads); empty when none exists.
     public static func files(_ pattern: String) -> [String] {
-        guard let first = firstNumbers.lazy.compactMap({ name(pattern, $0) }).first(where: exists) else { return [] }
+        guard isUsable(pattern), let first = firstNumbers.lazy.compactMap({ name(pattern, $0) }).first(where: exists) else { return [] }
         var files = [first]
         guard var number = firstNumbers.first(where: { name(pattern, $0) == first }) else { return files }
         while let next = name(pattern, number + 1), exists(next) {
@@ -64,6 +81,19 @@ public enum ImageSequence {
         let joined = String(before) + name[token.upperBound...]
         return url.deletingLastPathComponent().appendingPathComponent(joined.hasPrefix(".") ? "sequence" + joined : joined).path
     }
+
+    /// The entries of the pattern's folder that are frames of it (a link counts, wherever it
+    /// points): what an output sequence could replace.
+    public static func presentOutputs(_ pattern: String) -> [String] {
+        let folder = URL(fileURLWithPath: pattern).deletingLastPathComponent()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.map { folder.appendingPathComponent($0).path }.filter { entry in
+            number(of: entry, in: pattern, same: { URL(fileURLWithPath: $0).path == $1 }) != nil
+        }
+    }
+
+    /// Frame numbers at which two patterns' names are compared: where one of each width is made.
+    public static let sampleNumbers = [1, 10, 100, 1000, 10000, 100000]
 
     /// The file name of frame `number`; nil when the pattern cannot make one.
     public static func name(_ pattern: String, _ number: Int) -> String? {

@@ -57,6 +57,7 @@ final class MediaReader: @unchecked Sendable {
         let isPipe = path == Self.standardInput
         let isSequence = !isPipe && ImageSequence.isPattern(path)
         if isSequence {
+            guard ImageSequence.isUsable(path) else { throw MediaError.cannotOpen(path: path, reason: ImageSequence.unusablePattern) }
             guard !ImageSequence.files(path).isEmpty else {
                 throw MediaError.cannotOpen(path: path, reason: "no such file (an image sequence: no frame numbered \(ImageSequence.firstNumbers.lowerBound) to \(ImageSequence.firstNumbers.upperBound))")
             }

@@ -8,14 +8,20 @@ import VelvetFiles
 final class PictureSequenceOutput {
     let pattern: String
     private let policy: CommitPolicy
-    /// The input, which no frame may replace.
-    private let input: String?
+    /// What identifies the input's files (each file of a sequence input), which no frame may
+    /// replace, through a link either.
+    private let inputKeys: Set<String>
     private(set) var frames: [OutputFile] = []
     static let firstNumber = 1
 
     init(pattern: String, policy: CommitPolicy, input: String?) throws {
+        guard ImageSequence.isUsable(pattern) else {
+            throw MediaError.output(path: pattern, reason: ImageSequence.unusablePattern)
+        }
         try OutputFile.checkDirectory(of: pattern)
-        (self.pattern, self.policy, self.input) = (pattern, policy, input)
+        (self.pattern, self.policy) = (pattern, policy)
+        let inputs = input.map { ImageSequence.isPattern($0) ? ImageSequence.files($0) : [$0] } ?? []
+        inputKeys = Set(inputs.flatMap(SameFile.keys))
     }
 
     /// The next frame's file, not yet created.
@@ -24,7 +30,10 @@ final class PictureSequenceOutput {
         guard let name = ImageSequence.name(pattern, number) else {
             throw MediaError.output(path: pattern, reason: "cannot name frame \(number) of the sequence")
         }
-        if let input, SameFile.check(name, input) {
+        guard URL(fileURLWithPath: name).lastPathComponent.utf8.count <= Int(NAME_MAX) else {
+            throw MediaError.output(path: name, reason: "the file name of frame \(number) is longer than \(NAME_MAX) bytes")
+        }
+        if !inputKeys.isDisjoint(with: SameFile.keys(name)) {
             throw MediaError.output(path: pattern, reason: "frame \(number), \(name), would overwrite the input")
         }
         let file = try OutputFile(path: name, policy: policy)
@@ -32,9 +41,23 @@ final class PictureSequenceOutput {
         return file
     }
 
-    /// Moves every frame into place, in order.
+    /// Moves every frame into place, in order; all or none: nothing is moved while a frame
+    /// would meet a file it may not replace, and the frames moved are removed again if a
+    /// later one fails.
     func commit() throws {
-        for frame in frames { try frame.commit() }
+        if !policy.replacesExisting, let taken = frames.first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
+            throw OutputFileError.exists(path: taken.path)
+        }
+        var moved: [OutputFile] = []
+        do {
+            for frame in frames {
+                try frame.commit()
+                moved.append(frame)
+            }
+        } catch {
+            for frame in moved { unlink(frame.path) }
+            throw error
+        }
     }
 
     /// Removes every frame written so far.

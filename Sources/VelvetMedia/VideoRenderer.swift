@@ -369,7 +369,8 @@ public final class VideoRenderer: @unchecked Sendable {
         if outputLayout.kind == .rgba {
             outputColor = inputColor
         } else if inputLayout.kind == .rgba {
-            outputColor = output.container.writesPictures ? .jpeg(fromRGB: inputColor) : .video(fromRGB: inputColor)
+            outputColor = output.container.writesPictures ? .jpeg(fromRGB: inputColor)
+                : .video(fromRGB: inputColor, statesMatrix: output.container.statesMatrix)
         } else {
             var color = inputColor
             if outputLayout.forcesFullRange { color.fullRange = true }

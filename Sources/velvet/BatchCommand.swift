@@ -39,6 +39,11 @@ enum BatchCommand {
         if let sequence = inputs.first(where: ImageSequence.isPattern) {
             throw UsageError("batch takes files, and \(sequence) is an image sequence: render it with velvet render")
         }
+        // Its output, named after it, would be read as a sequence (`bo/i%03d.png` writes i001.png).
+        if let named = inputs.first(where: ImageSequence.namesFrameNumber) {
+            throw UsageError("batch cannot name an output after \(named): its name holds a frame number pattern; "
+                             + "rename it or render it with velvet render -o")
+        }
 
         // Checked over every input, not just this shard's, so all shards refuse alike.
         let unique = Self.distinctFiles(inputs)

@@ -69,11 +69,40 @@ struct CommandFiles {
                     : "\(earlier.label) \(earlier.path) and \(output.label) \(output.path) are the same file: give each output its own path")
             }
             for key in keys { taken[key] = (output.label, output.path, false) }
-            // An image sequence output (`frame%04d.png`) may not name any input's file either.
-            if output.path != Self.standardStream, ImageSequence.isPattern(output.path),
-               let input = inputs.first(where: { ImageSequence.number(of: $0.path, in: output.path, same: SameFile.check) != nil }) {
-                throw UsageError("\(output.label) \(output.path) would overwrite \(input.label) \(input.path): write somewhere else")
+        }
+        try checkSequences()
+    }
+
+    /// An image sequence output (`frame%04d.png`) names many files: none may be an input, a
+    /// file it holds now (a link to an input included), or another output's.
+    private func checkSequences() throws {
+        let sequences = outputs.filter { $0.path != Self.standardStream && ImageSequence.isPattern($0.path) }
+        for sequence in sequences {
+            guard ImageSequence.isUsable(sequence.path) else { throw UsageError("\(sequence.label) \(sequence.path): \(ImageSequence.unusablePattern)") }
+            let present = ImageSequence.presentOutputs(sequence.path)
+            for input in inputs where input.path != Self.standardStream {
+                if ImageSequence.number(of: input.path, in: sequence.path, same: SameFile.check) != nil
+                    || present.contains(where: { SameFile.check($0, input.path) }) {
+                    throw UsageError("\(sequence.label) \(sequence.path) would overwrite \(input.label) \(input.path): write somewhere else")
+                }
             }
+            for other in outputs where other.path != sequence.path && other.path != Self.standardStream {
+                let meets = ImageSequence.isPattern(other.path)
+                    ? Self.shareAName(sequence.path, other.path)
+                    : ImageSequence.number(of: other.path, in: sequence.path, same: SameFile.check) != nil
+                if meets {
+                    throw UsageError("\(sequence.label) \(sequence.path) and \(other.label) \(other.path) name the same file: give each output its own path")
+                }
+            }
+        }
+    }
+
+    /// Whether two sequences give a frame the same file (`o%03d` and `o%3d`, which FFmpeg
+    /// pads alike; `o%d` and `o%03d` from frame 100), checked at a frame of each width.
+    private static func shareAName(_ one: String, _ other: String) -> Bool {
+        ImageSequence.sampleNumbers.contains { number in
+            guard let a = ImageSequence.name(one, number), let b = ImageSequence.name(other, number) else { return false }
+            return SameFile.check(a, b)
         }
     }
 

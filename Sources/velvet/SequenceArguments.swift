@@ -6,7 +6,8 @@ enum SequenceArguments {
     static func parse(_ arguments: inout ArgumentParser, input: String) throws {
         guard let rate = arguments.value("--framerate") else { return }
         guard ImageSequence.isFrameRate(rate) else {
-            throw UsageError("--framerate must be a rate such as 24, 29.97 or 30000/1001, got '\(rate)'")
+            throw UsageError("--framerate must be a rate such as 24, 29.97 or 30000/1001 (\(ImageSequence.frameRates.lowerBound) to "
+                             + "\(Int(ImageSequence.frameRates.upperBound)) a second), got '\(rate)'")
         }
         guard ImageSequence.isPattern(input) else {
             throw UsageError("--framerate sets the rate of an image sequence input (img%04d.png); \(input) is not one")

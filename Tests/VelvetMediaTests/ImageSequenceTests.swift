@@ -128,4 +128,68 @@ final class ImageSequenceTests: XCTestCase {
         XCTAssertEqual(ImageSequence.number(of: "/a/ab_007.png", in: "/a/ab_%03d.png", same: ==), 7)
         XCTAssertNil(ImageSequence.number(of: "/a/ab_7.png", in: "/a/ab_%03d.png", same: ==))
     }
+
+    /// What a sweep found: a frame name linked to an input, two spellings of one sequence, a
+    /// report named like a frame, a pattern wider than FFmpeg writes, a file in the way of a
+    /// later frame (all or none are moved), a name too long for a later frame, batch naming an
+    /// output after a literal `%03d` name, absurd rates.
+    func testSequenceOutputsMeetNothingElse() throws {
+        let scratch = try Scratch()
+        let pattern = try makeSequence(in: scratch, frames: 5)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("seq/s003.png"), withDestinationPath: "img004.png")
+        let original = try Data(contentsOf: URL(fileURLWithPath: scratch.path("seq/img004.png")))
+        let video = scratch.path("v.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "5", "-c:v", "ffv1", video])
+        try FileManager.default.createDirectory(atPath: scratch.path("o"), withIntermediateDirectories: true)
+        for arguments in [["render", pattern, "-o", scratch.path("seq/s%03d.png"), "-y", "--no-effects"],
+                          ["analyze", video, "--overlay", scratch.path("o/a%03d.png"), "--mask", scratch.path("o/a%3d.png")],
+                          ["analyze", video, "--overlay", scratch.path("o/c%03d.png"), "--tracks", scratch.path("o/c001.png")],
+                          ["compare", video, "-o", scratch.path("o/x%02d.png"), "--report", scratch.path("o/x01.png")],
+                          ["render", video, "-o", scratch.path("o/w%025d.png"), "--no-effects"],
+                          ["render", pattern, "-o", scratch.path("o/r.mkv"), "--framerate", "1e9", "--no-effects"],
+                          ["render", pattern, "-o", scratch.path("o/r.mkv"), "--framerate", "1/2147483647", "--no-effects"]] {
+            let result = try Tool.run(Tool.velvet, arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: scratch.path("seq/img004.png"))), original)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("o")), [])
+
+        // A file at frame 4 (past the first files checked up front): nothing is moved into place.
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: scratch.path("o/f04.png")))
+        let blocked = try Tool.run(Tool.velvet, ["render", video, "-o", scratch.path("o/f%02d.png"), "--no-effects", "--quiet"])
+        XCTAssertEqual(blocked.status, 1, blocked.stderr)
+        XCTAssertTrue(blocked.stderr.contains("f04.png exists"), blocked.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("o")), ["f04.png"])
+        // Frame 10's name is one byte too long: refused when it is reached, nothing moved.
+        let long = scratch.path("o/" + String(repeating: "c", count: 250) + "%d.png")
+        let tooLong = try Tool.run(Tool.velvet, ["render", video, "-o", long, "--no-effects", "--quiet"])
+        XCTAssertEqual(tooLong.status, 0, "frames 1-5 fit: \(tooLong.stderr)")
+        let longVideo = scratch.path("long.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "10", "-c:v", "ffv1", longVideo])
+        try FileManager.default.createDirectory(atPath: scratch.path("p"), withIntermediateDirectories: true)
+        let failed = try Tool.run(Tool.velvet, ["render", longVideo, "-o", scratch.path("p/" + String(repeating: "c", count: 250) + "%d.png"),
+                                                "--no-effects", "--quiet"])
+        XCTAssertEqual(failed.status, 1, failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("longer than 255 bytes"), failed.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("p")), [])
+
+        try FileManager.default.copyItem(atPath: scratch.path("seq/img001.png"), toPath: scratch.path("lit%03d.png"))
+        let batch = try Tool.run(Tool.velvet, ["batch", scratch.path("lit%03d.png"), "--output-dir", scratch.path("b"), "--no-effects"])
+        XCTAssertEqual(batch.status, 2, batch.stderr)
+        XCTAssertTrue(batch.stderr.contains("holds a frame number pattern"), batch.stderr)
+    }
+
+    /// y4m has no tag for the YUV matrix and its readers take BT.601: RGB is converted with it
+    /// (it was BT.709: ffmpeg read the colours back up to 124 levels off).
+    func testRGBIntoY4MUsesBT601() throws {
+        let scratch = try Scratch()
+        let picture = scratch.path("in.png"), y4m = scratch.path("out.y4m")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", picture])
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", picture, "-o", y4m, "--no-effects", "--pix-fmt", "yuv444p", "--quiet"]).status, 0)
+        let source = try Tool.pixels(picture, "rgb24"), back = try Tool.pixels(y4m, "rgb24")
+        XCTAssertEqual(source.count, back.count)
+        let worst = zip(source, back).map { abs(Int($0) - Int($1)) }.max() ?? 255
+        XCTAssertLessThanOrEqual(worst, 3, "read back as ffmpeg reads y4m (BT.601)")
+    }
 }
