@@ -31,6 +31,9 @@ final class MediaWriter: @unchecked Sendable {
     private let file: OutputFile?
     /// The files of an image sequence output (`frame%04d.png`).
     private let sequence: PictureSequenceOutput?
+    /// The commit policy's last step where no single file is renamed into place (standard
+    /// output, a sequence): run once, as `finish` ends.
+    private let beforeCommit: (@Sendable (String) throws -> Void)?
     /// The pixel format `encode` expects frames in.
     private(set) var framePixelFormat = AV_PIX_FMT_NONE
     /// One picture: the render ends after its frame.
@@ -78,8 +81,10 @@ final class MediaWriter: @unchecked Sendable {
          setup: WriterSetup = WriterSetup(), commit: CommitPolicy = .replace) throws {
         self.path = path
         let container = try OutputContainer(path: path, formatName: settings.format)
-        sequence = container.isSequence ? try PictureSequenceOutput(pattern: path, policy: commit, input: reader?.info.path) : nil
+        let framePolicy = CommitPolicy(replacesExisting: commit.replacesExisting)
+        sequence = container.isSequence ? try PictureSequenceOutput(pattern: path, policy: framePolicy, input: reader?.info.path) : nil
         file = container.isStandardOutput || container.isSequence ? nil : try OutputFile(path: path, policy: commit)
+        beforeCommit = file == nil ? commit.beforeRename : nil
         if let reader, !container.isStandardOutput, !reader.isStandardInput, SameFile.check(path, reader.info.path) {
             throw MediaError.output(path: path, reason: "the output would overwrite the input")
         }
@@ -260,7 +265,14 @@ final class MediaWriter: @unchecked Sendable {
             guard closed >= 0 else { throw failure(closed) }
         }
         try file?.commit()
-        try sequence?.commit()
+        if let sequence {
+            try UnfinishedFiles.shared.exclusively {
+                try beforeCommit?(sequence.pattern)
+                try sequence.commit()
+            }
+        } else {
+            try beforeCommit?(path)
+        }
         finished = true
         releaseContexts()
     }

@@ -376,6 +376,17 @@ final class MatteAndTrackTests: XCTestCase {
                                "--preset-x264", "ultrafast"], status: 1)
         XCTAssertTrue(errorLine(late).contains("the track file has 7 frame(s) and the input 6"), late.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("bad-matte.mkv")), "no matte either")
+        // Streamed to standard output the video cannot be taken back, but the render still fails
+        // (it exited 0), and so does an image sequence (no frame is moved into place).
+        let streamed = try Tool.run("/bin/bash", ["-c", "\(Tool.velvet) render '\(unstated)' -o - --format matroska --tracks '\(extra)' "
+                                                      + "--quiet > '\(scratch.path("streamed.mkv"))'"],
+                                    environment: ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(streamed.status, 1, streamed.stderr)
+        XCTAssertTrue(errorLine(streamed).contains("the track file has 7 frame(s) and the input 6"), streamed.stderr)
+        try FileManager.default.createDirectory(atPath: scratch.path("seq"), withIntermediateDirectories: true)
+        let sequence = try velvet(["render", unstated, "-o", scratch.path("seq/f%02d.png"), "--tracks", extra], status: 1)
+        XCTAssertTrue(errorLine(sequence).contains("the track file has 7 frame(s) and the input 6"), sequence.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("seq")), [])
         try Data("{\"format\": \"velvet-tracks\"".utf8).write(to: URL(fileURLWithPath: scratch.path("cut.json")))
         let cut = try velvet(["render", video, "-o", scratch.path("bad.mkv"), "--tracks", scratch.path("cut.json")], status: 1)
         XCTAssertTrue(errorLine(cut).contains("not a track file"), cut.stderr)
