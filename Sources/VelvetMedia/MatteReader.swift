@@ -84,15 +84,15 @@ public final class MatteReader: @unchecked Sendable {
     /// bits of 16-bit grey). Limited-range luma (16...235 at 8 bits) is stretched to 0...1.
     private static func values(of frame: MediaFrame, path: String) throws -> [UInt16] {
         let size = (width: frame.width, height: frame.height)
-        guard let descriptor = av_pix_fmt_desc_get(frame.pixelFormat)?.pointee else {
-            throw MediaError.unsupported("matte pixel format \(PixelRepacker.name(frame.pixelFormat))")
-        }
+        let unsupported = MediaError.unsupported("matte \(path): pixel format \(PixelRepacker.name(frame.pixelFormat)) "
+                                                 + "(give grey or alpha of 8 to 16 bits)")
+        guard let descriptor = av_pix_fmt_desc_get(frame.pixelFormat)?.pointee else { throw unsupported }
         let unreadable = UInt64(AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)
         let alpha = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
-        let component = alpha ? descriptor.comp.3 : descriptor.comp.0
-        guard descriptor.flags & unreadable == 0, (1...16).contains(component.depth) else {
-            throw MediaError.unsupported("matte pixel format \(PixelRepacker.name(frame.pixelFormat)) (give grey or alpha of 8 to 16 bits)")
-        }
+        // Alpha is the last component (grey + alpha, ya8, has two).
+        let components = [descriptor.comp.0, descriptor.comp.1, descriptor.comp.2, descriptor.comp.3]
+        let component = alpha ? components[max(Int(descriptor.nb_components) - 1, 0)] : components[0]
+        guard descriptor.flags & unreadable == 0, (1...16).contains(component.depth) else { throw unsupported }
         let bigEndian = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_BE) != 0
         let isYUV = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && descriptor.nb_components >= 3
         let depth = Int(component.depth), top = Double((1 << depth) - 1)

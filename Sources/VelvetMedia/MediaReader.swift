@@ -113,7 +113,7 @@ final class MediaReader: @unchecked Sendable {
             guard (1...Self.maxDimension).contains(width), (1...Self.maxDimension).contains(height) else {
                 throw MediaError.invalidDimensions(width: width, height: height, limit: Self.maxDimension)
             }
-            guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            guard let decoder = Self.decoder(for: stream) else {
                 throw MediaError.unsupported("no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))")
             }
             guard let decoderContext = avcodec_alloc_context3(decoder) else { throw MediaError.unsupported("out of memory") }
@@ -149,6 +149,19 @@ final class MediaReader: @unchecked Sendable {
     }
 
     var videoStream: UnsafeMutablePointer<AVStream> { formatContext.pointee.streams[videoStreamIndex]! }
+
+    /// FFmpeg's decoder for the stream; for VP8/VP9 that WebM marks as carrying alpha
+    /// (`alpha_mode` 1), libvpx's, which decodes the alpha (FFmpeg's own drops it: a
+    /// `--matte-in` of VP9 with alpha was read by its luma).
+    private static func decoder(for stream: UnsafeMutablePointer<AVStream>) -> UnsafePointer<AVCodec>? {
+        let id = stream.pointee.codecpar.pointee.codec_id
+        if id == AV_CODEC_ID_VP9 || id == AV_CODEC_ID_VP8,
+           let mode = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0), String(cString: mode.pointee.value) == "1",
+           let libvpx = avcodec_find_decoder_by_name(id == AV_CODEC_ID_VP9 ? "libvpx-vp9" : "libvpx") {
+            return libvpx
+        }
+        return avcodec_find_decoder(id)
+    }
 
     /// Why an MP4/MOV from a pipe may decode nothing: its index (moov) comes after the data,
     /// which a pipe cannot seek back to (ffmpeg fails alike).

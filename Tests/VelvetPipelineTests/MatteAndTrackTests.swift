@@ -235,6 +235,50 @@ final class MatteAndTrackTests: XCTestCase {
         XCTAssertEqual(try Tool.frameMD5s(scratch.path("matted.mkv")), normal)
     }
 
+    /// Grey + alpha (`ya8`, `ya16be`): the alpha is the matte (they were refused as formats
+    /// with no fourth component), so the render equals the one with the alpha as a grey matte.
+    func testGreyAlphaMatteInIsItsAlpha() throws {
+        let scratch = try Scratch()
+        let input = try still(scratch)
+        let grey = scratch.path("ramp.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=black:s=256x300", "-frames:v", "1", "-vf", "format=gray,geq=lum='X*255/W'", grey])
+        for format in ["ya8", "ya16be"] {
+            let matte = scratch.path("\(format).png"), alpha = scratch.path("\(format)-alpha.png")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "color=white:s=256x300", "-i", grey, "-frames:v", "1",
+                             "-filter_complex", "[0][1]alphamerge,format=\(format)", matte])
+            XCTAssertEqual(try Tool.probe(matte, "stream=pix_fmt"), format)
+            // Its alpha alone, as a grey picture of the same depth (taken from the decoded bytes:
+            // ffmpeg's alphaextract shifts packed grey + alpha by a pixel).
+            let bytes = try Tool.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", matte, "-f", "rawvideo", "-pix_fmt", format, "-"]).output
+            let width = format == "ya8" ? 1 : 2
+            var alphaBytes = Data()
+            for start in stride(from: width, to: bytes.count, by: 2 * width) { alphaBytes += bytes[start..<(start + width)] }
+            try alphaBytes.write(to: URL(fileURLWithPath: scratch.path("alpha.raw")))
+            try Tool.ffmpeg(["-f", "rawvideo", "-pix_fmt", format == "ya8" ? "gray" : "gray16be", "-s", "256x300", "-i", scratch.path("alpha.raw"), alpha])
+            try velvet(["render", input, "-o", scratch.path("\(format)-out.png"), "--matte-in", matte])
+            try velvet(["render", input, "-o", scratch.path("\(format)-grey.png"), "--matte-in", alpha])
+            XCTAssertEqual(try Tool.pixels(scratch.path("\(format)-out.png"), "rgb24"), try Tool.pixels(scratch.path("\(format)-grey.png"), "rgb24"), format)
+            XCTAssertNotEqual(try Tool.pixels(scratch.path("\(format)-out.png"), "rgb24"), try Tool.pixels(input, "rgb24"), "\(format): a render")
+        }
+    }
+
+    /// VP9 in WebM carries alpha beside the picture (`alpha_mode` 1), which FFmpeg's own VP9
+    /// decoder drops: the alpha is the matte (libvpx decodes it), not the white luma, so the
+    /// render equals the one with the same half alpha in FFV1.
+    func testVP9AlphaMatteInIsItsAlpha() throws {
+        let scratch = try Scratch()
+        let video = try clip(scratch)
+        let half = "color=white@0.5:s=256x300:r=24,format=yuva420p"
+        try Tool.ffmpeg(["-f", "lavfi", "-i", half, "-frames:v", "6", "-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", scratch.path("half.webm")])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", half, "-frames:v", "6", "-c:v", "ffv1", scratch.path("half.mkv")])
+        let arguments = ["--crf", "0", "--preset-x264", "ultrafast"]
+        try velvet(["render", video, "-o", scratch.path("normal.mkv")] + arguments)
+        try velvet(["render", video, "-o", scratch.path("vp9.mkv"), "--matte-in", scratch.path("half.webm")] + arguments)
+        try velvet(["render", video, "-o", scratch.path("ffv1.mkv"), "--matte-in", scratch.path("half.mkv")] + arguments)
+        XCTAssertEqual(try Tool.frameMD5s(scratch.path("vp9.mkv")), try Tool.frameMD5s(scratch.path("ffv1.mkv")))
+        XCTAssertNotEqual(try Tool.frameMD5s(scratch.path("vp9.mkv")), try Tool.frameMD5s(scratch.path("normal.mkv")), "half, not full")
+    }
+
     /// A matte stored sideways with a display matrix (a phone's) is turned upright as the
     /// input is: the render equals the one with the same matte stored upright.
     func testMatteInIsTurnedByItsOwnDisplayMatrix() throws {
