@@ -18,6 +18,7 @@ mkdir -p "$out"
 
 build() { # name, sources...
     local name="$1"; shift
+    rm -f "$out/$name-fuzz" # a stale binary must not pass for a build that failed
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz$name" -I Sources/CFFmpeg "$@" -o "$out/$name-fuzz" 2>&1 \
         | grep -v "^warning\|^$\|ld.gold: warning" || true
     [ -x "$out/$name-fuzz" ] || { echo "fuzz: building $name failed" >&2; exit 1; }

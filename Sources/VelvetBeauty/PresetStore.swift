@@ -59,7 +59,7 @@ public struct PresetStore: Sendable {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw PresetError(file: name, reason: "no such preset (built-in: \(BeautyPreset.builtInNames.joined(separator: ", ")); user presets live in \(presetsDirectory.path))")
         }
-        return try BeautyPreset.decode(data, file: url.path)
+        return try Self.decode(data, file: url.path)
     }
 
     /// Whether `resolve` reads `text` as a preset file rather than a preset's name.
@@ -81,7 +81,17 @@ public struct PresetStore: Sendable {
             throw PresetError(file: text, reason: folder ? "cannot read the file: it is a folder" : "cannot read the file")
         }
         guard let data = read else { throw PresetError(file: text, reason: "empty file") }
-        return try BeautyPreset.decode(data, file: text)
+        return try Self.decode(data, file: text)
+    }
+
+    /// A preset file's JSON (`BeautyPreset.decode`), refused when a key appears twice in one
+    /// object: JSON readers keep one silently, so a hand edit appended after it was lost.
+    public static func decode(_ data: Data, file: String) throws -> BeautyPreset {
+        let preset = try BeautyPreset.decode(data, file: file)
+        if let repeated = JSONDuplicateKeys.first(in: data) {
+            throw PresetError(file: file, reason: "field \(repeated) appears twice (JSON readers would keep one silently)")
+        }
+        return preset
     }
 
     /// Writes `presets/NAME.json` atomically; an older one of that name is replaced only when

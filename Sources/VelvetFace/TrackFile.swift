@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFiles
 
 /// A problem with a track file, in one line naming the file.
 public struct TrackFileError: Error, CustomStringConvertible, Equatable {
@@ -98,13 +99,22 @@ public struct TrackFile: Equatable, Sendable {
         return try decode(data, path: path)
     }
 
+    /// The largest face oval a track file may hold, in frame sides: a close-up cut by the
+    /// frame is at most about one; the tracker never finds one past the frame.
+    static let largestFaceInFrames = 4
+
     public static func decode(_ data: Data, path: String) throws -> TrackFile {
         func fail(_ problem: String) -> TrackFileError { TrackFileError(path, problem) }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw fail("not a track file (not a JSON object)")
+        guard let document = try? JSONSerialization.jsonObject(with: data) else {
+            throw fail("not a track file (not valid JSON: cut short, or a number JSON has not, such as NaN)")
+        }
+        guard let root = document as? [String: Any] else { throw fail("not a track file (not a JSON object)") }
+        if let repeated = JSONDuplicateKeys.first(in: data) {
+            throw fail("\"\(repeated)\" appears twice (JSON readers would keep one silently)")
         }
         guard root["format"] as? String == format else { throw fail("not a track file (\"format\" must be \"\(format)\")") }
-        guard let version = integer(root["version"]) else { throw fail("no \"version\"") }
+        guard root["version"] != nil else { throw fail("no \"version\"") }
+        guard let version = integer(root["version"]) else { throw fail("\"version\" must be an integer") }
         guard version == Self.version else {
             throw fail("track file version \(version) is not supported (this velvet reads version \(Self.version))")
         }
@@ -154,8 +164,14 @@ public struct TrackFile: Equatable, Sendable {
                     }
                     landmarks.append(SIMD3(Float(x), Float(y), Float(z)))
                 }
-                guard MeshRegion.ovalIsLargeEnough(landmarks.map { SIMD2($0.x, $0.y) }) else {
+                let flat = landmarks.map { SIMD2($0.x, $0.y) }
+                guard MeshRegion.ovalIsLargeEnough(flat) else {
                     throw fail("\(atFace): the face oval is under \(Int(MeshRegion.minimumOvalSide)) px a side (landmarks collapsed)")
+                }
+                // The stages' work follows the face's size: a face thousands of frames wide ran for minutes.
+                let (low, high) = MeshRegion.ovalBounds(flat), largest = Float(Self.largestFaceInFrames * max(width, height))
+                guard high.x - low.x <= largest, high.y - low.y <= largest else {
+                    throw fail("\(atFace): the face oval is over \(Int(largest)) px a side, \(Self.largestFaceInFrames)x the frame's longer side")
                 }
                 parsedFaces.append(Face(landmarks: landmarks, score: Float(score), trackID: track, missedFrames: held,
                                         weight: Float(weight)))

@@ -2,6 +2,7 @@ import Foundation
 import VelvetBeauty
 import VelvetGPU
 import VelvetTestSupport
+import VelvetFiles
 import XCTest
 
 /// Presets: JSON round trip, the store on disk, clear errors, built-ins valid and rendering.
@@ -103,12 +104,25 @@ final class PresetTests: GPUTestCase {
             (#"{"lut": {"builtIn": "sepia"}}"#, "field lut.builtIn: 'sepia' is not one of"),
             (#"{"lut": {"builtIn": "warm", "file": "/x.cube"}}"#, "field lut.file: give either builtIn or file"),
         ]
+        // A preset file with a key repeated was read with the first value kept: a hand edit
+        // appended after it was lost.
+        for (text, expected) in [(#"{"skin": {"strength": 0.2, "strength": 0.9}}"#, "field skin.strength appears twice"),
+                                 (#"{"skin": {"strength": 0.2}, "skin": {"detail": 0.5}}"#, "field skin appears twice"),
+                                 (#"{"others": {"lipstick": {"strength": 0}, "sk\u0069n": {"strength": 0.3}, "skin": {}}}"#,
+                                  "field others.skin appears twice")] {
+            XCTAssertThrowsError(try PresetStore.decode(Data(text.utf8), file: "bad.json"), text) { error in
+                XCTAssertTrue("\(error)".contains("bad.json: " + expected), "'\(error)' should contain '\(expected)'")
+            }
+        }
         for (text, expected) in cases {
             XCTAssertThrowsError(try BeautyPreset.decode(Data(text.utf8), file: "bad.json"), text) { error in
                 XCTAssertTrue("\(error)".contains(expected), "'\(error)' should contain '\(expected)'")
                 XCTAssertFalse("\(error)".contains("\n"), "one line")
             }
         }
+        // The path through arrays, keys compared as JSON reads them, strings that hold braces.
+        XCTAssertEqual(JSONDuplicateKeys.first(in: Data(#"{"a": [1, {"b": "}{", "c": 1, "\u0063": 2}]}"#.utf8)), "a[1].c")
+        XCTAssertNil(JSONDuplicateKeys.first(in: Data(#"{"a": {"b": 1}, "c": {"b": 2}, "d": [{"b": 1}, {"b": 1}]}"#.utf8)))
         // A bad user file on disk names its path.
         let store = PresetStore.standard(environment: ["XDG_CONFIG_HOME": temporary.path])
         try FileManager.default.createDirectory(at: store.presetsDirectory, withIntermediateDirectories: true)

@@ -395,7 +395,24 @@ final class MatteAndTrackTests: XCTestCase {
             (try write("points.json") { $0["frames"] = malformed }, "frame 1, face 0: \"landmarks\" must be 468 points"),
             (try write("size.json") { $0["width"] = 320 }, "the track file is for 320x300 frames"),
         ]
-        for (path, message) in cases {
+        // A face thousands of frames wide (the stages' work follows the face's size: it ran for
+        // minutes), a repeated key, a version as text, numbers JSON has not.
+        var huge = try XCTUnwrap((frames[1]["faces"] as? [[String: Any]])?.first)
+        huge["landmarks"] = (huge["landmarks"] as? [[Double]] ?? []).map { [($0[0] - 128) * 8000 + 128, ($0[1] - 150) * 8000 + 150, $0[2]] }
+        var giant = frames
+        giant[1]["faces"] = [huge]
+        let texts: [(String, String, String)] = [
+            ("twice.json", "{\"height\": 300, " + text.drop { $0 != "{" }.dropFirst(), "\"height\" appears twice"),
+            ("textversion.json", text.replacingOccurrences(of: "\"version\":1", with: "\"version\":\"1\""), "\"version\" must be an integer"),
+            ("nan.json", String(text.dropLast(2)) + ", \"x\": NaN}", "not valid JSON"),
+        ]
+        var fileCases = cases + [(try write("giant.json") { $0["frames"] = giant }, "frame 1, face 0: the face oval is over 1200 px a side")]
+        for (name, content, message) in texts {
+            try Data(content.utf8).write(to: URL(fileURLWithPath: scratch.path(name)))
+            fileCases.append((scratch.path(name), message))
+        }
+        XCTAssertTrue(text.contains("\"version\":1"), "the version as analyze writes it")
+        for (path, message) in fileCases {
             let result = try velvet(["render", video, "-o", scratch.path("bad.mkv"), "--tracks", path], status: 1)
             XCTAssertTrue(errorLine(result).contains(message), "\(path): \(result.stderr)")
         }
