@@ -126,6 +126,7 @@ enum BeautyArguments {
         request.presetText = presetText
         try apply(&arguments, to: &request.preset)
         try request.preset.validate(file: "command line")
+        request.trackingOptions = ["--detector", "--max-faces", "--look-ahead"].filter { arguments.has(option: $0) }
         if let detector = arguments.value("--detector") {
             guard let choice = DetectorChoice(rawValue: detector) else { throw UsageError("--detector takes short, full or auto") }
             request.detector = choice
@@ -159,6 +160,8 @@ struct BeautyRequest {
     var debugView: BeautyOptions.DebugView?
     /// `--look-ahead`; nil: the default (`LookAheadTracker.standardFrames`, 0 from standard input).
     var lookAhead: Int?
+    /// The options given that choose how faces are tracked (none applies to a track file's faces).
+    var trackingOptions: [String] = []
     /// `--preset` as given (a name or a file).
     var presetText: String?
 

@@ -39,7 +39,7 @@ enum RenderCommand {
         try files.check()
 
         let context = try GPUContext(request: request)
-        let sidecars = try sidecarArguments.open(input: input, context: context, stillFrame: renderOptions.stillFrame,
+        let sidecars = try sidecarArguments.open(input: input, context: context, stillFrame: renderOptions.stillFrame, faces: beauty?.faces ?? .all,
                                                  commit: policy.commit)
         let effect = try beauty.map { request in
             var options = try request.options { try LUTLoader.load($0, context: context) }

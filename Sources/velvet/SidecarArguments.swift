@@ -36,6 +36,9 @@ struct SidecarArguments {
             throw UsageError("--matte and --matte-zones go with an output file, not -o - (standard output)")
         }
         guard let beauty else { throw UsageError("\(need) the beauty pipeline: leave out --no-effects") }
+        if tracks != nil, let given = beauty.trackingOptions.first {
+            throw UsageError("\(given) sets how faces are tracked, and with --tracks they come from the file: leave it out")
+        }
         if let view = beauty.debugView, matte != nil || matteIn != nil || zones != nil {
             throw UsageError("--matte, --matte-zones and --matte-in go with a render, not with --debug-view \(view.rawValue)")
         }
@@ -56,7 +59,8 @@ struct SidecarArguments {
 
     /// Reads and checks the track file and the user's matte against the input (exit 1, one
     /// line, before rendering), and sets up the matte output.
-    func open(input: String, context: GPUContext, stillFrame: Int?, commit: CommitPolicy) throws -> RenderSidecars {
+    /// `faces`: `--faces`, whose track IDs the track file must have.
+    func open(input: String, context: GPUContext, stillFrame: Int?, faces: FaceSelection = .all, commit: CommitPolicy) throws -> RenderSidecars {
         var sidecars = RenderSidecars()
         guard !isEmpty else { return sidecars }
         let probe = try InputProbe(path: input)
@@ -73,6 +77,13 @@ struct SidecarArguments {
             }
             if let stillFrame, stillFrame >= file.frames.count {
                 throw TrackFileError(tracks, "--frame \(stillFrame) is past the track file's \(file.frames.count) frame(s)")
+            }
+            if case .tracks(let chosen) = faces {
+                let present = Set(file.frames.flatMap { $0.faces.map(\.trackID) })
+                if let missing = chosen.sorted().first(where: { !present.contains($0) }) {
+                    throw TrackFileError(tracks, "--faces \(missing): no face of the file has that track (it has "
+                                         + (present.isEmpty ? "none" : present.sorted().map(String.init).joined(separator: ", ")) + ")")
+                }
             }
             sidecars.tracks = TrackPlayback(file: file, context: context, stillFrame: takesOneFrame ? stillFrame : nil)
             sidecars.tracksPath = tracks

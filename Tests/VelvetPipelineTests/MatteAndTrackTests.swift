@@ -425,6 +425,14 @@ final class MatteAndTrackTests: XCTestCase {
         XCTAssertEqual(try Tool.frameMD5s(scratch.path("fifo.mkv")), try Tool.frameMD5s(scratch.path("edited.mkv")))
         try FileManager.default.removeItem(atPath: fifo)
         try FileManager.default.removeItem(atPath: scratch.path("fifo.mkv"))
+        // Options that choose how faces are tracked do nothing with a track file's faces (they
+        // were accepted silently); a --faces track the file lacks would treat nothing.
+        for option in [["--look-ahead", "3"], ["--detector", "full"], ["--max-faces", "2"]] {
+            let result = try velvet(["render", video, "-o", scratch.path("bad.mkv"), "--tracks", scratch.path("clip.json")] + option, status: 2)
+            XCTAssertTrue(result.stderr.contains("\(option[0]) sets how faces are tracked"), result.stderr)
+        }
+        let absent = try velvet(["render", video, "-o", scratch.path("bad.mkv"), "--tracks", scratch.path("clip.json"), "--faces", "1,5"], status: 1)
+        XCTAssertTrue(errorLine(absent).contains("--faces 5: no face of the file has that track (it has 1)"), absent.stderr)
         // Matroska states no frame count: a file with a frame more is found at the end, before
         // the output (and its matte) is moved into place.
         let unstated = scratch.path("clip.mkv")
