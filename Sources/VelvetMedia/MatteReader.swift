@@ -40,10 +40,21 @@ public final class MatteReader: @unchecked Sendable {
         }
     }
 
+    /// A matte must decode whole: `--allow-truncated` keeps what decodes of the input only,
+    /// so the refusal does not offer it.
+    private func wholeMatte<T>(_ read: () throws -> T) throws -> T {
+        do {
+            return try read()
+        } catch MediaError.truncated(let path, let frames, let reason) {
+            throw MediaError.decode(path: path, reason: "the matte is damaged or truncated after \(frames) frame(s) (\(reason)); "
+                                    + "a matte must decode whole")
+        }
+    }
+
     /// The matte of the next frame, row by row. A still matte returns its one picture every time.
     public func next() throws -> [UInt16] {
         if let still { return still }
-        while let item = try reader.next() {
+        while let item = try wholeMatte({ try reader.next() }) {
             guard case .video(let frame) = item else { continue }
             framesRead += 1
             let orientation = (isStillImage ? reader.exifOrientation(of: frame) : nil) ?? reader.info.orientation

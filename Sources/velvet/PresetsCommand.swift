@@ -37,12 +37,16 @@ enum PresetsCommand {
         case "delete":
             guard let name = arguments.takePositional() else { throw UsageError("presets delete needs a NAME") }
             try arguments.finish()
+            guard PresetStore.isValidName(name) else { throw UsageError("\(name) is \(PresetStore.nameRule)") }
             try store.delete(name)
         case "default":
             let clear = arguments.flag("--clear")
             let name = arguments.takePositional()
             try arguments.finish()
             if clear, let name { throw UsageError("presets default takes a NAME or --clear, not both (got \(name) and --clear)") }
+            if let name, BeautyPreset.builtIn(name) == nil, !PresetStore.isValidName(name) {
+                throw UsageError("\(name) is \(PresetStore.nameRule)")
+            }
             if clear || name != nil {
                 if let name, BeautyPreset.builtIn(name) == nil { try checkLUT(of: try store.load(name)) }
                 try store.setDefault(clear ? nil : name)

@@ -216,6 +216,17 @@ final class MatteAndTrackTests: XCTestCase {
         XCTAssertTrue(errorLine(declared).contains("the matte has 4 frames and the input 6"), declared.stderr)
         let ends = try velvet(["render", video, "-o", scratch.path("a.mkv"), "--matte-in", scratch.path("short.mkv")], status: 1)
         XCTAssertTrue(errorLine(ends).contains("the matte ends after 4 frame(s)"), ends.stderr)
+        // A damaged matte is refused without offering --allow-truncated (which keeps what
+        // decodes of the input, not of a matte), with it too.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=256x300:r=24", "-frames:v", "6", "-pix_fmt", "gray16le", "-c:v", "ffv1",
+                         scratch.path("whole.mkv")])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: scratch.path("whole.mkv")))
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: scratch.path("cut.mkv")))
+        for flags in [[], ["--allow-truncated"]] {
+            let cut = try velvet(["render", video, "-o", scratch.path("a.mkv"), "--matte-in", scratch.path("cut.mkv")] + flags, status: 1)
+            XCTAssertTrue(errorLine(cut).contains("a matte must decode whole"), cut.stderr)
+            XCTAssertFalse(cut.stderr.contains("--allow-truncated"), cut.stderr)
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("a.mkv")), "nothing written")
         XCTAssertFalse(scratch.files.contains { $0.hasPrefix(".") }, "no partial files: \(scratch.files)")
     }

@@ -255,6 +255,10 @@ final class PresetCommandTests: XCTestCase {
         func velvet(_ arguments: [String]) throws -> Tool.Result { try Tool.run(Tool.velvet, arguments, environment: environment) }
         XCTAssertEqual(try velvet(["presets", "default", "soft", "--clear"]).status, 2, "a NAME or --clear, not both")
         XCTAssertEqual(try velvet(["presets", "save", "a b"]).status, 2, "a bad name is a bad value")
+        // ... for every subcommand that takes a name (delete and default said exit 1).
+        for arguments in [["presets", "delete", "../../victim"], ["presets", "delete", ".."], ["presets", "default", "../x"]] {
+            XCTAssertEqual(try velvet(arguments).status, 2, "\(arguments)")
+        }
         try FileManager.default.createDirectory(atPath: scratch.path("folder.cube"), withIntermediateDirectories: true)
         for lut in [scratch.path("nosuch.cube"), scratch.path("folder.cube"), scratch.path("grade.lut")] {
             let saved = try velvet(["presets", "save", "graded", "--lut", lut])
