@@ -144,7 +144,12 @@ public struct PresetStore: Sendable {
     /// The default preset and its name, or nil when none is set.
     public func defaultPreset() throws -> (name: String, preset: BeautyPreset)? {
         guard let name = try defaultName() else { return nil }
-        return (name, try load(name))
+        do {
+            return (name, try load(name))
+        } catch let error as PresetError {
+            // Said where it comes from: the user named no preset.
+            throw PresetError(file: error.file, reason: error.reason + " (it is the default preset: velvet presets default NAME|--clear changes it)")
+        }
     }
 
     /// A name `resolve` reads as a name: no '/', and not ending in `.json` (both mean a file).

@@ -17,6 +17,10 @@ public enum LUTLoader {
             throw LUTError(path: path, line: nil, reason: "no such file (give a .cube or 512x512 .png LUT, or a built-in: "
                            + BuiltInLUT.allCases.map(\.rawValue).joined(separator: ", ") + ")")
         }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw LUTError(path: path, line: nil, reason: "is a folder, not a LUT file (give a .cube or 512x512 .png LUT)")
+        }
         let format = URL(fileURLWithPath: path).pathExtension.lowercased()
         guard ["cube", "png"].contains(format) else {
             throw LUTError(path: path, line: nil, reason: "unknown LUT format (use .cube or a 512x512 .png)")

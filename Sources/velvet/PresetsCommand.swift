@@ -32,6 +32,8 @@ enum PresetsCommand {
             try arguments.finish()
             try preset.validate(file: "command line")
             try checkLUT(of: preset)
+            // Saved with its full path: a relative one would be read from wherever a later render runs.
+            if case .file(let lut) = preset.lut.source { preset.lut.source = .file(URL(fileURLWithPath: lut).standardizedFileURL.path) }
             try store.save(preset, as: name, replacing: policy == .overwrite)
             print("saved \(store.fileURL(name).path)")
         case "delete":

@@ -267,6 +267,20 @@ final class PresetCommandTests: XCTestCase {
             XCTAssertTrue(saved.stderr.contains(lut), saved.stderr)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("config/velvet/presets/graded.json")), "nothing saved")
+        XCTAssertTrue(try velvet(["presets", "save", "graded", "--lut", scratch.path("folder.cube")]).stderr.contains("is a folder"))
+        // A relative LUT path is saved in full: a later render from another folder finds it.
+        XCTAssertEqual(try velvet(["luts", "export", scratch.path("luts")]).status, 0)
+        let relative = try Tool.run("/bin/bash", ["-c", "cd '\(scratch.path("luts"))' && '\(Tool.velvet)' presets save graded --lut warm.cube"],
+                                    environment: environment)
+        XCTAssertEqual(relative.status, 0, relative.stderr)
+        XCTAssertTrue(try velvet(["presets", "show", "graded"]).stdout.contains(scratch.path("luts/warm.cube")))
+        // A default preset deleted by hand: the error says it is the default and how to change it.
+        XCTAssertEqual(try velvet(["presets", "default", "graded"]).status, 0)
+        try FileManager.default.removeItem(atPath: scratch.path("config/velvet/presets/graded.json"))
+        let gone = try velvet(["render", scratch.path("nosuch.png"), "-o", scratch.path("x.png")])
+        XCTAssertEqual(gone.status, 1, gone.stderr)
+        XCTAssertTrue(gone.stderr.contains("it is the default preset: velvet presets default NAME|--clear changes it"), gone.stderr)
+        XCTAssertEqual(try velvet(["presets", "default", "--clear"]).status, 0)
 
         XCTAssertEqual(try velvet(["presets", "save", "mine", "--preset", "soft"]).status, 0)
         try "../x".write(toFile: scratch.path("config/velvet/default-preset"), atomically: true, encoding: .utf8)
@@ -318,7 +332,7 @@ final class LUTCommandTests: XCTestCase {
         let folder = try Tool.run(Tool.velvet, ["render", photo, "-o", scratch.path("f.png"), "--lut", scratch.path("folder.cube")],
                                   environment: environment)
         XCTAssertEqual(folder.status, 1)
-        XCTAssertTrue(folder.stderr.contains("folder.cube") && folder.stderr.contains("cannot read the file"), folder.stderr)
+        XCTAssertTrue(folder.stderr.contains("folder.cube") && folder.stderr.contains("is a folder, not a LUT file"), folder.stderr)
         let fifo = scratch.path("fifo.cube")
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         let identityData = Data(identity.utf8)
