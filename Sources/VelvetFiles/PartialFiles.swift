@@ -32,6 +32,21 @@ public enum PartialFiles {
         return live
     }
 
+    /// `clearStale` for every output in `directory` whose name `matches` (the frames of an image
+    /// sequence, whose count is not known before the render): the partials of dead writers are
+    /// deleted; returns the PID of a live velvet process writing one of them, if any. (A name
+    /// long enough to be shortened in its partial's name is not recognised.)
+    public static func clearStale(in directory: String, matching matches: (String) -> Bool) -> Int32? {
+        var live: Int32?
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(".") {
+            guard let marked = name.range(of: marker, options: .backwards), let pid = Int32(name[marked.upperBound...]) else { continue }
+            let output = String(name[name.index(after: name.startIndex)..<marked.lowerBound])
+            guard matches(output) else { continue }
+            if isLiveVelvet(pid) { live = pid } else { unlink(directory + "/" + name) }
+        }
+        return live
+    }
+
     /// Another process, alive, that is `velvet` (a PID reused by anything else is not a writer).
     static func isLiveVelvet(_ pid: Int32) -> Bool {
         guard pid > 0, pid != getpid(), kill(pid, 0) == 0 || errno == EPERM else { return false }

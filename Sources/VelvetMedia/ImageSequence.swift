@@ -28,7 +28,9 @@ public enum ImageSequence {
     }
 
     /// Whether a file's name holds a frame number pattern (`%03d`), as a sequence's does.
-    public static func namesFrameNumber(_ path: String) -> Bool { av_filename_number_test(path) != 0 }
+    public static func namesFrameNumber(_ path: String) -> Bool {
+        av_filename_number_test(URL(fileURLWithPath: path).lastPathComponent) != 0 && av_filename_number_test(path) != 0
+    }
 
     /// Whether the pattern gives each frame a name of its own (FFmpeg writes at most 19
     /// digits: `%025d` names every frame alike).

@@ -69,7 +69,7 @@ struct OutputContainer: @unchecked Sendable {
     var writesPictures: Bool { name == "image2" }
     /// Pictures named as ffmpeg names a sequence (`frame%04d.png`): one file a frame,
     /// numbered from 1 (`ImageSequence`).
-    var isSequence: Bool { writesPictures && !isStandardOutput && av_filename_number_test(path) != 0 }
+    var isSequence: Bool { writesPictures && !isStandardOutput && ImageSequence.namesFrameNumber(path) }
     /// y4m states no YUV matrix: readers take BT.601, so RGB is converted with it.
     var statesMatrix: Bool { name != "yuv4mpegpipe" }
     /// One picture: a still output takes one frame.

@@ -64,7 +64,12 @@ enum BeautyArguments {
             guard !name.isEmpty else { throw UsageError("--preset needs a preset name or file, got ''") }
             return try store.resolve(name)
         }
-        return try store.defaultPreset()?.preset ?? .shippedDefault
+        guard let (name, preset) = try store.defaultPreset() else { return .shippedDefault }
+        // Said here, where it is known to be the default: the LUT is read only when the GPU is up.
+        if case .file(let lut) = preset.lut.source, !FileManager.default.fileExists(atPath: lut) {
+            throw PresetError(file: name, reason: "its LUT file \(lut) is missing (it is the default preset: velvet presets default NAME|--clear changes it)")
+        }
+        return preset
     }
 
     /// The user's default preset (else `natural`) as render options, with `smoothing` set.

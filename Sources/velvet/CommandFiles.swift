@@ -129,9 +129,15 @@ struct CommandFiles {
     static func claim(_ path: String, policy: OverwritePolicy) throws {
         try OutputFile.checkDirectory(of: path)
         if policy != .overwrite, FileManager.default.fileExists(atPath: path) { throw OutputFileError.exists(path: path) }
-        // An image sequence output: its first files, as a sequence input would be read.
-        if policy != .overwrite, ImageSequence.isPattern(path), let first = ImageSequence.files(path).first {
-            throw OutputFileError.exists(path: first)
+        // An image sequence output: its first files, as a sequence input would be read, and
+        // the partials of its frames (a live writer's refuse it; dead writers' are removed).
+        if ImageSequence.isPattern(path) {
+            if policy != .overwrite, let first = ImageSequence.files(path).first { throw OutputFileError.exists(path: first) }
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            let isFrame = { (name: String) in
+                ImageSequence.number(of: folder + "/" + name, in: path, same: { URL(fileURLWithPath: $0).path == $1 }) != nil
+            }
+            if let pid = PartialFiles.clearStale(in: folder, matching: isFrame) { throw OutputFileError.busy(path: path, pid: pid) }
         }
         // Partials lie beside the file a link names; a device or FIFO has none.
         if case .file(let file) = try OutputTarget.of(path), let pid = PartialFiles.clearStale(of: file) {

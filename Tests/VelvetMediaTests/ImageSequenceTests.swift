@@ -192,4 +192,41 @@ final class ImageSequenceTests: XCTestCase {
         let worst = zip(source, back).map { abs(Int($0) - Int($1)) }.max() ?? 255
         XCTAssertLessThanOrEqual(worst, 3, "read back as ffmpeg reads y4m (BT.601)")
     }
+
+    /// A sequence's frames get the single file's partial rules: a live velvet writing one of
+    /// them refuses a second render (two renders mixed their frames, both exit 0); a dead
+    /// writer's partials are removed. A `%03d` in a folder's name only is no sequence.
+    func testSequencePartialsAndFolderNames() throws {
+        let scratch = try Scratch()
+        let video = scratch.path("v.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "3", "-c:v", "ffv1", video])
+        try FileManager.default.createDirectory(atPath: scratch.path("o"), withIntermediateDirectories: true)
+        // A partial of frame 2 left by a process that is gone.
+        let stale = scratch.path("o/.f0002.png.velvet-partial-999999999")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: stale))
+        let result = try Tool.run(Tool.velvet, ["render", video, "-o", scratch.path("o/f%04d.png"), "--no-effects", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("o")).sorted(), ["f0001.png", "f0002.png", "f0003.png"])
+        // A live velvet writing a frame: a long render, stopped once the second is refused.
+        let long = scratch.path("long.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-frames:v", "400", "-c:v", "ffv1", long])
+        try FileManager.default.createDirectory(atPath: scratch.path("p"), withIntermediateDirectories: true)
+        let first = try Tool.start(Tool.velvet, ["render", long, "-o", scratch.path("p/g%04d.png"), "--no-effects", "--quiet"])
+        let folder = scratch.path("p")
+        let listing = { (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] }
+        XCTAssertTrue(Tool.waitUntil { listing().contains { $0.contains(".velvet-partial") } }, "the first render never started")
+        let second = try Tool.run(Tool.velvet, ["render", video, "-o", scratch.path("p/g%04d.png"), "--no-effects", "--quiet", "-y"])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("is being written by velvet process"), second.stderr)
+        XCTAssertEqual(first.stop(with: SIGTERM).status, 143)
+        XCTAssertEqual(listing(), [])
+        // A folder named with %03d: the picture goes there by its own name.
+        try FileManager.default.createDirectory(atPath: scratch.path("bo%03d"), withIntermediateDirectories: true)
+        let still = scratch.path("one.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", still])
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", still, "-o", scratch.path("bo%03d/out.png"), "--no-effects", "--quiet"]).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("bo%03d")), ["out.png"])
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["batch", still, "--output-dir", scratch.path("bo%03d"), "--no-effects", "--quiet"]).status, 0)
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: scratch.path("bo%03d")).contains("one.png"))
+    }
 }

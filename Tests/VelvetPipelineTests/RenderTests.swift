@@ -280,6 +280,17 @@ final class PresetCommandTests: XCTestCase {
         let gone = try velvet(["render", scratch.path("nosuch.png"), "-o", scratch.path("x.png")])
         XCTAssertEqual(gone.status, 1, gone.stderr)
         XCTAssertTrue(gone.stderr.contains("it is the default preset: velvet presets default NAME|--clear changes it"), gone.stderr)
+        // ... and one whose LUT file has gone since.
+        XCTAssertEqual(try velvet(["presets", "default", "--clear"]).status, 0)
+        let relativeAgain = try Tool.run("/bin/bash", ["-c", "cd '\(scratch.path("luts"))' && '\(Tool.velvet)' presets save graded --lut warm.cube"],
+                                         environment: environment)
+        XCTAssertEqual(relativeAgain.status, 0, relativeAgain.stderr)
+        XCTAssertEqual(try velvet(["presets", "default", "graded"]).status, 0)
+        try FileManager.default.removeItem(atPath: scratch.path("luts/warm.cube"))
+        let lutGone = try velvet(["render", scratch.path("nosuch.png"), "-o", scratch.path("x.png")])
+        XCTAssertEqual(lutGone.status, 1, lutGone.stderr)
+        XCTAssertTrue(lutGone.stderr.contains("preset graded: its LUT file \(scratch.path("luts/warm.cube")) is missing (it is the default preset"),
+                      lutGone.stderr)
         XCTAssertEqual(try velvet(["presets", "default", "--clear"]).status, 0)
 
         XCTAssertEqual(try velvet(["presets", "save", "mine", "--preset", "soft"]).status, 0)
