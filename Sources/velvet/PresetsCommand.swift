@@ -13,8 +13,14 @@ enum PresetsCommand {
         switch arguments.takePositional() {
         case "list":
             try arguments.finish()
-            // A broken default-preset file is reported, not a reason to list nothing.
-            do { _ = try store.defaultName() } catch { printError("velvet: warning: \(error) (velvet presets default NAME|--clear fixes it)") }
+            // A broken default-preset file, or a default preset that does not load, is reported,
+            // not a reason to list nothing.
+            do {
+                _ = try store.defaultName()
+                do { _ = try store.defaultPreset() } catch { printError("velvet: warning: \(error)") }
+            } catch {
+                printError("velvet: warning: \(error) (velvet presets default NAME|--clear fixes it)")
+            }
             for entry in try store.list() {
                 print(entry.name + (entry.isBuiltIn ? "  (built-in)" : "") + (entry.isDefault ? "  (default)" : ""))
             }

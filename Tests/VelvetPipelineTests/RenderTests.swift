@@ -280,6 +280,9 @@ final class PresetCommandTests: XCTestCase {
         let gone = try velvet(["render", scratch.path("nosuch.png"), "-o", scratch.path("x.png")])
         XCTAssertEqual(gone.status, 1, gone.stderr)
         XCTAssertTrue(gone.stderr.contains("it is the default preset: velvet presets default NAME|--clear changes it"), gone.stderr)
+        let listedGone = try velvet(["presets", "list"])
+        XCTAssertEqual(listedGone.status, 0)
+        XCTAssertTrue(listedGone.stderr.hasPrefix("velvet: warning: preset graded: no such preset"), "list warns: \(listedGone.stderr)")
         // ... and one whose LUT file has gone since.
         XCTAssertEqual(try velvet(["presets", "default", "--clear"]).status, 0)
         let relativeAgain = try Tool.run("/bin/bash", ["-c", "cd '\(scratch.path("luts"))' && '\(Tool.velvet)' presets save graded --lut warm.cube"],
