@@ -35,7 +35,7 @@ final class TrackFileTests: XCTestCase {
     }
 
     func testMalformedFilesAreRefusedInOneLine() throws {
-        let good = TrackFile(input: "in.mp4", width: 64, height: 48, frames: [TrackFile.Frame(index: 0, time: 0, faces: [face(seed: 2, track: 1)])])
+        let good = TrackFile(input: "in.mp4", width: 1920, height: 1080, frames: [TrackFile.Frame(index: 0, time: 0, faces: [face(seed: 2, track: 1)])])
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(good.encoded().utf8)) as? [String: Any])
         func refusal(_ change: (inout [String: Any]) -> Void) throws -> String {
             var edited = object
@@ -90,6 +90,10 @@ final class TrackFileTests: XCTestCase {
             frame["faces"] = (1...65).map { track -> [String: Any] in var copy = face; copy["track"] = track; return copy }
         }), "t.json: frame 0: 65 faces, more than the 64 a frame can have")
         XCTAssertThrowsError(try TrackFile.decode(Data("{\"format\":".utf8), path: "t.json")) {
+            XCTAssertEqual(($0 as? TrackFileError)?.description,
+                           "t.json: not a track file (not valid JSON: cut short, or a number JSON has not, such as NaN)")
+        }
+        XCTAssertThrowsError(try TrackFile.decode(Data("[1, 2]".utf8), path: "t.json")) {
             XCTAssertEqual(($0 as? TrackFileError)?.description, "t.json: not a track file (not a JSON object)")
         }
     }
