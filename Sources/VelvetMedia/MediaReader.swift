@@ -41,6 +41,8 @@ final class MediaReader: @unchecked Sendable {
     private(set) var framesDecoded = 0
     private var firstPixelFormat: AVPixelFormat?
     private var readError: String?
+    /// The files of an image sequence input (nil for any other input).
+    private var sequencePictures: Int?
     private var timestamps: TimestampSynthesizer
     /// Keep what decodes of a damaged or truncated input (a warning instead of an error).
     var keepsTruncated = false
@@ -58,7 +60,8 @@ final class MediaReader: @unchecked Sendable {
         let isSequence = !isPipe && ImageSequence.isPattern(path)
         if isSequence {
             guard ImageSequence.isUsable(path) else { throw MediaError.cannotOpen(path: path, reason: ImageSequence.unusablePattern) }
-            guard !ImageSequence.files(path).isEmpty else {
+            sequencePictures = ImageSequence.files(path).count
+            guard sequencePictures != 0 else {
                 throw MediaError.cannotOpen(path: path, reason: "no such file (an image sequence: no frame numbered \(ImageSequence.firstNumbers.lowerBound) to \(ImageSequence.firstNumbers.upperBound))")
             }
         } else if !isPipe && !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -180,7 +183,14 @@ final class MediaReader: @unchecked Sendable {
                 if framesDecoded == 0 {
                     throw MediaError.decode(path: info.path, reason: (readError ?? "no frame could be decoded") + pipeHint)
                 }
-                if let damage = endDamage() {
+                if let pictures = sequencePictures, framesDecoded < pictures, let damage = endDamage() {
+                    // Each picture is a frame of its own: the damage is not where the frames end.
+                    let what = "\(pictures - framesDecoded) of its \(pictures) pictures do not decode (\(damage))"
+                    guard keepsTruncated else {
+                        throw MediaError.decode(path: info.path, reason: what + "; nothing was written (--allow-truncated keeps the others)")
+                    }
+                    if warnings.isEmpty { warnings.append("\(info.path): \(what); kept the \(framesDecoded) that do") }
+                } else if let damage = endDamage() {
                     let error = MediaError.truncated(path: info.path, framesDecoded: framesDecoded, reason: damage)
                     guard keepsTruncated else { throw error }
                     if warnings.isEmpty { warnings.append(error.keptDescription) }

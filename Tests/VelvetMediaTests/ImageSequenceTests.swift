@@ -56,6 +56,22 @@ final class ImageSequenceTests: XCTestCase {
         XCTAssertEqual(missing.status, 1, missing.stderr)
         XCTAssertTrue(missing.stderr.contains("no such file (an image sequence: no frame numbered 0 to 4)"), missing.stderr)
 
+        // A damaged picture in the middle: counted as such (it said "truncated after 4 frames"),
+        // and with --allow-truncated the others are kept, the video keeping the gap in time.
+        try FileManager.default.createDirectory(atPath: scratch.path("dmg"), withIntermediateDirectories: true)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "5", scratch.path("dmg/img%03d.png")])
+        let damaged = scratch.path("dmg/img%03d.png")
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: scratch.path("dmg/img003.png")))
+        let refused = try Tool.run(Tool.velvet, ["render", damaged, "-o", scratch.path("gap.mkv"), "--no-effects", "--quiet"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("1 of its 5 pictures do not decode"), refused.stderr)
+        let kept = try Tool.run(Tool.velvet, ["render", damaged, "-o", scratch.path("gap.mkv"), "--no-effects", "--quiet", "--allow-truncated"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertTrue(kept.stderr.contains("1 of its 5 pictures do not decode") && kept.stderr.contains("kept the 4 that do"), kept.stderr)
+        XCTAssertEqual(try Tool.probe(scratch.path("gap.mkv"), "packet=pts_time").split(separator: "\n").compactMap { Double($0) }.sorted(),
+                       [0, 0.04, 0.12, 0.16])
+        try FileManager.default.removeItem(atPath: scratch.path("gap.mkv"))
+
         let batch = try Tool.run(Tool.velvet, ["batch", pattern, "--output-dir", scratch.path("out")])
         XCTAssertEqual(batch.status, 2, batch.stderr)
         XCTAssertTrue(batch.stderr.contains("is an image sequence"), batch.stderr)
