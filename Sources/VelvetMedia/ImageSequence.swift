@@ -89,9 +89,12 @@ public enum ImageSequence {
     public static func presentOutputs(_ pattern: String) -> [String] {
         let folder = URL(fileURLWithPath: pattern).deletingLastPathComponent()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.map { folder.appendingPathComponent($0).path }.filter { entry in
-            number(of: entry, in: pattern, same: { URL(fileURLWithPath: $0).path == $1 }) != nil
-        }
+        return names.map { folder.appendingPathComponent($0).path }.filter { isFrame($0, of: pattern) }
+    }
+
+    /// Whether `path` (absolute) is by name one of the frames `pattern` names.
+    public static func isFrame(_ path: String, of pattern: String) -> Bool {
+        number(of: path, in: pattern, same: { URL(fileURLWithPath: $0).path == $1 }) != nil
     }
 
     /// Frame numbers at which two patterns' names are compared: where one of each width is made.

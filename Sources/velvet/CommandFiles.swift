@@ -79,10 +79,11 @@ struct CommandFiles {
         let sequences = outputs.filter { $0.path != Self.standardStream && ImageSequence.isPattern($0.path) }
         for sequence in sequences {
             guard ImageSequence.isUsable(sequence.path) else { throw UsageError("\(sequence.label) \(sequence.path): \(ImageSequence.unusablePattern)") }
-            let present = ImageSequence.presentOutputs(sequence.path)
+            // Keys once, not a comparison per pair: a sequence input and output may hold thousands of files.
+            let present = Set(ImageSequence.presentOutputs(sequence.path).flatMap(SameFile.keys))
             for input in inputs where input.path != Self.standardStream {
                 if ImageSequence.number(of: input.path, in: sequence.path, same: SameFile.check) != nil
-                    || present.contains(where: { SameFile.check($0, input.path) }) {
+                    || !present.isDisjoint(with: SameFile.keys(input.path)) {
                     throw UsageError("\(sequence.label) \(sequence.path) would overwrite \(input.label) \(input.path): write somewhere else")
                 }
             }
@@ -134,10 +135,9 @@ struct CommandFiles {
         if ImageSequence.isPattern(path) {
             if policy != .overwrite, let first = ImageSequence.files(path).first { throw OutputFileError.exists(path: first) }
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            let isFrame = { (name: String) in
-                ImageSequence.number(of: folder + "/" + name, in: path, same: { URL(fileURLWithPath: $0).path == $1 }) != nil
+            if let pid = PartialFiles.clearStale(in: folder, matching: { ImageSequence.isFrame(folder + "/" + $0, of: path) }) {
+                throw OutputFileError.busy(path: path, pid: pid)
             }
-            if let pid = PartialFiles.clearStale(in: folder, matching: isFrame) { throw OutputFileError.busy(path: path, pid: pid) }
         }
         // Partials lie beside the file a link names; a device or FIFO has none.
         if case .file(let file) = try OutputTarget.of(path), let pid = PartialFiles.clearStale(of: file) {
