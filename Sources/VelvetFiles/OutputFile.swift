@@ -31,6 +31,8 @@ public final class OutputFile: @unchecked Sendable {
     private let target: OutputTarget
     private let policy: CommitPolicy
     private var done = false
+    /// The temporary file, opened by `PartialFiles.claim` and locked while this process writes it.
+    private var claim: Int32 = -1
 
     /// Checks that the output's directory exists and is writable.
     /// - Parameter ownsEntry: the path is Velvet's own (a batch record): whatever is there, a
@@ -78,11 +80,28 @@ public final class OutputFile: @unchecked Sendable {
 
     deinit { discard() }
 
-    /// Runs `create`, which creates the temporary file, with the file registered for removal
-    /// and no signal sweep in between.
-    public func creating<T>(_ create: (_ temporaryPath: String) throws -> T) rethrows -> T {
+    /// Runs `create`, which creates (opens) the temporary file, with the file registered for
+    /// removal and no signal sweep in between. The first call claims the file (`PartialFiles`):
+    /// it fails if another live process is writing the same temporary file.
+    public func creating<T>(_ create: (_ temporaryPath: String) throws -> T) throws -> T {
         if writesInPlace { return try create(temporaryPath) }
-        return try UnfinishedFiles.shared.adding(temporaryPath) { try create(temporaryPath) }
+        return try UnfinishedFiles.shared.adding(temporaryPath) {
+            if claim < 0 {
+                do {
+                    claim = try PartialFiles.claim(temporaryPath, output: path)
+                } catch {
+                    UnfinishedFiles.shared.remove(temporaryPath) // another writer's: never swept
+                    throw error
+                }
+            }
+            return try create(temporaryPath)
+        }
+    }
+
+    /// Lets go of the temporary file's lock (committed or deleted).
+    private func release() {
+        if claim >= 0 { close(claim) }
+        claim = -1
     }
 
     /// Moves the finished temporary file to the target.
@@ -100,6 +119,7 @@ public final class OutputFile: @unchecked Sendable {
             }
             done = true
             UnfinishedFiles.shared.remove(temporaryPath)
+            release()
         }
     }
 
@@ -109,15 +129,16 @@ public final class OutputFile: @unchecked Sendable {
         done = true
         guard !writesInPlace else { return }
         UnfinishedFiles.shared.exclusively {
-            unlink(temporaryPath)
+            if claim >= 0 { unlink(temporaryPath) } // not another writer's file of the same name
             UnfinishedFiles.shared.remove(temporaryPath)
+            release()
         }
     }
 
     /// Writes `data` to `path` through a temporary file (`ownsEntry`: see `init`).
     public static func write(_ data: Data, to path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false) throws {
         let file = try OutputFile(path: path, policy: policy, ownsEntry: ownsEntry)
-        let descriptor = file.creating { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let descriptor = try file.creating { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard descriptor >= 0 else { throw file.failure(errno) }
         defer { close(descriptor) }
         let written = data.withUnsafeBytes { bytes -> Bool in

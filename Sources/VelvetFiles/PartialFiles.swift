@@ -1,8 +1,11 @@
 import Foundation
 
 /// The temporary files (`.NAME.velvet-partial-PID`) an output is written to before it is
-/// renamed into place. A SIGKILLed process leaves its partial behind; the PID in the name
-/// tells whether its writer is still alive.
+/// renamed into place. Its writer creates it and holds an exclusive `flock` on it until the
+/// commit (`claim`), so another process sees a live writer whatever the writer's name or PID
+/// namespace (two containers sharing a volume may both be PID 1); a SIGKILLed writer's lock
+/// goes with it and its partial is stale. The PID in the name is also asked, for the
+/// moment between a partial's creation and its lock.
 public enum PartialFiles {
     static let marker = ".velvet-partial-"
     /// Room for the longest PID (Linux allows up to 2^22; 10 digits covers any pid_t).
@@ -27,9 +30,43 @@ public enum PartialFiles {
     public static func clearStale(of output: String) -> Int32? {
         var live: Int32?
         for partial in existing(of: output) {
-            if isLiveVelvet(partial.pid) { live = partial.pid } else { unlink(partial.path) }
+            if isLive(partial.path, pid: partial.pid) { live = partial.pid } else { unlink(partial.path) }
         }
         return live
+    }
+
+    /// Creates `partial` for this process (never through a link or over a file) and locks it;
+    /// the descriptor holds the lock until it is closed. A partial already at the name is a
+    /// dead writer's (or something planted there) and is removed, unless its writer is live:
+    /// then `output` is busy.
+    public static func claim(_ partial: String, output: String) throws -> Int32 {
+        for _ in 0..<3 {
+            let descriptor = open(partial, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if descriptor >= 0 {
+                // New and unlinked by no one: a checker holding its brief shared lock is waited for.
+                while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+                return descriptor
+            }
+            guard errno == EEXIST else { throw OutputFileError.cannotWrite(path: output, reason: String(cString: strerror(errno))) }
+            let pid = Int32(partial[(partial.range(of: marker, options: .backwards)?.upperBound ?? partial.endIndex)...]) ?? 0
+            if isLive(partial, pid: pid) { throw OutputFileError.busy(path: output, pid: pid) }
+            unlink(partial)
+        }
+        throw OutputFileError.cannotWrite(path: output, reason: "its temporary file \(partial) keeps coming back")
+    }
+
+    /// A partial whose writer is alive: its lock is held, or its PID is a velvet process
+    /// other than this one.
+    static func isLive(_ path: String, pid: Int32) -> Bool {
+        isLocked(path) || isLiveVelvet(pid)
+    }
+
+    /// Whether another open of `path` holds a `flock` on it (a link is not followed: no writer's).
+    static func isLocked(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }
 
     /// `clearStale` for every output in `directory` whose name `matches` (the frames of an image
@@ -42,7 +79,7 @@ public enum PartialFiles {
             guard let marked = name.range(of: marker, options: .backwards), let pid = Int32(name[marked.upperBound...]) else { continue }
             let output = String(name[name.index(after: name.startIndex)..<marked.lowerBound])
             guard matches(output) else { continue }
-            if isLiveVelvet(pid) { live = pid } else { unlink(directory + "/" + name) }
+            if isLive(directory + "/" + name, pid: pid) { live = pid } else { unlink(directory + "/" + name) }
         }
         return live
     }

@@ -30,10 +30,14 @@ public final class UnfinishedFiles: @unchecked Sendable {
     }
 
     /// Deletes every registered file and keeps the lock, so nothing is created or committed
-    /// until the process exits. Only for the path that ends the process.
-    public func deleteAllBeforeExit() {
+    /// until the process exits. Only for the path that ends the process. Returns how many
+    /// files it deleted.
+    @discardableResult
+    public func deleteAllBeforeExit() -> Int {
         lock.lock()
-        for path in paths { unlink(path) }
+        let removed = paths.filter { unlink($0) == 0 }.count
+        for path in paths { rmdir(path) } // a scratch file's own folder, emptied above
         paths.removeAll()
+        return removed
     }
 }

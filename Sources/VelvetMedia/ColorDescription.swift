@@ -51,7 +51,8 @@ public struct ColorDescription: Sendable, Equatable {
     }
 
     /// Reads the tags; unspecified matrix -> BT.601 (swscale's default), unspecified range
-    /// -> limited ("J" pixel formats are full), unspecified 4:2:0 siting -> left (MPEG-2/H.264).
+    /// -> limited ("J" pixel formats, RGB and grey are full), unspecified 4:2:0 siting -> left
+    /// (MPEG-2/H.264).
     init(frame: UnsafePointer<AVFrame>, layout: VideoPlaneLayout?) {
         let space = frame.pointee.colorspace
         switch space {
@@ -61,15 +62,23 @@ public struct ColorDescription: Sendable, Equatable {
         case AVCOL_SPC_FCC: matrix = .fcc
         default: matrix = .bt601
         }
+        let stated = frame.pointee.color_range != AVCOL_RANGE_UNSPECIFIED
+        statesRange = stated || (layout?.forcesFullRange ?? false) || layout?.kind == .rgba
         fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG || (layout?.forcesFullRange ?? false)
-            || layout?.kind == .rgba
-        statesRange = fullRange || frame.pointee.color_range != AVCOL_RANGE_UNSPECIFIED
+            || layout?.kind == .rgba || (!stated && Self.isGrey(AVPixelFormat(frame.pointee.format)))
         primaries = Int32(frame.pointee.color_primaries.rawValue)
         transfer = Int32(frame.pointee.color_trc.rawValue)
         colorSpace = Int32(space.rawValue)
         let location = frame.pointee.chroma_location
         chromaLocation = Int32(location == AVCHROMA_LOC_UNSPECIFIED
             ? (layout?.forcesFullRange == true ? AVCHROMA_LOC_CENTER : AVCHROMA_LOC_LEFT).rawValue : location.rawValue)
+    }
+
+    /// A grey format (grey, grey + alpha, 1-bit): full range unless its range is stated, as
+    /// swscale takes it and as a grey PNG or TIFF holds it.
+    static func isGrey(_ format: AVPixelFormat) -> Bool {
+        guard let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return false }
+        return descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) == 0 && descriptor.nb_components <= 2
     }
 
     /// (Kr, Kb) of the matrix.

@@ -92,7 +92,7 @@ public final class MatteWriter: @unchecked Sendable {
             av_free(context.pointee.url)
             context.pointee.url = av_strdup(file.temporaryPath)
         } else {
-            let opened = file.creating { avio_open(&context.pointee.pb, $0, AVIO_FLAG_WRITE) }
+            let opened = try file.creating { avio_open(&context.pointee.pb, $0, AVIO_FLAG_WRITE) }
             try Self.check(opened, path)
         }
         try Self.check(avformat_write_header(context, nil), path)
@@ -159,7 +159,7 @@ public final class MatteWriter: @unchecked Sendable {
             guard received >= 0 else { throw MediaError.encode(ffmpegMessage(received)) }
             av_packet_rescale_ts(packet.pointer, timeBase, stream.pointee.time_base)
             packet.pointer.pointee.stream_index = stream.pointee.index
-            let written = isStillImage ? file.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
+            let written = isStillImage ? try file.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
                                        : av_interleaved_write_frame(formatContext, packet.pointer)
             try Self.check(written, path)
         }

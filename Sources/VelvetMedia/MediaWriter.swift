@@ -128,7 +128,7 @@ final class MediaWriter: @unchecked Sendable {
         encoder.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
         encoder.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(color.transfer))
         encoder.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.colorSpace))
-        encoder.pointee.color_range = color.fullRange ? AVCOL_RANGE_JPEG : color.statesRange ? AVCOL_RANGE_MPEG : AVCOL_RANGE_UNSPECIFIED
+        encoder.pointee.color_range = !color.statesRange ? AVCOL_RANGE_UNSPECIFIED : color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         encoder.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(color.chromaLocation))
         encoder.pointee.field_order = setup.fieldOrder
         let encoderName = String(cString: codec.pointee.name)
@@ -195,7 +195,7 @@ final class MediaWriter: @unchecked Sendable {
             av_opt_set(context.pointee.priv_data, "update", "1", 0)
             if let file { setPictureFile(file.temporaryPath) }
         } else if let file {
-            let opened = file.creating { avio_open(&context.pointee.pb, $0, AVIO_FLAG_WRITE) }
+            let opened = try file.creating { avio_open(&context.pointee.pb, $0, AVIO_FLAG_WRITE) }
             guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
         } else {
             let opened = avio_open(&context.pointee.pb, "pipe:1", AVIO_FLAG_WRITE)
@@ -308,7 +308,7 @@ final class MediaWriter: @unchecked Sendable {
             if writesPictures {
                 let picture = try sequence?.next() ?? file!
                 setPictureFile(picture.temporaryPath)
-                written = picture.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
+                written = try picture.creating { _ in av_interleaved_write_frame(formatContext, packet.pointer) }
             } else {
                 written = av_interleaved_write_frame(formatContext, packet.pointer)
             }

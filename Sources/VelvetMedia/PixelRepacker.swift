@@ -18,14 +18,18 @@ final class PixelRepacker: @unchecked Sendable {
         let source = frame.pixelFormat, width = frame.pointer.pointee.width, height = frame.pointer.pointee.height
         if context == nil || key.map({ $0 != (source, target, width, height) }) ?? true {
             sws_freeContext(context)
-            context = sws_getContext(width, height, source, width, height, target,
-                                     SWS_POINT | SWS_ACCURATE_RND | SWS_BITEXACT, nil, nil, nil)
+            context = sws_getContext(width, height, source, width, height, target, Self.flags(source: source), nil, nil, nil)
             key = (source, target, width, height)
             guard let context else { throw MediaError.unsupported("no conversion from \(Self.name(source)) to \(Self.name(target))") }
-            let fullRange: Int32 = frame.pointer.pointee.color_range == AVCOL_RANGE_JPEG
-                || VideoPlaneLayout(source)?.forcesFullRange == true ? 1 : 0
+            // The tag's range on both sides (a "J" source's is full), and a grey side is full
+            // unless the range is tagged (RGB sides ignore it).
+            let range = frame.pointer.pointee.color_range
+            let byTag = range == AVCOL_RANGE_JPEG || VideoPlaneLayout(source)?.forcesFullRange == true
+            let unstated = range == AVCOL_RANGE_UNSPECIFIED
+            let sourceFull: Int32 = byTag || unstated && ColorDescription.isGrey(source) ? 1 : 0
+            let targetFull: Int32 = byTag || unstated && ColorDescription.isGrey(target) ? 1 : 0
             let matrix = sws_getCoefficients(Int32(frame.pointer.pointee.colorspace.rawValue))
-            sws_setColorspaceDetails(context, matrix, fullRange, matrix, fullRange, 0, 1 << 16, 1 << 16)
+            sws_setColorspaceDetails(context, matrix, sourceFull, matrix, targetFull, 0, 1 << 16, 1 << 16)
         }
         let converted = try MediaFrame()
         converted.pointer.pointee.format = target.rawValue
@@ -35,6 +39,19 @@ final class PixelRepacker: @unchecked Sendable {
         guard result >= 0 else { throw MediaError.unsupported("converting \(Self.name(source)): \(ffmpegMessage(result))") }
         av_frame_copy_props(converted.pointer, frame.pointer)
         return converted
+    }
+
+    /// Point sampling, exact rounding, and swscale's bit-exact C paths, except from RGB of
+    /// fewer than 8 bits a component (RGB555, RGB565, RGB444): there the bit-exact path widens
+    /// by a shift (white 31 -> 248) where ffmpeg's converter repeats the high bits (31 -> 255).
+    static func flags(source: AVPixelFormat) -> Int32 {
+        let exact = SWS_POINT | SWS_ACCURATE_RND
+        guard let descriptor = av_pix_fmt_desc_get(source)?.pointee,
+              descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0, descriptor.flags & UInt64(AV_PIX_FMT_FLAG_BITSTREAM) == 0,
+              [descriptor.comp.0, descriptor.comp.1, descriptor.comp.2].contains(where: { $0.depth < 8 }) else {
+            return exact | SWS_BITEXACT
+        }
+        return exact
     }
 
     /// `frame` itself when the kernels read its format, else repacked into the closest one they do.

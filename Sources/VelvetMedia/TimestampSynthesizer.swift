@@ -8,6 +8,8 @@ struct TimestampSynthesizer {
     /// One frame in the stream's time base.
     let frameDuration: Int64
     private(set) var last: Int64?
+    /// The last frame's own duration, where its packet stated one.
+    private var lastDuration: Int64?
 
     init(frameRate: AVRational, timeBase: AVRational) {
         let rate = frameRate.num > 0 && frameRate.den > 0 ? frameRate : AVRational(num: 25, den: 1)
@@ -23,8 +25,11 @@ struct TimestampSynthesizer {
         }
         frame.pointer.pointee.best_effort_timestamp = timestamp
         last = timestamp
+        let duration = frame.pointer.pointee.pkt_duration
+        lastDuration = duration > 0 ? duration : nil
     }
 
-    /// When the last frame ends, in time-base units.
-    var end: Int64 { (last ?? 0) + frameDuration }
+    /// When the last frame ends, in time-base units: its stated duration after it (a frame
+    /// rate guessed from a slow stream can be far shorter), else one frame at the stream's rate.
+    var end: Int64 { (last ?? 0) + (lastDuration ?? frameDuration) }
 }

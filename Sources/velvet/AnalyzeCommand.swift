@@ -79,7 +79,7 @@ enum AnalyzeCommand {
         var frames: [TrackFile.Frame] = []
         var cuts: [Bool] = []
         var size = (width: 0, height: 0)
-        let scratch = ScratchFile("velvet-analyze-\(getpid()).\(still ? "png" : "mkv")")
+        let scratch = try ScratchFile("analyze.\(still ? "png" : "mkv")")
         let tap = TrackingPass { image, index, time in
             size = (image.width, image.height)
             let result = try tracker.process(image, time: time)

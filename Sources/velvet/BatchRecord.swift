@@ -59,16 +59,32 @@ struct BatchRecord: Codable, Equatable {
         guard Stamp(regularFileAt: path(for: output)) != nil, let data = FileManager.default.contents(atPath: path(for: output)),
               let record = try? JSONDecoder().decode(BatchRecord.self, from: data),
               let stamp = Stamp(output), record.output == stamp else { return .unproven }
-        guard let current = try? BatchRecord(input: input, settings: settings, output: stamp) else { return .outdated }
+        guard let source = try? Source(input) else { return .outdated }
+        let current = BatchRecord(source: source, settings: settings, output: stamp)
         return current == record ? .finished : .outdated
     }
 
-    /// The record of `input` rendered with `settings` into a file stamped `output`.
-    init(input: String, settings: String, output: Stamp) throws {
-        guard let stamp = Stamp(input) else { throw MediaError.cannotOpen(path: input, reason: "no such file") }
-        self.input = SameFile.resolved(input)
-        inputStamp = stamp
-        inputSample = try Self.sample(input, size: stamp.size)
+    /// An input as it is now: its resolved path, stamp and sample. A render takes it before it
+    /// reads the input, so its record describes what was read: an input replaced or still
+    /// growing while it was rendered no longer matches, and the next run renders it again.
+    struct Source: Equatable {
+        var path: String
+        var stamp: Stamp
+        var sample: String
+
+        init(_ input: String) throws {
+            guard let stamp = Stamp(input) else { throw MediaError.cannotOpen(path: input, reason: "no such file") }
+            path = SameFile.resolved(input)
+            self.stamp = stamp
+            sample = try BatchRecord.sample(input, size: stamp.size)
+        }
+    }
+
+    /// The record of `source` rendered with `settings` into a file stamped `output`.
+    init(source: Source, settings: String, output: Stamp) {
+        input = source.path
+        inputStamp = source.stamp
+        inputSample = source.sample
         self.settings = settings
         self.output = output
     }
@@ -82,7 +98,7 @@ struct BatchRecord: Codable, Equatable {
 
     /// A hash of the first and last MiB: cheap on large videos, and it changes when a file
     /// is replaced by another of the same size and time.
-    private static func sample(_ path: String, size: Int64) throws -> String {
+    fileprivate static func sample(_ path: String, size: Int64) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw MediaError.cannotOpen(path: path, reason: "cannot read") }
         defer { try? handle.close() }
         let mebibyte = 1 << 20

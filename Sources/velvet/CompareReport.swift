@@ -134,7 +134,7 @@ struct CompareReport {
         let recorder = try CommandRecorder(context: context)
         try texels.withUnsafeBytes { try recorder.upload($0, to: gpu) }
         try recorder.submit().wait()
-        let scratch = ScratchFile("velvet-report-\(UUID().uuidString).png")
+        let scratch = try ScratchFile("report.png")
         try ClipSynthesizer(context: context).write(photo: gpu, to: scratch.path, width: width, height: height, frames: 1) { _ in
             SimilarityTransform(translation: (x: Double(width - image.width) / 2, y: Double(height - image.height) / 2))
         }

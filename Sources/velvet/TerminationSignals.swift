@@ -19,9 +19,12 @@ enum TerminationSignals {
         // one line with exit 1 as ffmpeg does, not a silent death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         for (number, name) in names {
+            // A signal the process was started with ignored (`nohup`, a background job of a
+            // script) stays ignored, as the shell asked.
+            let previous = signal(number, SIG_IGN)
+            if unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
             // Ignored as a signal (no default death, no runtime crash report for SIGQUIT);
             // delivered to the dispatch source instead.
-            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { terminate(signal: number, name: name) }
             source.resume()
@@ -30,10 +33,12 @@ enum TerminationSignals {
     }
 
     private static func terminate(signal number: Int32, name: String) -> Never {
-        UnfinishedFiles.shared.deleteAllBeforeExit()
+        // Waits for a commit under way: an output is either removed or whole, and the line
+        // says which (a signal during the last rename leaves the finished output in place).
+        let removed = UnfinishedFiles.shared.deleteAllBeforeExit()
         let code = 128 + number
-        FailureReport.shared.print(line: "velvet: interrupted (\(name)); unfinished output removed",
-                                   message: "interrupted (\(name))", exitCode: code)
+        let outcome = removed > 0 ? "unfinished output removed" : "no unfinished output was left"
+        FailureReport.shared.print(line: "velvet: interrupted (\(name)); \(outcome)", message: "interrupted (\(name))", exitCode: code)
         _exit(code)
     }
 

@@ -536,6 +536,72 @@ final class BadInputTests: XCTestCase {
         }
     }
 
+    /// A signal the process was started with ignored (`nohup`, `trap '' HUP`) stays ignored:
+    /// the render goes on to a whole output; the others still end it.
+    func testSignalsStartedIgnoredStayIgnored() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("long.mp4"), output = scratch.path("out.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "12", "-c:v", "libx264", "-preset", "ultrafast", input])
+        let command = "trap '' HUP INT; exec '\(Tool.velvet)' render '\(input)' -o '\(output)' --preset-x264 ultrafast --quiet --no-effects"
+        let render = try Tool.start("/bin/sh", ["-c", command])
+        XCTAssertTrue(Tool.waitUntil(seconds: 60) { scratch.files.contains { $0.contains("velvet-partial") } }, "never started writing")
+        kill(render.process.processIdentifier, SIGHUP)
+        kill(render.process.processIdentifier, SIGINT)
+        let result = render.wait()
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "300", "the whole render")
+    }
+
+    /// A partial whose writer holds its lock is a live writer's, whatever the PID in its name
+    /// (another PID namespace, a binary under another name): refused, left alone; once the lock
+    /// is gone it is stale and removed. (It was judged by the PID alone: deleted, and with two
+    /// writers of one name, one committed the other's unfinished file.)
+    func testALockedPartialIsALiveWritersOwn() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4"), output = scratch.path("out.mp4"), partial = scratch.path(".out.mp4.velvet-partial-1")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "1", "-c:v", "libx264", input])
+        let descriptor = open(partial, O_RDWR | O_CREAT, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        XCTAssertEqual(flock(descriptor, LOCK_EX), 0)
+        let busy = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"])
+        XCTAssertEqual(busy.status, 1)
+        XCTAssertEqual(busy.stderr, "velvet: error: \(output) is being written by velvet process 1; wait for it or stop it\n")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial), "the live writer's partial is left alone")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        close(descriptor)
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(scratch.files.sorted(), ["in.mp4", "out.mp4"], "the stale partial removed")
+    }
+
+    /// `analyze` keeps its scratch render in a folder of its own under $TMPDIR (mode 0700, a
+    /// name no one can guess), so a link planted in a shared temporary directory is never
+    /// written through; an interrupted run leaves nothing there.
+    func testAnalyzeScratchIsPrivate() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("long.mp4"), temporary = scratch.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", input])
+        let analyze = try Tool.start(Tool.velvet, ["analyze", input, "--tracks", scratch.path("t.json"), "--quiet"], environment: ["TMPDIR": temporary])
+        func entries() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] }
+        XCTAssertTrue(Tool.waitUntil(seconds: 60) {
+            entries().contains { name in
+                ((try? FileManager.default.contentsOfDirectory(atPath: temporary + "/" + name)) ?? []).contains { $0.contains("velvet-partial") }
+            }
+        }, "never started its scratch render: \(entries())")
+        let folders = entries()
+        XCTAssertEqual(folders.count, 1, "\(folders)")
+        if let folder = folders.first {
+            XCTAssertTrue(folder.hasPrefix("velvet-") && folder != "velvet-XXXXXX", folder)
+            var info = stat()
+            XCTAssertEqual(stat(temporary + "/" + folder, &info), 0)
+            XCTAssertEqual(info.st_mode & 0o777, 0o700, "open to this user alone")
+        }
+        let result = analyze.stop(with: SIGTERM)
+        XCTAssertEqual(result.status, 128 + SIGTERM, result.stderr)
+        XCTAssertEqual(entries(), [], "nothing left in $TMPDIR")
+    }
+
     /// With `--json` an error is also one JSON object on stdout; a full stdout fails the command.
     func testJSONErrorsAndAFullStandardOutput() throws {
         let scratch = try Scratch()

@@ -127,6 +127,51 @@ final class ColorConversionTests: GPUTestCase {
         }
     }
 
+    /// A grey picture that states no range is full range, as swscale and ffmpeg take it: grey
+    /// and grey + alpha PNG and TIFF come back exact through the GPU's colour path (grey +
+    /// alpha was read and written as limited range: 0 and 255 clipped to 16 and 235, or the
+    /// whole picture squeezed into 16...235 with effects).
+    func testGreyPicturesAreFullRange() throws {
+        let scratch = try Scratch()
+        for (format, name) in [("ya8", "ya8.png"), ("ya8", "ya8.tiff"), ("gray", "gray.tiff"), ("gray", "gray.png"), ("ya16be", "ya16.png"),
+                               ("gray16be", "gray16.png")] {
+            let input = scratch.path(name), output = scratch.path("out-" + name + ".png")
+            // Every grey level, black to white, across the picture.
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "nullsrc=size=256x16,format=gray,geq=lum=X", "-frames:v", "1", "-vf", "format=\(format)", input])
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"],
+                                      environment: [RenderOptions.forcesGPURoundTripVariable: "1"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let before = try Tool.pixels(input, "gray"), after = try Tool.pixels(output, "gray")
+            XCTAssertEqual(before.min(), 0, "\(name): the pattern holds black")
+            XCTAssertEqual(before.max(), 255, "\(name): the pattern holds white")
+            if format.hasSuffix("16be") {
+                // 16-bit grey goes through the 16-bit RGB path: a code or so off, within a level.
+                let largest = zip(before, after).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                XCTAssertLessThanOrEqual(largest, 1, "\(name) through the GPU")
+            } else {
+                XCTAssertEqual(after, before, "\(name) through the GPU")
+            }
+        }
+    }
+
+    /// RGB of 5 or 4 bits a component widens as ffmpeg widens it, repeating the high bits
+    /// (white stays 255; the bit-exact swscale path shifted: 31 -> 248).
+    func testFewBitRGBWidensAsFFmpegDoes() throws {
+        let scratch = try Scratch()
+        for format in ["rgb555le", "rgb565le", "rgb444le"] {
+            let input = scratch.path("\(format).bmp"), output = scratch.path("\(format).png"), reference = scratch.path("\(format)-ffmpeg.png")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "nullsrc=size=256x16,format=rgb24,geq=r=X:g=255-X:b=X/2", "-frames:v", "1",
+                             "-pix_fmt", format, input])
+            try Tool.ffmpeg(["-i", input, "-pix_fmt", "rgb24", reference])
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"],
+                                      environment: [RenderOptions.forcesGPURoundTripVariable: "1"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let pixels = try Tool.pixels(output, "rgb24")
+            if format != "rgb444le" { XCTAssertEqual(pixels.max(), 255, "\(format): white stays white") } // ffmpeg: 240 at 4 bits
+            XCTAssertEqual(pixels, try Tool.pixels(reference, "rgb24"), format)
+        }
+    }
+
     func testEXIFOrientationIsApplied() throws {
         let scratch = try Scratch()
         let plain = scratch.path("plain.jpg"), tagged = scratch.path("tagged.jpg"), output = scratch.path("upright.png")

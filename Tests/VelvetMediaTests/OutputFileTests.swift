@@ -18,10 +18,39 @@ final class OutputFileTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["out.json"])
 
         let abandoned = try OutputFile(path: scratch.path("never.json"))
-        _ = abandoned.creating { FileManager.default.createFile(atPath: $0, contents: Data("x".utf8)) }
+        _ = try abandoned.creating { FileManager.default.createFile(atPath: $0, contents: Data("x".utf8)) }
         abandoned.discard()
         XCTAssertEqual(scratch.files, ["out.json"])
         XCTAssertThrowsError(try OutputFile(path: scratch.path("missing/out.json"))) { XCTAssertTrue("\($0)".contains("does not exist")) }
+    }
+
+    /// Something planted at this process's partial name (a link to another file) is removed,
+    /// never written through: the partial is created new (O_EXCL, O_NOFOLLOW) and locked.
+    func testAPlantedLinkAtThePartialNameIsNotFollowed() throws {
+        let scratch = try Scratch()
+        let victim = scratch.path("victim.txt"), output = scratch.path("out.json")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.createSymbolicLink(atPath: PartialFiles.path(for: output), withDestinationPath: victim)
+        try OutputFile.write(Data("new".utf8), to: output, policy: .noClobber)
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious")
+        XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), "new")
+        XCTAssertEqual(scratch.files.sorted(), ["out.json", "victim.txt"])
+    }
+
+    /// A scratch file lies in a folder of its own, open to this user alone, removed with it.
+    func testScratchFilesHaveAPrivateFolder() throws {
+        var folder = ""
+        do {
+            let scratch = try ScratchFile("work.mkv")
+            folder = URL(fileURLWithPath: scratch.path).deletingLastPathComponent().path
+            XCTAssertEqual(URL(fileURLWithPath: scratch.path).lastPathComponent, "work.mkv")
+            var info = stat()
+            XCTAssertEqual(stat(folder, &info), 0)
+            XCTAssertEqual(info.st_mode & 0o777, 0o700)
+            XCTAssertNotEqual(try ScratchFile("work.mkv").path, scratch.path, "every scratch file its own folder")
+            try Data("x".utf8).write(to: URL(fileURLWithPath: scratch.path))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder), "the folder goes with the file")
     }
 
     func testALinkIsFollowedAndADeviceOrFIFOWrittenInPlace() throws {

@@ -19,6 +19,19 @@ final class TimingAndOrientationTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(output, "frame=pts_time"), inputTimes)
     }
 
+    /// Frames far apart (1000 s each, the frame rate guessed as 1 fps) end where their
+    /// packets say: the file is whole, not "damaged after 6 frames of about 6000".
+    func testFramesFarApartAreNotTakenForDamage() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("slow.mkv"), output = scratch.path("out.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "6", "-vf", "setpts=N*1000/TB",
+                         "-enc_time_base", "1/1", "-r", "1/1000", "-fps_mode", "passthrough", "-c:v", "libx264", input])
+        XCTAssertEqual(try Tool.probe(input, "stream=r_frame_rate"), "1/1", "the rate FFmpeg guesses for the clip")
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--preset-x264", "ultrafast", "--no-effects"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(output, "frame=pts_time"), try Tool.probe(input, "frame=pts_time"))
+    }
+
     func testRotationMetadataIsHonouredAndKept() throws {
         let scratch = try Scratch()
         let plain = scratch.path("plain.mp4"), input = scratch.path("rotated.mp4"), output = scratch.path("out.mp4")

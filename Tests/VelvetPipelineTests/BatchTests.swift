@@ -87,6 +87,26 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("a")), ["same.png"])
     }
 
+    /// An input replaced while it is rendered: the record describes what was read (taken
+    /// before the render), so the next run renders the new input instead of skipping it.
+    func testAnInputReplacedDuringItsRenderIsRenderedAgain() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("a.mp4"), replacement = scratch.path("new.mp4"), output = scratch.path("out")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "12", "-c:v", "libx264", "-preset", "ultrafast", input])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "1", "-c:v", "libx264", "-preset", "ultrafast", replacement])
+        let arguments = ["batch", input, "--output-dir", output, "--no-effects", "--preset-x264", "ultrafast"]
+        let batch = try Tool.start(Tool.velvet, arguments)
+        XCTAssertTrue(Tool.waitUntil(seconds: 60) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).contains { $0.contains("velvet-partial") }
+        })
+        XCTAssertEqual(rename(replacement, input), 0)
+        XCTAssertEqual(batch.wait().status, 0)
+        let rerun = try Tool.run(Tool.velvet, arguments)
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        XCTAssertTrue(rerun.stderr.contains("velvet batch: rendered"), rerun.stderr)
+        XCTAssertEqual(try Tool.probe(output + "/a.mp4", "stream=nb_frames"), "25", "the new input's render")
+    }
+
     /// INT, TERM, HUP and QUIT alike stop a batch at once with 128+N: finished outputs are
     /// kept (whole), the unfinished one is removed, no more are started; a rerun completes.
     func testSignalsStopABatchKeepingFinishedOutputs() throws {

@@ -55,6 +55,31 @@ final class RenderTests: XCTestCase {
         }
     }
 
+    /// A grey + alpha photo (full range, as every grey picture that states none) is retouched
+    /// on the face alone: it was read and written as limited range, which squeezed the whole
+    /// picture into 16...235.
+    func testGreyAlphaStillChangesTheFaceAndNothingFarFromIt() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("grace-ya8.png"), output = scratch.path("out-ya8.png")
+        try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), "-vf", "format=ya8", input])
+        _ = try velvet(["render", input, "-o", output])
+        XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt"), "ya8")
+        let size = try Tool.probe(input, "stream=width,height").split(separator: ",").compactMap { Int($0) }
+        let before = [UInt8](try Tool.pixels(input, "ya8")), after = [UInt8](try Tool.pixels(output, "ya8"))
+        XCTAssertEqual(before.count, after.count)
+        var changedInFace = 0, changedFar = 0
+        for y in 0..<size[1] {
+            for x in 0..<size[0] {
+                let index = (y * size[0] + x) * 2
+                let differs = before[index..<(index + 2)] != after[index..<(index + 2)]
+                if (170...360).contains(x) && (150...330).contains(y) { changedInFace += differs ? 1 : 0 }
+                if x < 60 || x >= size[0] - 60 || y >= size[1] - 100 { changedFar += differs ? 1 : 0 }
+            }
+        }
+        XCTAssertGreaterThan(changedInFace, 5000, "the face must be smoothed")
+        XCTAssertEqual(changedFar, 0, "the background must stay bit-exact")
+    }
+
     func testZeroStrengthAndNoFaceAreBitExact() throws {
         let scratch = try Scratch()
         let input = scratch.path("grace.png"), background = scratch.path("flag.png")
