@@ -7,7 +7,8 @@ struct UsageError: Error {
 /// Minimal `--name value` / `--flag` / positional parsing. Every option must be consumed:
 /// `finish()` rejects anything left, so a typo is an error rather than silently ignored.
 /// A repeated option keeps its last value, except where a command takes them all (`values`).
-/// `-` is a positional argument (standard input or output, as in ffmpeg).
+/// `-` is a positional argument (standard input or output, as in ffmpeg); after `--` every
+/// argument is (a file named `-x.png`), as POSIX utilities take it.
 struct ArgumentParser {
     private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
@@ -20,7 +21,13 @@ struct ArgumentParser {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if Self.knownFlags.contains(argument) {
+            if argument == "--" {
+                for operand in arguments[(index + 1)...] {
+                    guard !operand.isEmpty else { throw UsageError("an empty argument ('') names nothing") }
+                    positional.append(operand)
+                }
+                break
+            } else if Self.knownFlags.contains(argument) {
                 flags.insert(argument)
             } else if argument.hasPrefix("--") || argument == "-o" {
                 guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }

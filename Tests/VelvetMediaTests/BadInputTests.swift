@@ -536,6 +536,18 @@ final class BadInputTests: XCTestCase {
         }
     }
 
+    /// After `--` every argument is a file, so a name starting with a dash can be given as it is.
+    func testDoubleDashEndsTheOptions() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("-x.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", "--", input])
+        let result = try Tool.run(Tool.velvet, ["render", "-o", scratch.path("out.png"), "--no-effects", "--", input])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.pixels(scratch.path("out.png"), "rgb24"), try Tool.pixels(input, "rgb24"))
+        let stray = try Tool.run(Tool.velvet, ["render", scratch.path("out.png"), "--", "-o", scratch.path("again.png")])
+        XCTAssertEqual(stray.status, 2, "after -- an option is a file name: \(stray.stderr)")
+    }
+
     /// A signal the process was started with ignored (`nohup`, `trap '' HUP`) stays ignored:
     /// the render goes on to a whole output; the others still end it.
     func testSignalsStartedIgnoredStayIgnored() throws {
