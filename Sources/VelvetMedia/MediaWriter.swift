@@ -201,8 +201,12 @@ final class MediaWriter: @unchecked Sendable {
             let opened = avio_open(&context.pointee.pb, "pipe:1", AVIO_FLAG_WRITE)
             guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
         }
-        let header = avformat_write_header(context, nil)
-        guard header >= 0 else { throw failure(header) }
+        // Why a muxer refuses its header (MXF at 10 fps) is only logged.
+        let (header, logged) = LogCapture.firstError { avformat_write_header(context, nil) }
+        guard header >= 0 else {
+            let reason = logged.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw reason.isEmpty || header == -EPIPE ? failure(header) : MediaError.output(path: path, reason: reason)
+        }
     }
 
     deinit {

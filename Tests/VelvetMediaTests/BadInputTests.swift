@@ -536,6 +536,18 @@ final class BadInputTests: XCTestCase {
         }
     }
 
+    /// A muxer that refuses its header says why (it was only "Invalid argument"): MXF at 10 fps.
+    func testAMuxersRefusalSaysWhy() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("ten.y4m"), output = scratch.path("out.mxf")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "3", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "velvet: error: cannot write \(output): Unsupported frame rate 10/1. "
+                       + "Set -strict option to 'unofficial' or lower in order to allow it!\n")
+        XCTAssertEqual(scratch.files, ["ten.y4m"])
+    }
+
     /// After `--` every argument is a file, so a name starting with a dash can be given as it is.
     func testDoubleDashEndsTheOptions() throws {
         let scratch = try Scratch()
