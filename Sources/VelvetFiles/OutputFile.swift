@@ -137,6 +137,12 @@ public final class OutputFile: @unchecked Sendable {
 
     /// Writes `data` to `path` through a temporary file (`ownsEntry`: see `init`).
     public static func write(_ data: Data, to path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false) throws {
+        try prepared(data, to: path, policy: policy, ownsEntry: ownsEntry).commit()
+    }
+
+    /// `data` written to the temporary file of `path`, to be committed with other outputs
+    /// once all are written (a full disk then leaves none of them).
+    public static func prepared(_ data: Data, to path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false) throws -> OutputFile {
         let file = try OutputFile(path: path, policy: policy, ownsEntry: ownsEntry)
         let descriptor = try file.creating { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard descriptor >= 0 else { throw file.failure(errno) }
@@ -152,7 +158,7 @@ public final class OutputFile: @unchecked Sendable {
             return true
         }
         guard written, fsync(descriptor) == 0 || errno == EINVAL else { throw file.failure(errno) }
-        try file.commit()
+        return file
     }
 
     /// link() fails rather than replace; the temporary name is then dropped. Filesystems

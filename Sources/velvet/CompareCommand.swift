@@ -66,48 +66,57 @@ enum CompareCommand {
         }
         let effect = try CompareEffect(context: context, a: sides[0].side, b: sides[1].side,
                                        lookAhead: input == CommandFiles.standardStream ? 0 : LookAheadTracker.standardFrames)
+        // The metrics and the report are made once the A/B video is finished and moved into place
+        // with it, all three or none (a full disk used to leave the video and the metrics alone).
+        let sidecars = CompareSidecars()
+        sidecars.write = {
+            guard let capture = effect.capture, let face = capture.faces.first else { return } // no face: the video alone
+            effect.finishMeasuring()
+            let names = (sides[0].label, sides[1].label)
+            let stability = [effect.stabilityA.result, effect.stabilityB.result]
+            let metrics = zip([("A", capture.a), ("B", capture.b)], stability).map { sideImage, m15 in
+                let (side, image) = sideImage
+                return (side, [
+                    "M4_features_ssim": QualityMetrics.featureSSIM(input: capture.input, output: image, face: face),
+                    "M5_mid_band_ratio": QualityMetrics.midBandRatio(input: capture.input, output: image, face: face),
+                    "M6_fine_band_ratio": QualityMetrics.fineBandRatio(input: capture.input, output: image, face: face),
+                    "M7_halo_p99": QualityMetrics.halo(input: capture.input, output: image, face: face, personMask: capture.personMask)?.value,
+                    "M8_colour_shift_de2000": QualityMetrics.colourShift(input: capture.input, output: image, face: face),
+                    "M15a_still_change_levels": m15.largestChangeOnStill.map(Double.init),
+                    "M15b_change_ratio": m15.changeRatio,
+                    "M15c_frames_without_beauty": Double(m15.framesWithoutBeauty),
+                ] as [String: Double?])
+            }
+            let frames = Double(max(effect.frames, 1))
+            let timings = [effect.timingsA, effect.timingsB].map { $0.mapValues { $0 / frames } }
+
+            var json: [String: Any] = ["input": input, "output": output, "frames": effect.frames, "captured_frame": capture.frameIndex,
+                                       "device": context.device.name]
+            for (index, (side, values)) in metrics.enumerated() {
+                var entry: [String: Any] = ["method": sides[index].method,
+                                            "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() },
+                                            "gpu_ms_per_frame": timings[index],
+                                            "M15_frames": ["still": stability[index].stillFrames, "with_face": stability[index].framesWithFace,
+                                                           "all": stability[index].frames]]
+                if let name = sides[index].preset { entry["preset"] = name }
+                json[side] = entry
+            }
+            let html = try CompareReport(context: context, capture: capture, face: face, names: names, metrics: metrics.map(\.1),
+                                         timings: timings, input: input, frames: effect.frames).html()
+            let metricsFile = try OutputFile.prepared(try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]),
+                                                      to: metricsPath, policy: policy.commit)
+            let reportFile = try OutputFile.prepared(Data(html.utf8), to: report, policy: policy.commit)
+            try metricsFile.commit()
+            try reportFile.commit()
+        }
+        let commit = CommitPolicy(replacesExisting: policy.commit.replacesExisting) { _ in try sidecars.write?() }
         let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings,
                                                                  options: RenderOptions(allowTruncated: allowTruncated), effect: effect,
-                                                                 progress: ProgressReporter(quiet: quiet), commit: policy.commit)
+                                                                 progress: ProgressReporter(quiet: quiet), commit: commit)
         for warning in summary.warnings { printError("velvet: warning: \(warning)") }
-        guard let capture = effect.capture, let face = capture.faces.first else {
+        guard effect.capture?.faces.first != nil else {
             throw MediaError.refused(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
         }
-        effect.finishMeasuring()
-        let names = (sides[0].label, sides[1].label)
-        let stability = [effect.stabilityA.result, effect.stabilityB.result]
-        let metrics = zip([("A", capture.a), ("B", capture.b)], stability).map { sideImage, m15 in
-            let (side, image) = sideImage
-            return (side, [
-                "M4_features_ssim": QualityMetrics.featureSSIM(input: capture.input, output: image, face: face),
-                "M5_mid_band_ratio": QualityMetrics.midBandRatio(input: capture.input, output: image, face: face),
-                "M6_fine_band_ratio": QualityMetrics.fineBandRatio(input: capture.input, output: image, face: face),
-                "M7_halo_p99": QualityMetrics.halo(input: capture.input, output: image, face: face, personMask: capture.personMask)?.value,
-                "M8_colour_shift_de2000": QualityMetrics.colourShift(input: capture.input, output: image, face: face),
-                "M15a_still_change_levels": m15.largestChangeOnStill.map(Double.init),
-                "M15b_change_ratio": m15.changeRatio,
-                "M15c_frames_without_beauty": Double(m15.framesWithoutBeauty),
-            ] as [String: Double?])
-        }
-        let frames = Double(max(effect.frames, 1))
-        let timings = [effect.timingsA, effect.timingsB].map { $0.mapValues { $0 / frames } }
-
-        var json: [String: Any] = ["input": input, "output": output, "frames": summary.frames, "captured_frame": capture.frameIndex,
-                                   "device": context.device.name]
-        for (index, (side, values)) in metrics.enumerated() {
-            var entry: [String: Any] = ["method": sides[index].method,
-                                        "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() },
-                                        "gpu_ms_per_frame": timings[index],
-                                        "M15_frames": ["still": stability[index].stillFrames, "with_face": stability[index].framesWithFace,
-                                                       "all": stability[index].frames]]
-            if let name = sides[index].preset { entry["preset"] = name }
-            json[side] = entry
-        }
-        try OutputFile.write(try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]), to: metricsPath,
-                             policy: policy.commit)
-        let html = try CompareReport(context: context, capture: capture, face: face, names: names, metrics: metrics.map(\.1),
-                                     timings: timings, input: input, frames: summary.frames).html()
-        try OutputFile.write(Data(html.utf8), to: report, policy: policy.commit)
         try ValidationReport.check(context)
         print("A/B video: \(output)\nreport: \(report)\nmetrics: \(metricsPath)")
     }
@@ -135,4 +144,9 @@ private struct SideChoice {
         if let preset { return SideChoice(method: nil, preset: preset) }
         return SideChoice(method: try CompareCommand.method(method ?? fallback, "--\(side)"), preset: nil)
     }
+}
+
+/// What `compare` writes beside its video, run in the video's commit (`CommitPolicy.beforeRename`).
+private final class CompareSidecars: @unchecked Sendable {
+    var write: (() throws -> Void)?
 }

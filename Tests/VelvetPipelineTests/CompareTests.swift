@@ -101,6 +101,26 @@ final class CompareTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("ab.mp4")))
     }
 
+    /// The video, the metrics and the report are moved into place together: a report that
+    /// does not fit on its disk leaves none of the three (the video and the metrics stayed).
+    func testAFullDiskLeavesNoneOfTheOutputs() throws {
+        let scratch = try Scratch()
+        try makeClip(scratch)
+        let small = scratch.path("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        // A 40 KiB tmpfs holds the metrics, not the report and its pictures (needs root, as in CI).
+        let mount = try Tool.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=40k", "tmpfs", small])
+        guard mount.status == 0 else { return XCTFail("cannot mount a small tmpfs (run the tests as root): \(mount.stderr)") }
+        defer { _ = try? Tool.run("/usr/bin/umount", [small]) }
+        let result = try Tool.run(Tool.velvet, ["compare", scratch.path("demo/before.mp4"), "-o", scratch.path("ab.mp4"),
+                                                "--report", small + "/ab.html", "--quiet"], environment: environment)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("No space left on device"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("ab.mp4")), "no A/B video without its report")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: small), [], "no metrics, no partial")
+        XCTAssertFalse(scratch.files.contains { $0.contains("velvet-partial") }, "\(scratch.files)")
+    }
+
     private var environment: [String: String] {
         ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path, "VELVET_VALIDATION": "1"]
     }
