@@ -163,6 +163,10 @@ final class AnalysisDrawing: FrameEffect, @unchecked Sendable {
         self.maskOnly = maskOnly
     }
 
+    /// The overlay's mesh and mask tint are colour-coded: a grey input is written in colour
+    /// (as `--debug-view` writes it); the mask alone is grey.
+    var drawsInColour: Bool { !maskOnly }
+
     func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
         try segmenter.record(on: recorder, image: frame.input, into: nil)
         if maskOnly {

@@ -80,6 +80,23 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(changedFar, 0, "the background must stay bit-exact")
     }
 
+    /// `analyze --overlay` of a grey photo is written in colour, so its colour-coded mesh and
+    /// mask tint show (it was written grey, as the input); `--mask` stays grey.
+    func testAnalyzeOverlayOfAGreyPhotoIsInColour() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("grey.png"), overlay = scratch.path("overlay.png"), mask = scratch.path("mask.png")
+        try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), "-vf", "format=gray", input])
+        _ = try velvet(["analyze", input, "--overlay", overlay, "--mask", mask, "--quiet"])
+        XCTAssertEqual(try Tool.probe(overlay, "stream=pix_fmt"), "rgb24")
+        XCTAssertEqual(try Tool.probe(mask, "stream=pix_fmt"), "gray")
+        let pixels = [UInt8](try Tool.pixels(overlay, "rgb24"))
+        var coloured = 0
+        for index in stride(from: 0, to: pixels.count, by: 3) where pixels[index] != pixels[index + 1] || pixels[index + 1] != pixels[index + 2] {
+            coloured += 1
+        }
+        XCTAssertGreaterThan(coloured, 1000, "the mesh is drawn in colour")
+    }
+
     func testZeroStrengthAndNoFaceAreBitExact() throws {
         let scratch = try Scratch()
         let input = scratch.path("grace.png"), background = scratch.path("flag.png")
