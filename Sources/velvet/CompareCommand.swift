@@ -32,7 +32,9 @@ enum CompareCommand {
         let request = arguments.value("--device")
         let store = PresetStore.standard()
         let presetText = arguments.peek("--preset")
-        var preset = try BeautyArguments.basePreset(&arguments, store: store)
+        // Two named sides use no base preset: the default is not even read (a broken one would fail the run).
+        let bothSidesNamed = choiceA.preset != nil && choiceB.preset != nil && presetText == nil
+        var preset = bothSidesNamed ? BeautyPreset.shippedDefault : try BeautyArguments.basePreset(&arguments, store: store)
         let flags = arguments // the beauty flags, written over the base preset and over each side's preset
         try BeautyArguments.apply(&arguments, to: &preset)
         try arguments.finish()

@@ -213,7 +213,8 @@ enum MediaBenchmark {
     }
 
     static func parseSize(_ text: String) throws -> (width: Int, height: Int) {
-        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+        let fields = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        let parts = fields.count == 2 ? fields.compactMap { Int($0) } : [] // nothing after HEIGHT ('64x48xjunk')
         // The face tracker's smallest frame: a beauty render (demo, bench --beauty) of less fails.
         let sides = FaceTracker.minimumFrameSide...16384
         guard parts.count == 2, parts.allSatisfy({ sides.contains($0) && $0 % 2 == 0 }) else {

@@ -548,6 +548,16 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["ten.y4m"])
     }
 
+    /// A size is WIDTHxHEIGHT and nothing after it ('64x48xjunk' was read as 64x48).
+    func testSizeTakesNothingAfterTheHeight() throws {
+        let scratch = try Scratch()
+        for size in ["64x48xjunk", "64x48x", "x64x48", "64x"] {
+            let result = try Tool.run(Tool.velvet, ["bench", "media", "--frames", "2", "--size", size, "--work-dir", scratch.path("")])
+            XCTAssertEqual(result.status, 2, "\(size): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("--size takes WIDTHxHEIGHT"), result.stderr)
+        }
+    }
+
     /// After `--` every argument is a file, so a name starting with a dash can be given as it is.
     func testDoubleDashEndsTheOptions() throws {
         let scratch = try Scratch()

@@ -101,6 +101,26 @@ final class CompareTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("ab.mp4")))
     }
 
+    /// Two sides that name their presets read no default preset: a broken default (its LUT
+    /// gone) does not fail the comparison, as it does not fail `render --preset`.
+    func testTwoNamedPresetsIgnoreABrokenDefault() throws {
+        let scratch = try Scratch()
+        try makeClip(scratch)
+        let config = ["XDG_CONFIG_HOME": scratch.path("config")]
+        let lut = scratch.path("gone.cube")
+        try "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n".write(toFile: lut, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["presets", "save", "mine", "--lut", lut], environment: config).status, 0)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["presets", "default", "mine"], environment: config).status, 0)
+        try FileManager.default.removeItem(atPath: lut)
+        let result = try Tool.run(Tool.velvet, ["compare", scratch.path("demo/before.mp4"), "--a-preset", "natural", "--b-preset", "glam",
+                                                "-o", scratch.path("ab.mp4"), "--quiet"], environment: environment.merging(config) { $1 })
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let broken = try Tool.run(Tool.velvet, ["compare", scratch.path("demo/before.mp4"), "--a-preset", "natural",
+                                                "-o", scratch.path("ab2.mp4"), "--quiet"], environment: environment.merging(config) { $1 })
+        XCTAssertEqual(broken.status, 1, "side B takes the default preset, which is broken")
+        XCTAssertTrue(broken.stderr.contains("it is the default preset"), broken.stderr)
+    }
+
     /// The video, the metrics and the report are moved into place together: a report that
     /// does not fit on its disk leaves none of the three (the video and the metrics stayed).
     func testAFullDiskLeavesNoneOfTheOutputs() throws {
