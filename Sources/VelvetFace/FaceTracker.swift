@@ -425,6 +425,20 @@ public final class FaceTracker: @unchecked Sendable {
         }
         for (index, (track, pending)) in zip(tracks, pendingMeshes.map { $0! }).enumerated() {
             if finding.repeated[index] {
+                // A held face (the mesh lost it) ages on a repeated picture as on a new one,
+                // which the mesh would reject again: a face gone from a still shot fades out
+                // and is dropped instead of being held, and drawn, for good.
+                if before[index].missed > 0 {
+                    lostAny = true
+                    if before[index].missed < options.holdFrames {
+                        var held = before[index]
+                        held.missed += 1
+                        kept.append(held)
+                    } else {
+                        lost.append(track)
+                    }
+                    continue
+                }
                 kept.append(before[index])
                 continue
             }

@@ -53,6 +53,28 @@ final class FaultTests: XCTestCase {
         XCTAssertEqual(Array(faces[24..<36]), Array(repeating: 1, count: 12), "found again the frame it returns: \(faces)")
     }
 
+    /// A face that leaves a still shot (its last 30 frames the same plain picture): it fades
+    /// out over the look-ahead's frames, or the hold's without look-ahead, and every frame
+    /// after that is the input's (M14). Its held state was kept on the repeated pictures, so
+    /// its makeup stayed painted on the empty background to the end.
+    func testAFaceLeavingAStillShotFadesOut() throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("vanish.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=0x406080:s=640x360:r=25", "-loop", "1", "-i", photo, "-filter_complex",
+                         "[1]scale=-2:240,fps=25[g];[0][g]overlay=x=200:y=60:enable='lt(n,10)':shortest=1",
+                         "-frames:v", "40", "-c:v", "ffv1", "-pix_fmt", "yuv420p", clip])
+        let before = try Tool.frameMD5s(clip).split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last! }
+        XCTAssertEqual(before.count, 40)
+        for (arguments, fade) in [([], 6), (["--look-ahead", "0"], 3)] {
+            let output = scratch.path("out\(fade).mkv")
+            _ = try render([clip, "-o", output, "--codec", "ffv1"] + arguments)
+            let after = try Tool.frameMD5s(output).split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last! }
+            XCTAssertEqual(after.count, 40)
+            let changed = (0..<40).filter { before[$0] != after[$0] }
+            XCTAssertEqual(changed, Array(0..<(10 + fade)), "\(arguments): the face's frames and its fade, then the input's")
+        }
+    }
+
     /// A 5x4 grid of the same face: by default every one is tracked in every frame of a
     /// video and found in a still; `--max-faces` caps them, keeping the largest.
     func testTwentyFacesAreTrackedAndTheCapHolds() throws {
