@@ -70,7 +70,10 @@ enum AnalyzeCommand {
         options.fullResolutionMask = false // the drawings segment again in their own pass
         // Video: the faces a render finds with the same look-ahead (raw landmarks, smoothed over the window).
         let lookAhead = still ? 0 : lookAheadOption ?? (input == CommandFiles.standardStream ? 0 : LookAheadTracker.standardFrames)
-        if lookAhead > 0 { options.smoothing = nil }
+        if lookAhead > 0 {
+            options.smoothing = nil
+            options.holdFrames = max(options.holdFrames, lookAhead) // as `LookAheadTracker` holds a lost face
+        }
         let files = models.map { FaceModelFiles(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .standard
         let context = try GPUContext(request: request)
         let tracker = try FaceTracker(context: context, options: options, files: files)

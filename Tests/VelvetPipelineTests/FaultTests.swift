@@ -75,6 +75,23 @@ final class FaultTests: XCTestCase {
         }
     }
 
+    /// `analyze --tracks` then `render --tracks` gives the render's pixels when a face
+    /// leaves too: analyze holds a lost face as the render's look-ahead does (K frames, fading
+    /// over K + 1); it held it as the causal tracker does (3 frames), so frames 10-15 differed.
+    func testATrackFileOfALeavingFaceRendersAsTheRender() throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("vanish.mkv"), tracks = scratch.path("t.json")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=0x406080:s=640x360:r=25", "-loop", "1", "-i", photo, "-filter_complex",
+                         "[1]scale=-2:240,fps=25[g];[0][g]overlay=x=200:y=60:enable='lt(n,10)':shortest=1,noise=alls=3:allf=t",
+                         "-frames:v", "24", "-c:v", "ffv1", "-pix_fmt", "yuv420p", clip])
+        _ = try render([clip, "-o", scratch.path("plain.mkv"), "--codec", "ffv1"])
+        let analyze = try Tool.run(Tool.velvet, ["analyze", clip, "--tracks", tracks, "--quiet"],
+                                   environment: ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(analyze.status, 0, analyze.stderr)
+        _ = try render([clip, "-o", scratch.path("tracked.mkv"), "--codec", "ffv1", "--tracks", tracks])
+        XCTAssertEqual(try Tool.frameMD5s(scratch.path("tracked.mkv")), try Tool.frameMD5s(scratch.path("plain.mkv")))
+    }
+
     /// A 5x4 grid of the same face: by default every one is tracked in every frame of a
     /// video and found in a still; `--max-faces` caps them, keeping the largest.
     func testTwentyFacesAreTrackedAndTheCapHolds() throws {
