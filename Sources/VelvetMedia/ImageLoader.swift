@@ -5,12 +5,7 @@ import VelvetGPU
 /// into a working image on the GPU: upright rgba16f R'G'B', full range.
 public enum ImageLoader {
     public static func load(_ path: String, context: GPUContext) throws -> GPUImage {
-        let reader = try MediaReader(path: path)
-        var decoded: MediaFrame?
-        while decoded == nil, let item = try reader.next() {
-            if case .video(let frame) = item { decoded = frame }
-        }
-        guard let decoded else { throw MediaError.decode(path: path, reason: "no video frame") }
+        let (reader, decoded) = try firstFrame(of: path)
         let frame = try PixelRepacker().readable(decoded)
         let layout = VideoPlaneLayout(frame.pixelFormat)!
         let orientation = (reader.info.isStillImage ? reader.exifOrientation(of: frame) : nil) ?? reader.info.orientation
@@ -24,5 +19,23 @@ public enum ImageLoader {
                                   orientation: orientation, working: working, on: recorder)
         try recorder.submit().wait()
         return working
+    }
+
+    /// The upright size of the picture (or first frame) at `path`, decoded on the CPU: a file
+    /// that does not decode fails here (a LUT checked when a preset is saved, with no GPU).
+    public static func decodedSize(of path: String) throws -> (width: Int, height: Int) {
+        let (reader, frame) = try firstFrame(of: path)
+        let orientation = (reader.info.isStillImage ? reader.exifOrientation(of: frame) : nil) ?? reader.info.orientation
+        return orientation.uprightSize(width: frame.width, height: frame.height)
+    }
+
+    private static func firstFrame(of path: String) throws -> (MediaReader, MediaFrame) {
+        let reader = try MediaReader(path: path)
+        var decoded: MediaFrame?
+        while decoded == nil, let item = try reader.next() {
+            if case .video(let frame) = item { decoded = frame }
+        }
+        guard let decoded else { throw MediaError.decode(path: path, reason: "no video frame") }
+        return (reader, decoded)
     }
 }

@@ -6,9 +6,18 @@ import VelvetMedia
 /// Loads a colour LUT file: `.cube` text, or a 512x512 "lookup" PNG (8x8 tiles of 64^3).
 public enum LUTLoader {
     /// What can be checked without a GPU (a preset being saved): the file is there and is a
-    /// `.cube` that parses, or a `.png`.
+    /// `.cube` that parses, or a `.png` that decodes to 512x512.
     public static func check(_ path: String) throws {
-        if try format(of: path) == "cube" { _ = try CubeLUTParser.load(path) }
+        guard try format(of: path) == "png" else { _ = try CubeLUTParser.load(path); return }
+        // Decoded on the CPU: a picture that does not decode, or of another size, is refused
+        // now rather than by every render that takes the preset.
+        let size: (width: Int, height: Int)
+        do { size = try ImageLoader.decodedSize(of: path) } catch {
+            throw LUTError(path: path, line: nil, reason: "cannot read the image: \(error)")
+        }
+        guard size == (512, 512) else {
+            throw LUTError(path: path, line: nil, reason: "a lookup-image LUT must be 512x512, got \(size.width)x\(size.height)")
+        }
     }
 
     /// "cube" or "png", for a file that exists.

@@ -302,7 +302,11 @@ final class PresetCommandTests: XCTestCase {
             XCTAssertEqual(try velvet(arguments).status, 2, "\(arguments)")
         }
         try FileManager.default.createDirectory(atPath: scratch.path("folder.cube"), withIntermediateDirectories: true)
-        for lut in [scratch.path("nosuch.cube"), scratch.path("folder.cube"), scratch.path("grade.lut")] {
+        // Lookup images that no render can use: another size, and not a picture at all.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=256x256", "-frames:v", "1", scratch.path("small.png")])
+        try "not a picture".write(toFile: scratch.path("fake.png"), atomically: true, encoding: .utf8)
+        for lut in [scratch.path("nosuch.cube"), scratch.path("folder.cube"), scratch.path("grade.lut"), scratch.path("small.png"),
+                    scratch.path("fake.png")] {
             let saved = try velvet(["presets", "save", "graded", "--lut", lut])
             XCTAssertEqual(saved.status, 1, "\(lut): \(saved.stderr)")
             XCTAssertEqual(saved.stderr.split(separator: "\n").count, 1, saved.stderr)
@@ -310,6 +314,7 @@ final class PresetCommandTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("config/velvet/presets/graded.json")), "nothing saved")
         XCTAssertTrue(try velvet(["presets", "save", "graded", "--lut", scratch.path("folder.cube")]).stderr.contains("is a folder"))
+        XCTAssertTrue(try velvet(["presets", "save", "graded", "--lut", scratch.path("small.png")]).stderr.contains("must be 512x512, got 256x256"))
         // A relative LUT path is saved in full: a later render from another folder finds it.
         XCTAssertEqual(try velvet(["luts", "export", scratch.path("luts")]).status, 0)
         let relative = try Tool.run("/bin/bash", ["-c", "cd '\(scratch.path("luts"))' && '\(Tool.velvet)' presets save graded --lut warm.cube"],
