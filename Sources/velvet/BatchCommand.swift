@@ -23,8 +23,10 @@ enum BatchCommand {
         let shard = try parseShard(arguments.value("--shard") ?? "0/1")
         let givenDevices = arguments.value("--devices")
         let deviceList = givenDevices ?? ProcessInfo.processInfo.environment["VELVET_DEVICE"] ?? ""
-        let devices = deviceList.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if devices.isEmpty, givenDevices != nil || !deviceList.isEmpty {
+        let entries = deviceList.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let devices = entries.filter { !$0.isEmpty }
+        // An empty entry (',0', '0,,1') is a typo, not a device: refused, as a list of nothing is.
+        if devices.count != entries.count, givenDevices != nil || !deviceList.isEmpty {
             throw UsageError("--devices (or VELVET_DEVICE) takes device indices or names separated by commas, got '\(deviceList)'")
         }
         let quiet = arguments.flag("--quiet")

@@ -1,10 +1,21 @@
 import Foundation
+import VelvetFiles
 import VelvetGPU
 import VelvetMedia
 
 /// The synthetic clips the benchmarks render: a face photo filling the frame (face in the
 /// upper middle) under a motion, with sensor-like noise. Made once and kept at `path`.
 enum FaceClip {
+    /// A short tag of `photo` (its resolved path, size and modification time) for the clip's
+    /// name, so a clip made from another photo of the same name, or from this one before it
+    /// changed, is not taken for it; a missing photo is an error even when a clip is kept.
+    static func tag(of photo: String) throws -> String {
+        var info = stat()
+        guard stat(photo, &info) == 0 else { throw MediaError.cannotOpen(path: photo, reason: "no such file") }
+        let key = "\(URL(fileURLWithPath: photo).resolvingSymlinksInPath().path) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        return String(FNV1a.hex(key).prefix(8))
+    }
+
     /// `motion(t, scale)` gives frame `t`'s transform from the scale that fills the frame.
     static func make(_ path: String, photo: String, size: (width: Int, height: Int), frames: Int, noise: Float,
                      settings: EncoderSettings, context: GPUContext,

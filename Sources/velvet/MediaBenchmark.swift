@@ -23,7 +23,7 @@ enum MediaBenchmark {
         let json = arguments.flag("--json")
         try arguments.finish()
         try CommandFiles.checkEncoder(directory + "/velvet-bench-gpu.mp4", settings)
-        let name = URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent
+        let name = URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent + "-" + (try FaceClip.tag(of: photo))
         let clip = directory + "/velvet-bench-\(name)-\(size.width)x\(size.height)-\(frames).mp4"
         let warmUp = directory + "/velvet-bench-warm-up-\(name)-\(size.width)x\(size.height).mp4"
         try CommandFiles.checkScratch(photo: photo, [clip, warmUp] + ["plain", "gpu", "beauty", "cli"].map { directory + "/velvet-bench-\($0).mp4" })

@@ -20,7 +20,7 @@ enum SoakCommand {
         let request = arguments.value("--device")
         let maxGrowth = try arguments.float("--max-growth", default: 2, range: -100...1000)
         try arguments.finish()
-        let clip = directory + "/velvet-soak-\(size.width)x\(size.height)-\(frames).mp4"
+        let clip = directory + "/velvet-soak-\(try FaceClip.tag(of: photo))-\(size.width)x\(size.height)-\(frames).mp4"
         let output = directory + "/velvet-soak-out.mp4"
         try CommandFiles.checkScratch(photo: photo, [clip, output])
 

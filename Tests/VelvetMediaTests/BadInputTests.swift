@@ -548,6 +548,28 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["ten.y4m"])
     }
 
+    /// A benchmark's kept clip is the photo's: another photo (even of the same name) makes its
+    /// own, and a missing photo is an error even when a clip is kept (it was reused, exit 0).
+    func testABenchmarkClipIsItsPhotos() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("a"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: scratch.path("b"), withIntermediateDirectories: true)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", scratch.path("a/p.png")])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=64x48", "-frames:v", "1", scratch.path("b/p.png")])
+        let work = scratch.path("work")
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        func soak(_ photo: String) throws -> Tool.Result {
+            try Tool.run(Tool.velvet, ["bench", "soak", "--frames", "10", "--every", "5", "--size", "64x48", "--photo", photo, "--work-dir", work])
+        }
+        XCTAssertEqual(try soak(scratch.path("a/p.png")).status, 0)
+        XCTAssertEqual(try soak(scratch.path("b/p.png")).status, 0)
+        let clips = try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasPrefix("velvet-soak-") && $0 != "velvet-soak-out.mp4" }
+        XCTAssertEqual(clips.count, 2, "one clip per photo: \(clips)")
+        let missing = try soak(scratch.path("a/nosuch.png"))
+        XCTAssertEqual(missing.status, 1, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("no such file"), missing.stderr)
+    }
+
     /// A size is WIDTHxHEIGHT and nothing after it ('64x48xjunk' was read as 64x48).
     func testSizeTakesNothingAfterTheHeight() throws {
         let scratch = try Scratch()

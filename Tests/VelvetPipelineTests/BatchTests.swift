@@ -263,6 +263,10 @@ final class BatchTests: XCTestCase {
                        "a device list of nothing is a usage error")
         XCTAssertEqual(try Tool.run(Tool.velvet, ["batch", inputs[0], "--output-dir", output], environment: ["VELVET_DEVICE": ",,"]).status, 2,
                        "so is VELVET_DEVICE naming nothing")
+        for list in [",0", "0,", "0,,0"] {
+            XCTAssertEqual(try Tool.run(Tool.velvet, ["batch", inputs[0], "--output-dir", output, "--devices", list]).status, 2,
+                           "an empty entry in '\(list)' is a typo")
+        }
     }
 
     /// `--output-dir` naming a regular file: one clean line, not a Foundation error dump.
