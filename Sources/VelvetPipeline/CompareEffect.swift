@@ -90,7 +90,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
             tracked = try tracker!.process(frame.input, time: frame.isStillImage ? nil : frame.time)
             addTrackerTimings(tracker!.lastTimings)
         }
-        let faces = try tracked.faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight, track: $0.trackID) }
+        let faces = try FacePasses.beautyFaces(tracked.faces)
         let (imageA, imageB) = try sideImages(like: frame.input)
 
         var results: [SkinFrame] = []

@@ -37,9 +37,12 @@ final class FacePasses {
     /// one pass's first stage. nil with two passes (the second reads the first's output).
     var frontStage: SkinStage? { rest == nil ? first.stages.first as? SkinStage : nil }
 
-    /// The tracker's faces as the stages take them.
+    /// The tracker's faces as the stages take them. A face the tracker did not see in this
+    /// frame (held, fading out, or bridged across a gap) is measured apart from its track:
+    /// what its stages measure there (a covered face, an empty background) joins no average
+    /// over frames, so the frames where it is seen again render as before it was lost.
     static func beautyFaces(_ faces: [Face]) throws -> [BeautyFace] {
-        try faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight, track: $0.trackID) }
+        try faces.map { try BeautyFace(landmarks: $0.points, weight: $0.weight, track: $0.missedFrames == 0 ? $0.trackID : nil) }
     }
 
     /// Records the passes on `faces` (the selected ones; `trackedFaces`: all, for the landmarks

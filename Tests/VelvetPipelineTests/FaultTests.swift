@@ -75,6 +75,27 @@ final class FaultTests: XCTestCase {
         }
     }
 
+    /// A still shot whose face is covered for 6 frames (a black box), then shown again as
+    /// before: the frames after the cover render as the frames before it. What the stages
+    /// measured on the covered frames (the face bridged across the gap) entered the face's
+    /// averages over frames, and the repeated pictures after it kept them: about 40 % less
+    /// smoothing to the end of the shot.
+    func testAFaceSeenAgainAfterACoverRendersAsBefore() throws {
+        let scratch = try Scratch()
+        let clip = scratch.path("cover.mkv")
+        try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf",
+                         "scale=-2:360,pad=640:360:168:0,drawbox=x=200:y=60:w=280:h=260:color=black:t=fill:enable='between(n,12,17)',fps=25",
+                         "-frames:v", "30", "-c:v", "ffv1", "-pix_fmt", "yuv420p", clip])
+        for arguments in [[], ["--look-ahead", "0"]] {
+            let output = scratch.path("out\(arguments.count).mkv")
+            _ = try render([clip, "-o", output, "--codec", "ffv1"] + arguments)
+            let frames = try Tool.frameMD5s(output).split(separator: "\n")
+            XCTAssertEqual(frames.count, 30)
+            XCTAssertEqual(frames[18], frames[0], "\(arguments): the first frame after the cover")
+            XCTAssertEqual(frames[29], frames[0], "\(arguments): the last frame")
+        }
+    }
+
     /// `analyze --tracks` then `render --tracks` gives the render's pixels when a face
     /// leaves too: analyze holds a lost face as the render's look-ahead does (K frames, fading
     /// over K + 1); it held it as the causal tracker does (3 frames), so frames 10-15 differed.
