@@ -42,6 +42,11 @@ enum AnalyzeCommand {
         guard let segmentation = SegmentationModel(rawValue: segmentationName) else {
             throw UsageError("--segmentation-model must be square, landscape or auto, got '\(segmentationName)'")
         }
+        // The drawings and the track file are files: `-` here is no stream (`--json` prints
+        // the tracks on standard output).
+        for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask"), (tracksPath, "--tracks")] where path == CommandFiles.standardStream {
+            throw UsageError("\(option) needs a file, not -" + (option == "--tracks" ? " (--json prints the tracks on standard output)" : ""))
+        }
         var paths = CommandFiles(policy: policy)
         paths.input(input)
         paths.modelFiles(models)

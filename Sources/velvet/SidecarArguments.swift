@@ -27,6 +27,11 @@ struct SidecarArguments {
         let names = [("--tracks", tracks), ("--matte-in", matteIn), ("--matte", matte), ("--matte-zones", zones)]
             .filter { $0.1 != nil }.map(\.0)
         let need = "\(names.joined(separator: ", ")) \(names.count == 1 ? "needs" : "need")"
+        // A sidecar is a file (`--tracks <(command)` is one): `-` is the main input's or output's.
+        for (option, path, read) in [("--tracks", tracks, true), ("--matte-in", matteIn, true), ("--matte", matte, false),
+                                     ("--matte-zones", zones, false)] where path == CommandFiles.standardStream {
+            throw UsageError("\(option) needs a file, not -" + (read ? " (give its path, or <(command) to read a stream)" : ""))
+        }
         // A track file and a matte are checked against the input's headers before rendering,
         // and a matte output is committed with the main output: both need files.
         if input == CommandFiles.standardStream {

@@ -570,6 +570,23 @@ final class BadInputTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("no such file"), missing.stderr)
     }
 
+    /// A sidecar or drawing named `-` is a usage error naming the option (`render --tracks -`
+    /// was a runtime error, `-: cannot read the track file`; `analyze --tracks -` spoke of the input).
+    func testSidecarsNamedDashAreUsageErrors() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "3", input])
+        for (arguments, option) in [(["render", input, "-o", scratch.path("o.mkv"), "--tracks", "-"], "--tracks"),
+                                    (["render", input, "-o", scratch.path("o.mkv"), "--matte-in", "-"], "--matte-in"),
+                                    (["render", input, "-o", scratch.path("o.mkv"), "--matte", "-"], "--matte"),
+                                    (["analyze", input, "--tracks", "-"], "--tracks"), (["analyze", input, "--overlay", "-"], "--overlay")] {
+            let result = try Tool.run(Tool.velvet, arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("velvet: \(option) needs a file, not -"), result.stderr)
+        }
+        XCTAssertEqual(scratch.files, ["in.mp4"])
+    }
+
     /// A size is WIDTHxHEIGHT and nothing after it ('64x48xjunk' was read as 64x48).
     func testSizeTakesNothingAfterTheHeight() throws {
         let scratch = try Scratch()
