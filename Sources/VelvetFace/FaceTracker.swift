@@ -423,36 +423,29 @@ public final class FaceTracker: @unchecked Sendable {
             lostAny = !tracks.isEmpty
             tracks = []
         }
+        /// The mesh lost the face: held at its last landmarks while the hold lasts, else dropped.
+        func holdOrDrop(_ index: Int, _ track: Track) {
+            lostAny = true
+            if options.tracking, track.missed < options.holdFrames {
+                var held = before[index]
+                held.missed += 1
+                held.previousROI = nil // no motion to go on
+                kept.append(held)
+            } else {
+                lost.append(track)
+            }
+        }
         for (index, (track, pending)) in zip(tracks, pendingMeshes.map { $0! }).enumerated() {
             if finding.repeated[index] {
-                // A held face (the mesh lost it) ages on a repeated picture as on a new one,
-                // which the mesh would reject again: a face gone from a still shot fades out
-                // and is dropped instead of being held, and drawn, for good.
-                if before[index].missed > 0 {
-                    lostAny = true
-                    if before[index].missed < options.holdFrames {
-                        var held = before[index]
-                        held.missed += 1
-                        kept.append(held)
-                    } else {
-                        lost.append(track)
-                    }
-                    continue
-                }
-                kept.append(before[index])
+                // A held face ages on a repeated picture as on a new one, which the mesh would
+                // reject again: a face gone from a still shot fades out and is dropped instead
+                // of being held, and drawn, for good.
+                if track.missed > 0 { holdOrDrop(index, track) } else { kept.append(before[index]) }
                 continue
             }
             let (landmarks, presence) = try mesh.decode(pending)
             guard presence >= options.minPresence else {
-                lostAny = true
-                if options.tracking, track.missed < options.holdFrames {
-                    var held = before[index]
-                    held.missed += 1
-                    held.previousROI = nil // no motion to go on
-                    kept.append(held)
-                } else {
-                    lost.append(track)
-                }
+                holdOrDrop(index, track)
                 continue
             }
             var track = track

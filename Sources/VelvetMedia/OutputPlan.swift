@@ -131,9 +131,7 @@ struct OutputPlan: @unchecked Sendable {
     /// The RGB format of a grey one's depth and alpha (gray -> rgb24, ya16 -> rgba64); any
     /// other format as it is.
     static func colourCounterpart(of format: AVPixelFormat) -> AVPixelFormat {
-        guard let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return format }
-        let colourFlags = UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)
-        guard descriptor.flags & colourFlags == 0, descriptor.nb_components <= 2 else { return format }
+        guard ColorDescription.isGrey(format), let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return format }
         let alpha = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
         return descriptor.comp.0.depth > 8 ? (alpha ? AV_PIX_FMT_RGBA64LE : AV_PIX_FMT_RGB48LE) : (alpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24)
     }
