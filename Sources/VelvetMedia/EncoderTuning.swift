@@ -58,12 +58,34 @@ enum EncoderTuning {
             guard av_opt_find(encoder, option.key, nil, 0, AV_OPT_SEARCH_CHILDREN) != nil else {
                 throw MediaError.encode("\(name) has no option '\(option.key)' (ffmpeg -h encoder=\(name) lists them)")
             }
+            // x264 and x265 check a preset or tune only when the encoder opens, and print their
+            // own error line on stderr then: refused here instead, in Velvet's one line.
+            if let names = x26xNames[name]?[option.key], let unknown = unknownName(option.value, among: names, joins: name == "libx264" && option.key == "tune") {
+                throw MediaError.encode("\(name) refuses --encoder-opt \(option.key)=\(option.value): no \(option.key) '\(unknown)' "
+                                        + "(\(names.joined(separator: ", ")))")
+            }
             let set = LogCapture.firstError { av_opt_set(encoder, option.key, option.value, AV_OPT_SEARCH_CHILDREN) }
             guard set.result >= 0 else {
                 let reason = set.logged.split(whereSeparator: \.isNewline).first.map(String.init) ?? ffmpegMessage(set.result)
                 throw MediaError.encode("\(name) refuses --encoder-opt \(option.key)=\(option.value): \(reason)")
             }
         }
+    }
+
+    /// The presets and tunes x264 and x265 know (their `x264_preset_names`, `x265_preset_names`,
+    /// `x264_tune_names`, `x265_tune_names`); a tune may join several with , . / - or +.
+    private static let x26xNames: [String: [String: [String]]] = [
+        "libx264": ["preset": EncoderSettings.presets + ["placebo"],
+                    "tune": ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]],
+        "libx265": ["preset": EncoderSettings.presets + ["placebo"],
+                    "tune": ["psnr", "ssim", "grain", "zerolatency", "zero-latency", "fastdecode", "fast-decode", "animation"]],
+    ]
+
+    /// The first part of `value` that is none of `names` (compared as the encoders do, without
+    /// case; a number is left to the encoder, which takes presets by index), or nil.
+    private static func unknownName(_ value: String, among names: [String], joins: Bool) -> String? {
+        let parts = joins ? value.split(whereSeparator: { ",./-+".contains($0) }).map(String.init) : [value]
+        return parts.first { part in !part.allSatisfy(\.isNumber) && !names.contains(part.lowercased()) }
     }
 
     /// One frame: the time base of an output that numbers its frames (y4m, Theora); 1/25 for an unknown rate.

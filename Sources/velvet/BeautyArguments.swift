@@ -57,12 +57,21 @@ enum BeautyArguments {
         return lines.joined(separator: "\n")
     }
 
+    /// A preset named on the command line (`PresetStore.resolve`): a name no preset can have is a
+    /// usage error, as `presets save` and `delete` say, not a missing preset.
+    static func preset(named text: String, store: PresetStore) throws -> BeautyPreset {
+        if !PresetStore.isFileReference(text), BeautyPreset.builtIn(text) == nil, !PresetStore.isValidName(text) {
+            throw UsageError("\(text) is \(PresetStore.nameRule)")
+        }
+        return try store.resolve(text)
+    }
+
     /// The preset named by `--preset` (a name or a preset file, `PresetStore.resolve`), else the
     /// user's default, else `natural`.
     static func basePreset(_ arguments: inout ArgumentParser, store: PresetStore) throws -> BeautyPreset {
         if let name = arguments.value("--preset") {
             guard !name.isEmpty else { throw UsageError("--preset needs a preset name or file, got ''") }
-            return try store.resolve(name)
+            return try preset(named: name, store: store)
         }
         guard let (name, preset) = try store.defaultPreset() else { return .shippedDefault }
         // Said here, where it is known to be the default: the LUT is read only when the GPU is up.

@@ -40,7 +40,7 @@ enum CompareCommand {
         try arguments.finish()
         var sidePresets: [String: BeautyPreset] = [:]
         for name in [choiceA.preset, choiceB.preset].compactMap({ $0 }) where sidePresets[name] == nil {
-            var sideFlags = flags, sidePreset = try store.resolve(name)
+            var sideFlags = flags, sidePreset = try BeautyArguments.preset(named: name, store: store)
             try BeautyArguments.apply(&sideFlags, to: &sidePreset)
             try sidePreset.validate(file: name)
             sidePresets[name] = sidePreset

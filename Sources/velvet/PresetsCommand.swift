@@ -27,7 +27,7 @@ enum PresetsCommand {
         case "show":
             guard let name = arguments.takePositional() else { throw UsageError("presets show needs a NAME") }
             try arguments.finish()
-            let preset = try store.resolve(name)
+            let preset = try BeautyArguments.preset(named: name, store: store)
             print(String(decoding: try preset.encoded(), as: UTF8.self))
         case "save":
             guard let name = arguments.takePositional() else { throw UsageError("presets save needs a NAME") }

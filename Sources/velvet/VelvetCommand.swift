@@ -59,6 +59,9 @@ enum VelvetCommand {
           --overlay OUT       write the input with the mesh and person mask drawn
           --mask OUT          write the person mask
           --detector short|full|auto, --max-faces N, --look-ahead K (as render's)
+          --segmentation-model square|landscape|auto   person mask model (default auto:
+                              landscape when the width is at least 1.33 x the height)
+          --models DIR        the folder with the .tflite models (else VELVET_MODELS_DIR)
       presets list | show NAME|FILE | save NAME [--preset BASE] [beauty options] | delete NAME | default [NAME|--clear]
                               beauty presets (saved in $XDG_CONFIG_HOME/velvet/presets/);
                               presets knobs: every preset field and flag as a Markdown table

@@ -298,6 +298,10 @@ final class BadInputTests: XCTestCase {
                           ["render", input, "-o", "-", "--no-effects"], ["render", input, "-o", "-", "--format", "mov", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.mkv"), "--format", "nosuch", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.mkv"), "--codec", "libx264", "--encoder-opt", "nosuch=1", "--no-effects"],
+                          // x264 checks a preset or tune only when opened, and printed its own line then (exit 1).
+                          ["render", input, "-o", scratch.path("x.mkv"), "--encoder-opt", "preset=fastest", "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.mkv"), "--encoder-opt", "tune=film,nosuch", "--no-effects"],
+                          ["render", input, "-o", scratch.path("x.mkv"), "--codec", "libx265", "--encoder-opt", "tune=film", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.mkv"), "--codec", "libsvtav1", "--preset-x264", "fast", "--no-effects"],
                           // A picture's encoder follows its extension: another --codec, or an option it lacks, is no silent no-op.
                           ["render", input, "-o", scratch.path("x.png"), "--codec", "libx264", "--no-effects"],
@@ -314,6 +318,11 @@ final class BadInputTests: XCTestCase {
             if arguments.count > 1 { XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)") }
         }
         XCTAssertEqual(scratch.files, ["in.png"])
+        // The names x264 takes, as it takes them: without case, joined tunes, a preset by number.
+        for option in ["preset=UltraFast", "tune=zerolatency,fastdecode", "preset=0"] {
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("ok.mkv"), "-y", "--no-effects", "--encoder-opt", option])
+            XCTAssertEqual(result.status, 0, "\(option): \(result.stderr)")
+        }
     }
 
     /// `--pix-fmt` is checked when parsed (FFmpeg's names) and against the encoder, before any

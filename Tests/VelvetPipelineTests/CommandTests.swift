@@ -117,9 +117,11 @@ final class CommandTests: XCTestCase {
         }
         XCTAssertTrue(try velvet(["render", "--help"]).stdout.contains("--encoder-opt K=V"))
         XCTAssertFalse(try velvet(["devices", "--help"]).stdout.contains("--encoder-opt"), "only the command's own section")
-        // Each command's own options (demo's and devices' were missing).
+        // Each command's own options (demo's, devices' and analyze's model options were missing).
         for (command, options) in [("demo", ["--output-dir", "--assets", "--frames", "--size", "--quiet"]), ("devices", ["--json"]),
-                                   ("bench", ["docs/CLI.md"])] {
+                                   ("bench", ["docs/CLI.md"]),
+                                   ("analyze", ["--json", "--tracks", "--overlay", "--mask", "--detector", "--max-faces", "--look-ahead",
+                                                "--segmentation-model", "--models"])] {
             let help = try velvet([command, "--help"]).stdout
             for option in options { XCTAssertTrue(help.contains(option), "\(command): \(option)") }
         }

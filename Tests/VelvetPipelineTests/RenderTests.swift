@@ -193,6 +193,8 @@ final class PresetMatrixTests: XCTestCase {
         let environment = ["VELVET_VALIDATION": "1", "VELVET_MODELS_DIR": repository.appendingPathComponent("models").path,
                            "XDG_CONFIG_HOME": scratch.path("config")]
         let stillPixels = try Tool.pixels(still, "rgb24")
+        let doc = try String(contentsOf: repository.appendingPathComponent("docs/CLI.md"), encoding: .utf8)
+        let gpuSectionsDoc = try XCTUnwrap(doc.split(separator: "\n").first { $0.hasPrefix("| `gpu_ms` |") })
         for preset in ["none", "natural", "soft", "studio", "glam"] {
             for method in ["bilateral", "freqsep"] {
                 let name = "\(preset)-\(method)"
@@ -209,6 +211,13 @@ final class PresetMatrixTests: XCTestCase {
                 let sections = Set((summary["gpu_ms"] as? [String: Any] ?? [:]).keys)
                 let retouch: Set<String> = ["teeth", "eyes", "under-eye", "shine"]
                 XCTAssertEqual(sections.intersection(retouch), ["studio", "glam"].contains(preset) ? retouch : [], "\(name): \(sections.sorted())")
+                // Every section a render reports is one docs/CLI.md names (models run side by side
+                // are one section, their names joined by +).
+                for section in sections {
+                    for part in section.split(separator: "+").enumerated().map({ $0.offset == 0 ? String($0.element) : "face.\($0.element)" }) {
+                        XCTAssertTrue(gpuSectionsDoc.contains("`\(part)`"), "\(name): docs/CLI.md's gpu_ms row lacks \(part) (\(section))")
+                    }
+                }
 
                 let image = try Tool.run(Tool.velvet, ["render", still, "-o", scratch.path("\(name).png"), "--preset", preset,
                                                        "--smoothing", method, "--quiet"], environment: environment)
@@ -297,8 +306,12 @@ final class PresetCommandTests: XCTestCase {
         func velvet(_ arguments: [String]) throws -> Tool.Result { try Tool.run(Tool.velvet, arguments, environment: environment) }
         XCTAssertEqual(try velvet(["presets", "default", "soft", "--clear"]).status, 2, "a NAME or --clear, not both")
         XCTAssertEqual(try velvet(["presets", "save", "a b"]).status, 2, "a bad name is a bad value")
-        // ... for every subcommand that takes a name (delete and default said exit 1).
-        for arguments in [["presets", "delete", "../../victim"], ["presets", "delete", ".."], ["presets", "default", "../x"]] {
+        // ... for every subcommand and option that takes a name (delete and default said exit 1;
+        // show, render --preset and compare --a-preset did until later).
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=32x32", "-frames:v", "1", scratch.path("in.png")])
+        for arguments in [["presets", "delete", "../../victim"], ["presets", "delete", ".."], ["presets", "default", "../x"],
+                          ["presets", "show", "a b"], ["render", scratch.path("in.png"), "-o", scratch.path("out.png"), "--preset", "a b"],
+                          ["compare", scratch.path("in.png"), "-o", scratch.path("ab.png"), "--a-preset", "a b", "--b-preset", "soft"]] {
             XCTAssertEqual(try velvet(arguments).status, 2, "\(arguments)")
         }
         try FileManager.default.createDirectory(atPath: scratch.path("folder.cube"), withIntermediateDirectories: true)
