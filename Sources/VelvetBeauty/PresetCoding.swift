@@ -13,7 +13,7 @@ extension BeautyPreset {
 
     /// Decodes and validates preset JSON; `file` names the source in errors.
     public static func decode(_ data: Data, file: String) throws -> BeautyPreset {
-        guard data.count <= maxBytes else { throw PresetError(file: file, reason: "file too large for a preset (\(data.count) bytes)") }
+        guard data.count <= maxBytes else { throw PresetError(file: file, reason: "file too large for a preset (over \(maxBytes) bytes)") }
         let preset: BeautyPreset
         do {
             preset = try JSONDecoder().decode(BeautyPreset.self, from: data)

@@ -39,16 +39,25 @@ public struct PresetStore: Sendable {
     /// Built-ins first (in their order), then user presets by name.
     public func list() throws -> [Listing] {
         let chosen = try? defaultName() // a broken default-preset file marks none
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: presetsDirectory.path)) ?? []
-        // Files only: a folder named like a preset is none.
-        let user = files.filter { name in
-            var isDirectory: ObjCBool = false
-            return name.hasSuffix(".json") && FileManager.default.fileExists(atPath: presetsDirectory.appendingPathComponent(name).path,
-                                                                            isDirectory: &isDirectory) && !isDirectory.boolValue
-        }.map { String($0.dropLast(5)) }
-            .filter { Self.isValidName($0) && BeautyPreset.builtIn($0) == nil }.sorted()
+        let user = presetFileNames().filter { BeautyPreset.builtIn($0) == nil }
         return BeautyPreset.builtInNames.map { Listing(name: $0, isBuiltIn: true, isDefault: $0 == chosen) }
             + user.map { Listing(name: $0, isBuiltIn: false, isDefault: $0 == chosen) }
+    }
+
+    /// Preset files in `presets/` named like a built-in, which the built-in hides.
+    public func hiddenByBuiltIns() -> [String] {
+        presetFileNames().filter { BeautyPreset.builtIn($0) != nil }.map { fileURL($0).path }
+    }
+
+    /// The names of the regular files `presets/NAME.json` with a valid NAME (a folder or a FIFO
+    /// named like a preset is none), sorted.
+    private func presetFileNames() -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: presetsDirectory.path)) ?? []
+        return files.filter { name in
+            var info = stat()
+            return name.hasSuffix(".json") && stat(presetsDirectory.appendingPathComponent(name).path, &info) == 0
+                && (info.st_mode & S_IFMT) == S_IFREG
+        }.map { String($0.dropLast(5)) }.filter(Self.isValidName).sorted()
     }
 
     /// The preset called `name`: a built-in, else `presets/NAME.json`.
@@ -59,7 +68,7 @@ public struct PresetStore: Sendable {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw PresetError(file: name, reason: "no such preset (built-in: \(BeautyPreset.builtInNames.joined(separator: ", ")); user presets live in \(presetsDirectory.path))")
         }
-        return try Self.decode(data, file: url.path)
+        return try Self.decode(data, file: url.path).lutRebased(on: presetsDirectory)
     }
 
     /// Whether `resolve` reads `text` as a preset file rather than a preset's name.
@@ -81,7 +90,7 @@ public struct PresetStore: Sendable {
             throw PresetError(file: text, reason: folder ? "cannot read the file: it is a folder" : "cannot read the file")
         }
         guard let data = read else { throw PresetError(file: text, reason: "empty file") }
-        return try Self.decode(data, file: text)
+        return try Self.decode(data, file: text).lutRebased(on: URL(fileURLWithPath: text).deletingLastPathComponent())
     }
 
     /// A preset file's JSON (`BeautyPreset.decode`), refused when a key appears twice in one
@@ -163,5 +172,16 @@ public struct PresetStore: Sendable {
 
     static func checkName(_ name: String) throws {
         guard isValidName(name) else { throw PresetError(file: name, reason: nameRule) }
+    }
+}
+
+extension BeautyPreset {
+    /// This preset with a relative LUT file read from `folder` (the preset file's own), as a
+    /// path in a file is read: not from wherever a render runs.
+    func lutRebased(on folder: URL) -> BeautyPreset {
+        guard case .file(let path) = lut.source, !path.hasPrefix("/") else { return self }
+        var preset = self
+        preset.lut.source = .file(folder.appendingPathComponent(path).standardizedFileURL.path)
+        return preset
     }
 }

@@ -30,13 +30,15 @@ public struct EncoderSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// These settings for a picture in a batch of videos and pictures: a picture's encoder
-    /// follows its extension, so a `--codec` and the options given with it are the videos';
-    /// without a `--codec` the options reach every encoder (each must take them).
+    /// These settings for a picture in a batch of videos and pictures: a picture's encoder and
+    /// container follow its extension, so a `--codec` and the options given with it, and a
+    /// `--format`, are the videos'; without a `--codec` the options reach every encoder (each
+    /// must take them).
     public var forPictures: EncoderSettings {
         var settings = self
         if settings.codec != nil { settings.encoderOptions = [] }
         settings.codec = nil
+        settings.format = nil
         return settings
     }
 

@@ -58,6 +58,7 @@ enum BatchCommand {
         }
         var files = CommandFiles(policy: policy)
         jobs.forEach { files.input($0.input, "input") }
+        if let list, list != "-" { files.input(list, "input list") }
         if let beauty { files.presetFiles(given: beauty.presetText, preset: beauty.preset) }
         jobs.forEach { files.output($0.output, "output") }
         try files.checkDistinct()
@@ -90,12 +91,17 @@ enum BatchCommand {
                         }
                     }
                 } catch {
-                    report.add("worker on device \(device ?? "default") failed: \(ErrorMessage.text(for: error))", failed: true)
+                    // Its inputs go to the other workers; those left when all are done fail below.
+                    report.workerFailed("worker on device \(device ?? "default") failed: \(ErrorMessage.text(for: error))")
                 }
             }
         }
         workers.forEach { $0.stackSize = 8 << 20; $0.start() }
         while workers.contains(where: { !$0.isFinished }) { usleep(20_000) }
+        // No worker could start (a LUT no worker can read, a device lost): each input is a failure of its own.
+        while let left = queue.next() {
+            report.add("failed \(left.input): not rendered: \(report.firstWorkerFailure ?? "no worker started")", failed: true)
+        }
         print("batch: \(mine.count) of \(unique.count) input(s) in shard \(shard.index)/\(shard.count): "
               + "\(report.failures) failed")
         try ValidationReport.check(contexts.all)
@@ -163,16 +169,18 @@ private struct BatchJob: Sendable {
         fingerprint = FNV1a.hex(try beauty?.fingerprint() ?? "no-effects") + FNV1a.hex(settings.fingerprint)
     }
 
-    /// The batch's encoder settings for one output: a picture's encoder follows its extension.
+    /// The batch's encoder settings for one output: a picture's encoder and container follow
+    /// its extension (`outputPath` keeps a picture's), whatever `--format` says.
     static func settings(_ settings: EncoderSettings, for output: String) -> EncoderSettings {
-        EncoderCheck.writesOnePicture(output: output, settings: settings) ? settings.forPictures : settings
+        EncoderCheck.writesOnePicture(output: output, settings: settings.forPictures) ? settings.forPictures : settings
     }
 
     /// Returns the line to report.
     func run(_ input: String, _ output: String, renderer: VideoRenderer, options: BeautyOptions?) throws -> String {
         var replacing = policy == .overwrite
         if !replacing, FileManager.default.fileExists(atPath: output) {
-            switch BatchRecord.verdict(output: output, input: input, settings: fingerprint) {
+            let finished = allowTruncated ? [fingerprint, BatchRecord.damaged(fingerprint)] : [fingerprint]
+            switch BatchRecord.verdict(output: output, input: input, settings: finished) {
             case .finished: return "skipped \(input) (done: \(output))"
             case .outdated where policy == .unspecified: replacing = true
             case .outdated, .unproven: throw OutputFileError.exists(path: output)
@@ -188,6 +196,11 @@ private struct BatchJob: Sendable {
         let effect = try options.map { try BeautyEffect(context: renderer.context, options: $0) }
         let summary = try renderer.render(input: input, output: output, settings: Self.settings(settings, for: output),
                                           options: RenderOptions(allowTruncated: allowTruncated), effect: effect, commit: commit)
+        // What was kept of a damaged input is finished only for runs that allow it (a run without
+        // --allow-truncated renders it again, and fails as render does).
+        if !summary.warnings.isEmpty, let stamp = BatchRecord.Stamp(output) {
+            try BatchRecord(source: source, settings: BatchRecord.damaged(fingerprint), output: stamp).write(for: output)
+        }
         let warnings = summary.warnings.map { "; warning: \($0)" }.joined()
         return "rendered \(input) -> \(output) (\(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(renderer.context.device.name))\(warnings)"
     }
@@ -214,7 +227,15 @@ private final class BatchReport: @unchecked Sendable {
     private let lock = NSLock()
     private let quiet: Bool
     private(set) var failures = 0
+    /// The first worker that could not start, for the inputs it leaves unrendered.
+    private(set) var firstWorkerFailure: String?
     init(quiet: Bool) { self.quiet = quiet }
+    func workerFailed(_ line: String) {
+        lock.withLock {
+            if firstWorkerFailure == nil { firstWorkerFailure = line }
+            printError("velvet batch: \(line)")
+        }
+    }
     func add(_ line: String, failed: Bool = false) {
         lock.withLock {
             if failed { failures += 1 }

@@ -55,14 +55,17 @@ struct BatchRecord: Codable, Equatable {
         return url.deletingLastPathComponent().appendingPathComponent(SiblingName.hidden(url.lastPathComponent, suffix: ".velvet-done")).path
     }
 
-    static func verdict(output: String, input: String, settings: String) -> Verdict {
+    static func verdict(output: String, input: String, settings: [String]) -> Verdict {
         guard Stamp(regularFileAt: path(for: output)) != nil, let data = FileManager.default.contents(atPath: path(for: output)),
               let record = try? JSONDecoder().decode(BatchRecord.self, from: data),
               let stamp = Stamp(output), record.output == stamp else { return .unproven }
         guard let source = try? Source(input) else { return .outdated }
-        let current = BatchRecord(source: source, settings: settings, output: stamp)
-        return current == record ? .finished : .outdated
+        return settings.contains { BatchRecord(source: source, settings: $0, output: stamp) == record } ? .finished : .outdated
     }
+
+    /// The settings a record holds for an output kept from a damaged input (`--allow-truncated`):
+    /// only a run that allows it again takes that output as finished.
+    static func damaged(_ settings: String) -> String { settings + " damaged" }
 
     /// An input as it is now: its resolved path, stamp and sample. A render takes it before it
     /// reads the input, so its record describes what was read: an input replaced or still
@@ -72,8 +75,16 @@ struct BatchRecord: Codable, Equatable {
         var stamp: Stamp
         var sample: String
 
+        /// Why `path` has no stamp: it is missing, or not a regular file (a batch's record
+        /// needs one it can stamp and read again).
+        private static func notAFile(_ path: String) -> String {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return String(cString: strerror(errno)).lowercased() }
+            return (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "not a regular file (a FIFO, device or socket): batch renders files"
+        }
+
         init(_ input: String) throws {
-            guard let stamp = Stamp(input) else { throw MediaError.cannotOpen(path: input, reason: "no such file") }
+            guard let stamp = Stamp(input) else { throw MediaError.cannotOpen(path: input, reason: Self.notAFile(input)) }
             path = SameFile.resolved(input)
             self.stamp = stamp
             sample = try BatchRecord.sample(input, size: stamp.size)

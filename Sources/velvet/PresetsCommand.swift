@@ -21,6 +21,9 @@ enum PresetsCommand {
             } catch {
                 printError("velvet: warning: \(error) (velvet presets default NAME|--clear fixes it)")
             }
+            for path in store.hiddenByBuiltIns() {
+                printError("velvet: warning: \(path) is not used: a built-in preset has its name (rename the file to use it)")
+            }
             for entry in try store.list() {
                 print(entry.name + (entry.isBuiltIn ? "  (built-in)" : "") + (entry.isDefault ? "  (default)" : ""))
             }

@@ -89,6 +89,14 @@ final class BadInputTests: XCTestCase {
                                                "--preset-x264", "ultrafast"])
         XCTAssertEqual(batch.status, 0, batch.stderr)
         XCTAssertTrue(batch.stderr.contains("(100 frames, ") && batch.stderr.contains("; warning: \(cut) is damaged"), batch.stderr)
+        // What was kept is finished for a rerun that allows it again, not for a strict one,
+        // which renders the input again and fails as render does (it was skipped as done).
+        let again = try Tool.run(Tool.velvet, ["batch", cut, "--output-dir", scratch.path("batch"), "--allow-truncated", "--no-effects",
+                                               "--preset-x264", "ultrafast"])
+        XCTAssertTrue(again.status == 0 && again.stderr.contains("skipped \(cut) (done"), again.stderr)
+        let strict = try Tool.run(Tool.velvet, ["batch", cut, "--output-dir", scratch.path("batch"), "--no-effects", "--preset-x264", "ultrafast"])
+        XCTAssertEqual(strict.status, 1, strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("failed \(cut)") && strict.stderr.contains("declares 250 frames"), strict.stderr)
     }
 
     /// Whole files that hold less video than their index or their file duration says are not

@@ -303,4 +303,51 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stderr, "velvet: error: cannot write \(scratch.path("file")): it exists and is not a directory\n")
     }
+
+    /// `--format` is the videos' container: a picture keeps its own, as it keeps its extension
+    /// (Matroska, WebM, GIF... were written into a.png and recorded as done).
+    func testFormatIsTheVideosAndPicturesKeepTheirs() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", scratch.path("a.png")])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "3", "-c:v", "libx264", scratch.path("c.mp4")])
+        let result = try Tool.run(Tool.velvet, ["batch", scratch.path("a.png"), scratch.path("c.mp4"), "--output-dir", scratch.path("out"),
+                                                "--format", "matroska", "--no-effects", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(scratch.path("out/a.png"), "format=format_name"), "png_pipe")
+        XCTAssertTrue(try Tool.probe(scratch.path("out/c.mkv"), "format=format_name").contains("matroska"))
+    }
+
+    /// A worker that cannot start (a LUT no worker can read) leaves its inputs unrendered: each
+    /// is a failure of its own, counted and named (the count was the workers').
+    func testInputsNoWorkerRenderedAreEachAFailure() throws {
+        let scratch = try Scratch()
+        let inputs = ["a", "b", "c"].map { scratch.path("\($0).png") }
+        for input in inputs { try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input]) }
+        for devices in ["0", "0,0"] {
+            let result = try Tool.run(Tool.velvet, ["batch"] + inputs + ["--output-dir", scratch.path("out"), "--devices", devices,
+                                                                         "--lut", scratch.path("nosuch.cube")])
+            XCTAssertEqual(result.status, 1, result.stderr)
+            XCTAssertTrue(result.stdout.contains("3 of 3 input(s) in shard 0/1: 3 failed"), "\(devices): \(result.stdout)")
+            for input in inputs { XCTAssertTrue(result.stderr.contains("failed \(input): not rendered: worker on device"), result.stderr) }
+        }
+    }
+
+    /// The list file is an input: no output may replace it, -y or not; an input that is a folder
+    /// says so (it said "no such file").
+    func testTheListIsAnInputAndAFolderIsNoFile() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", scratch.path("a.png")])
+        let list = scratch.path("out/a.png")
+        try Data((scratch.path("a.png") + "\n").utf8).write(to: URL(fileURLWithPath: list))
+        let result = try Tool.run(Tool.velvet, ["batch", "--list", list, "--output-dir", scratch.path("out"), "--no-effects", "-y"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("input list"), result.stderr)
+        XCTAssertEqual(try String(contentsOfFile: list, encoding: .utf8), scratch.path("a.png") + "\n", "the list is untouched")
+
+        try FileManager.default.createDirectory(atPath: scratch.path("folder.mp4"), withIntermediateDirectories: true)
+        let folder = try Tool.run(Tool.velvet, ["batch", scratch.path("folder.mp4"), "--output-dir", scratch.path("out2"), "--no-effects"])
+        XCTAssertEqual(folder.status, 1, folder.stderr)
+        XCTAssertTrue(folder.stderr.contains("is a directory"), folder.stderr)
+    }
 }

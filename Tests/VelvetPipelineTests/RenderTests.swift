@@ -298,6 +298,30 @@ final class PresetCommandTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("typo.json") && bad.stderr.contains("strenght"), bad.stderr)
     }
 
+    /// A relative LUT file in a preset file is read from the preset file's folder, wherever the
+    /// render runs (it was read from the working folder); a hand-placed preset a built-in hides
+    /// is named by `presets list`.
+    func testPresetFilesReadTheirLUTFromTheirFolder() throws {
+        let scratch = try Scratch()
+        let environment = ["XDG_CONFIG_HOME": scratch.path("config")]
+        try FileManager.default.createDirectory(atPath: scratch.path("looks/luts"), withIntermediateDirectories: true)
+        let cube = "LUT_3D_SIZE 2\n" + (0..<8).map { i in "\(1 - Double(i & 1)) \(1 - Double((i >> 1) & 1)) \(1 - Double(i >> 2))" }.joined(separator: "\n") + "\n"
+        try cube.write(toFile: scratch.path("looks/luts/invert.cube"), atomically: true, encoding: .utf8)
+        try #"{"lut": {"file": "luts/invert.cube", "strength": 1, "scope": "frame"}}"#.write(toFile: scratch.path("looks/invert.json"),
+                                                                                           atomically: true, encoding: .utf8)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=white:size=32x32", "-frames:v", "1", scratch.path("white.png")])
+        let rendered = try Tool.run(Tool.velvet, ["render", scratch.path("white.png"), "-o", scratch.path("black.png"),
+                                                  "--preset", scratch.path("looks/invert.json")], environment: environment)
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        XCTAssertLessThanOrEqual(try Tool.pixels(scratch.path("black.png"), "gray").max() ?? 255, 2, "the LUT from looks/luts was applied")
+
+        try FileManager.default.createDirectory(atPath: scratch.path("config/velvet/presets"), withIntermediateDirectories: true)
+        try "{}".write(toFile: scratch.path("config/velvet/presets/natural.json"), atomically: true, encoding: .utf8)
+        let listed = try Tool.run(Tool.velvet, ["presets", "list"], environment: environment)
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stderr.contains("presets/natural.json is not used"), listed.stderr)
+    }
+
     /// What would break every later render is refused when a preset is saved or made the
     /// default; a broken default-preset file is reported, not a reason to list nothing.
     func testPresetCommandsRefuseWhatCannotWork() throws {
