@@ -138,8 +138,10 @@ enum BeautyArguments {
         let presetText = arguments.peek("--preset")
         var request = BeautyRequest(preset: try basePreset(&arguments, store: store))
         request.presetText = presetText
+        let asksForLUT = arguments.has(option: "--lut")
         try apply(&arguments, to: &request.preset)
         try request.preset.validate(file: "command line")
+        if asksForLUT, let warning = request.preset.idleSkinGradeWarning { printError("velvet: warning: \(warning)") }
         request.trackingOptions = ["--detector", "--max-faces", "--look-ahead"].filter { arguments.has(option: $0) }
         if let detector = arguments.value("--detector") {
             guard let choice = DetectorChoice(rawValue: detector) else { throw UsageError("--detector takes short, full or auto") }
@@ -206,5 +208,17 @@ struct BeautyRequest {
             text += "\nlut-file=\(hash.hex)"
         }
         return text
+    }
+}
+
+extension BeautyPreset {
+    /// A LUT on the skin is weighted by the skin stages' blend weight, which no skin mask is
+    /// drawn for when every face's smoothing and spot removal are 0: such a grade changes
+    /// nothing, which is worth a word.
+    var idleSkinGradeWarning: String? {
+        let faces = [self] + (othersPreset.map { [$0] } ?? [])
+        guard !lut.isIdentity, lut.scope == .skin, faces.allSatisfy({ $0.skin.strength == 0 && $0.skin.spotRemoval == 0 }) else { return nil }
+        return "the LUT is applied through the skin's blend weight, and with --strength 0 and --spots 0 there is none: "
+            + "nothing is graded (--lut-on frame grades the whole frame)"
     }
 }

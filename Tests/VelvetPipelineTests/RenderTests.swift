@@ -394,6 +394,24 @@ final class PresetCommandTests: XCTestCase {
 /// Colour LUT files through the CLI: the shipped grades export as .cube files that load
 /// back, and an identity table changes nothing.
 final class LUTCommandTests: XCTestCase {
+    /// A LUT asked for on the skin of a preset with no skin stage grades nothing: said in one
+    /// warning line (it was silent), and not said where it grades.
+    func testASkinLUTWithNoSkinStageIsWarnedOf() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=orange:size=32x32", "-frames:v", "1", scratch.path("in.png")])
+        let idle = try Tool.run(Tool.velvet, ["render", scratch.path("in.png"), "-o", scratch.path("a.png"), "--preset", "none", "--lut", "warm"])
+        XCTAssertEqual(idle.status, 0, idle.stderr)
+        XCTAssertEqual(idle.stderr.split(separator: "\n").count, 1, idle.stderr)
+        XCTAssertTrue(idle.stderr.hasPrefix("velvet: warning: the LUT is applied through the skin's blend weight"), idle.stderr)
+        XCTAssertEqual(try Tool.pixels(scratch.path("a.png"), "rgb24"), try Tool.pixels(scratch.path("in.png"), "rgb24"), "nothing graded, as it says")
+        for extra in [["--lut-on", "frame"], ["--strength", "0.5"], ["--spots", "0.5"]] {
+            let graded = try Tool.run(Tool.velvet, ["render", scratch.path("in.png"), "-o", scratch.path("b.png"), "-y", "--preset", "none",
+                                                    "--lut", "warm"] + extra)
+            XCTAssertEqual(graded.status, 0, graded.stderr)
+            XCTAssertFalse(graded.stderr.contains("warning"), "\(extra): \(graded.stderr)")
+        }
+    }
+
     func testExportedGradesLoadAndIdentityIsIdentity() throws {
         let scratch = try Scratch()
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
