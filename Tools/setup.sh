@@ -36,7 +36,7 @@ packages=(
     pkg-config libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
     glslang-dev glslang-tools spirv-tools
     libavcodec-dev libavformat-dev libswscale-dev libswresample-dev libavutil-dev ffmpeg
-    python3 python3-venv python3-pip unzip
+    python3 python3-venv python3-pip unzip strace
 )
 [ "$want_browser" -eq 1 ] && packages+=(chromium)
 [ "$want_slurm" -eq 1 ] && packages+=(munge slurmctld slurmd slurm-client)

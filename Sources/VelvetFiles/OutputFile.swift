@@ -110,6 +110,10 @@ public final class OutputFile: @unchecked Sendable {
             done = true
             return
         }
+        // The bytes reach the disk before the name does: after a crash or a power cut the
+        // final path holds the whole output or what was there before, never an empty file
+        // whose rename was written first.
+        if claim >= 0, fsync(claim) != 0, errno != EINVAL { throw failure(errno) }
         try UnfinishedFiles.shared.exclusively {
             try policy.beforeRename?(temporaryPath)
             if policy.replacesExisting {
@@ -117,6 +121,7 @@ public final class OutputFile: @unchecked Sendable {
             } else {
                 try moveWithoutReplacing(to: file)
             }
+            Self.syncDirectory(of: file)
             done = true
             UnfinishedFiles.shared.remove(temporaryPath)
             release()
@@ -175,6 +180,15 @@ public final class OutputFile: @unchecked Sendable {
         guard renameAt2(AT_FDCWD, temporaryPath, AT_FDCWD, file, 1 /* RENAME_NOREPLACE */) == 0 else {
             throw errno == EEXIST ? OutputFileError.exists(path: path) : failure(errno)
         }
+    }
+
+    /// Writes the folder's entries (the rename) to the disk; a filesystem that cannot is left
+    /// as it is (the output is in place either way).
+    static func syncDirectory(of file: String) {
+        let directory = open(PartialFiles.directory(of: file), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return }
+        fsync(directory)
+        close(directory)
     }
 
     private func failure(_ code: Int32) -> OutputFileError {

@@ -24,6 +24,27 @@ final class OutputFileTests: XCTestCase {
         XCTAssertThrowsError(try OutputFile(path: scratch.path("missing/out.json"))) { XCTAssertTrue("\($0)".contains("does not exist")) }
     }
 
+    /// A render's output reaches the disk before its name does, and its name after it: the
+    /// partial file is synced before the rename and the folder after it (strace shows the calls
+    /// in order), so a crash or power cut leaves the whole output or none at the final path.
+    func testTheOutputIsSyncedBeforeItsRenameAndTheFolderAfter() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "3", scratch.path("in.mp4")])
+        let output = scratch.path("out.mkv"), log = scratch.path("strace.log")
+        let traced = try Tool.run("strace", ["-f", "-y", "-e", "trace=fsync,rename,renameat,renameat2,link", "-o", log,
+                                             Tool.velvet, "render", scratch.path("in.mp4"), "-o", output, "--no-effects", "--quiet"])
+        XCTAssertEqual(traced.status, 0, traced.stderr)
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        let partial = ".out.mkv.velvet-partial"
+        let dataSync = try XCTUnwrap(calls.firstIndex { $0.contains("fsync(") && $0.contains(partial) }, "the partial's fsync: \(calls)")
+        let rename = try XCTUnwrap(calls.firstIndex { ($0.contains("rename") || $0.contains("link(")) && $0.contains(partial)
+                                                      && $0.contains("= 0") }, "the rename: \(calls)")
+        let folderSync = try XCTUnwrap(calls.lastIndex { $0.contains("fsync(") && $0.contains("<\(scratch.url.path)>") },
+                                       "the folder's fsync: \(calls)")
+        XCTAssertLessThan(dataSync, rename)
+        XCTAssertLessThan(rename, folderSync)
+    }
+
     /// Something planted at this process's partial name (a link to another file) is removed,
     /// never written through: the partial is created new (O_EXCL, O_NOFOLLOW) and locked.
     func testAPlantedLinkAtThePartialNameIsNotFollowed() throws {
