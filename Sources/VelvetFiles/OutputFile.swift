@@ -4,12 +4,18 @@ import Foundation
 public struct CommitPolicy: Sendable {
     /// Replace a file already at the path (`-y`); otherwise the commit fails if one appeared.
     public var replacesExisting: Bool
+    /// Runs first, before the commit lock is taken: work that may wait on other threads (GPU
+    /// work, whose kernels may still be compiling and writing the pipeline cache, which takes
+    /// the lock) goes here, never into `beforeRename`.
+    public var prepare: (@Sendable () throws -> Void)?
     /// Runs under the commit lock just before the rename, with the finished temporary file:
     /// what it writes (a record of the output) cannot be split from the output by a signal.
     public var beforeRename: (@Sendable (_ finishedFile: String) throws -> Void)?
 
-    public init(replacesExisting: Bool, beforeRename: (@Sendable (String) throws -> Void)? = nil) {
+    public init(replacesExisting: Bool, prepare: (@Sendable () throws -> Void)? = nil,
+                beforeRename: (@Sendable (String) throws -> Void)? = nil) {
         self.replacesExisting = replacesExisting
+        self.prepare = prepare
         self.beforeRename = beforeRename
     }
 
@@ -110,6 +116,7 @@ public final class OutputFile: @unchecked Sendable {
             done = true
             return
         }
+        try policy.prepare?()
         // The bytes reach the disk before the name does: after a crash or a power cut the
         // final path holds the whole output or what was there before, never an empty file
         // whose rename was written first.

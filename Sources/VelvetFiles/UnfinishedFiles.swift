@@ -31,10 +31,11 @@ public final class UnfinishedFiles: @unchecked Sendable {
 
     /// Deletes every registered file and keeps the lock, so nothing is created or committed
     /// until the process exits. Only for the path that ends the process. Returns how many
-    /// files it deleted.
+    /// files it deleted, or nil when the lock stayed taken for `patience` seconds (a commit
+    /// that cannot finish): then nothing is deleted, and the process still ends.
     @discardableResult
-    public func deleteAllBeforeExit() -> Int {
-        lock.lock()
+    public func deleteAllBeforeExit(patience: TimeInterval = 10) -> Int? {
+        guard lock.lock(before: Date(timeIntervalSinceNow: patience)) else { return nil }
         let removed = paths.filter { unlink($0) == 0 }.count
         for path in paths { rmdir(path) } // a scratch file's own folder, emptied above
         paths.removeAll()

@@ -189,10 +189,10 @@ private struct BatchJob: Sendable {
         if let pid = PartialFiles.clearStale(of: output) { throw OutputFileError.busy(path: output, pid: pid) }
         let fingerprint = fingerprint
         let source = try BatchRecord.Source(input)
-        let commit = CommitPolicy(replacesExisting: replacing) { finishedFile in
+        let commit = CommitPolicy(replacesExisting: replacing, beforeRename: { finishedFile in
             guard let stamp = BatchRecord.Stamp(finishedFile) else { throw OutputFileError.cannotWrite(path: output, reason: "the finished file vanished") }
             try BatchRecord(source: source, settings: fingerprint, output: stamp).write(for: output)
-        }
+        })
         let effect = try options.map { try BeautyEffect(context: renderer.context, options: $0) }
         let summary = try renderer.render(input: input, output: output, settings: Self.settings(settings, for: output),
                                           options: RenderOptions(allowTruncated: allowTruncated), effect: effect, commit: commit)

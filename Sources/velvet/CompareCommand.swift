@@ -71,8 +71,8 @@ enum CompareCommand {
         // The metrics and the report are made once the A/B video is finished and moved into place
         // with it, all three or none (a full disk used to leave the video and the metrics alone).
         let sidecars = CompareSidecars()
-        sidecars.write = {
-            guard let capture = effect.capture, let face = capture.faces.first else { return } // no face: the video alone
+        sidecars.prepare = {
+            guard let capture = effect.capture, let face = capture.faces.first else { return [] } // no face: the video alone
             effect.finishMeasuring()
             let names = (sides[0].label, sides[1].label)
             let stability = [effect.stabilityA.result, effect.stabilityB.result]
@@ -108,10 +108,11 @@ enum CompareCommand {
             let metricsFile = try OutputFile.prepared(try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]),
                                                       to: metricsPath, policy: policy.commit)
             let reportFile = try OutputFile.prepared(Data(html.utf8), to: report, policy: policy.commit)
-            try metricsFile.commit()
-            try reportFile.commit()
+            return [metricsFile, reportFile]
         }
-        let commit = CommitPolicy(replacesExisting: policy.commit.replacesExisting) { _ in try sidecars.write?() }
+        // Made before the commit lock (the report's pictures are GPU work), moved into place under it.
+        let commit = CommitPolicy(replacesExisting: policy.commit.replacesExisting, prepare: { try sidecars.make() },
+                                  beforeRename: { _ in try sidecars.commit() })
         let summary = try VideoRenderer(context: context).render(input: input, output: output, settings: settings,
                                                                  options: RenderOptions(allowTruncated: allowTruncated), effect: effect,
                                                                  progress: ProgressReporter(quiet: quiet), commit: commit)
@@ -148,7 +149,12 @@ private struct SideChoice {
     }
 }
 
-/// What `compare` writes beside its video, run in the video's commit (`CommitPolicy.beforeRename`).
+/// What `compare` writes beside its video: made when the video is finished
+/// (`CommitPolicy.prepare`), moved into place in its commit (`CommitPolicy.beforeRename`).
 private final class CompareSidecars: @unchecked Sendable {
-    var write: (() throws -> Void)?
+    var prepare: (() throws -> [OutputFile])?
+    private var files: [OutputFile] = []
+
+    func make() throws { files = try prepare?() ?? [] }
+    func commit() throws { for file in files { try file.commit() } }
 }

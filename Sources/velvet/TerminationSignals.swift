@@ -37,7 +37,8 @@ enum TerminationSignals {
         // says which (a signal during the last rename leaves the finished output in place).
         let removed = UnfinishedFiles.shared.deleteAllBeforeExit()
         let code = 128 + number
-        let outcome = removed > 0 ? "unfinished output removed" : "no unfinished output was left"
+        let outcome = removed.map { $0 > 0 ? "unfinished output removed" : "no unfinished output was left" }
+            ?? "a commit under way did not finish: an unfinished .velvet-partial file may be left (the next run removes it)"
         FailureReport.shared.print(line: "velvet: interrupted (\(name)); \(outcome)", message: "interrupted (\(name))", exitCode: code)
         _exit(code)
     }

@@ -121,6 +121,23 @@ final class CompareTests: XCTestCase {
         XCTAssertTrue(broken.stderr.contains("it is the default preset"), broken.stderr)
     }
 
+    /// With an empty pipeline cache (a fresh machine) the report's GPU work meets kernels
+    /// still being compiled, whose cache files are written through the commit lock: the report
+    /// is made before that lock is taken (it was made under it, and compare hung for good, deaf
+    /// to SIGTERM).
+    func testCompareFinishesWithAnEmptyPipelineCache() throws {
+        let scratch = try Scratch()
+        try makeClip(scratch)
+        var fresh = environment
+        fresh["XDG_CACHE_HOME"] = scratch.path("cache")
+        fresh["VELVET_PIPELINE_CACHE"] = nil
+        let result = try Tool.run("timeout", ["-k", "5", "240", Tool.velvet, "compare", scratch.path("demo/before.mp4"),
+                                              "-o", scratch.path("ab.mp4"), "--quiet"], environment: fresh)
+        XCTAssertEqual(result.status, 0, "finished, not hung: \(result.stderr)")
+        for file in ["ab.mp4", "ab.json", "ab.html"] { XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path(file)), file) }
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: scratch.path("cache/velvet/pipelines")).isEmpty, "the cache was written")
+    }
+
     /// The video, the metrics and the report are moved into place together: a report that
     /// does not fit on its disk leaves none of the three (the video and the metrics stayed).
     func testAFullDiskLeavesNoneOfTheOutputs() throws {
