@@ -172,6 +172,26 @@ final class MediaFidelityTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(audioOut, audioIn - 1)
     }
 
+    /// A file whose clock starts late (a camcorder's or broadcast TS, 1000 s in) starts at zero,
+    /// as ffmpeg's output does, the streams keeping their offsets (it became a 1003 s MP4 and
+    /// MKV whose first 1001 s were empty, which velvet then read as damaged).
+    func testALateStartingClockStartsAtZero() throws {
+        let scratch = try Scratch()
+        let camera = scratch.path("camera.ts")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=r=48000", "-t", "2",
+                         "-c:v", "libx264", "-c:a", "aac", "-output_ts_offset", "1000", camera])
+        for name in ["out.mp4", "out.mkv"] {
+            let output = scratch.path(name)
+            _ = try render([camera, "-o", output, "--no-effects"])
+            let duration = Double(try Tool.probe(output, "format=duration")) ?? 0
+            XCTAssertEqual(duration, 2.03, accuracy: 0.05, name)
+            for stream in ["v:0", "a:0"] {
+                XCTAssertLessThan(Double(try Tool.probe(output, "stream=start_time", stream: stream)) ?? 9, 0.05, "\(name) \(stream)")
+            }
+            _ = try render([output, "-o", scratch.path("again-" + name), "--no-effects"]) // and reads back as whole
+        }
+    }
+
     /// The pixel aspect ratio the container states (MP4's pasp) is kept, and turned with the
     /// pixels; y4m's header states the frame rate (not the input's time base) and that ratio,
     /// and numbers a variable-rate input's frames in order, as ffmpeg's y4m does.
