@@ -67,7 +67,8 @@ final class MediaWriter: @unchecked Sendable {
     /// Each routed input stream's time base, for the shift.
     private var inputTimeBases: [Int: AVRational] = [:]
     /// y4m states one frame rate (its header's, from the stream's time base) and no
-    /// timestamps, Theora counts frames: frames are numbered in a time base of one frame.
+    /// timestamps, Theora counts frames, AVI holds a frame per tick: frames are numbered in a
+    /// time base of one frame.
     private var numbersFrames = false
 
     /// - Parameters:
@@ -114,7 +115,9 @@ final class MediaWriter: @unchecked Sendable {
         let inputTimeBase = input?.pointee.time_base ?? AVRational(num: frameRate.den, den: frameRate.num)
         let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
         if rate.num > 0 { encoder.pointee.framerate = rate }
-        numbersFrames = container.name == "yuv4mpegpipe" || EncoderTuning.numbersFrames(codec)
+        // AVI holds one frame per tick of its stream's rate: the input's time base (1/12800)
+        // made a "12800 fps" file of empty ticks, which players and velvet read as damaged.
+        numbersFrames = ["yuv4mpegpipe", "avi"].contains(container.name) || EncoderTuning.numbersFrames(codec)
         iccProfile = setup.iccProfile
         encoder.pointee.time_base = numbersFrames ? EncoderTuning.frameTimeBase(rate)
             : EncoderTuning.timeBase(for: codec, input: inputTimeBase, frameRate: rate)

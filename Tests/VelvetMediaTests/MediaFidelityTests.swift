@@ -192,6 +192,22 @@ final class MediaFidelityTests: XCTestCase {
         }
     }
 
+    /// AVI holds a frame per tick of its stream's rate: its video is written at the frame
+    /// rate, as ffmpeg's is (the input's 1/12800 made a "12800 fps" file of empty ticks, which
+    /// velvet then read as damaged).
+    func testAVIIsWrittenAtTheFrameRate() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "10", "-c:v", "libx264", scratch.path("in.mp4")])
+        for codec in ["libx264", "ffv1"] {
+            let output = scratch.path("\(codec).avi")
+            let written = try Tool.run(Tool.velvet, ["render", scratch.path("in.mp4"), "-o", output, "--codec", codec, "--no-effects"])
+            XCTAssertEqual(written.status, 0, written.stderr)
+            XCTAssertEqual(try Tool.probe(output, "stream=avg_frame_rate,nb_frames"), "10/1,10", codec)
+            _ = try render([output, "-o", scratch.path("\(codec)-back.mp4"), "--no-effects"])
+            XCTAssertEqual(try Tool.probe(scratch.path("\(codec)-back.mp4"), "stream=nb_frames"), "10", codec)
+        }
+    }
+
     /// The pixel aspect ratio the container states (MP4's pasp) is kept, and turned with the
     /// pixels; y4m's header states the frame rate (not the input's time base) and that ratio,
     /// and numbers a variable-rate input's frames in order, as ffmpeg's y4m does.
