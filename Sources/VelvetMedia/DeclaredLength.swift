@@ -25,7 +25,10 @@ struct DeclaredLength: Sendable {
         var streamSeconds: Double?
         let matroska = String(cString: context.pointee.iformat.pointee.name).hasPrefix("matroska")
         if let tag = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0) {
-            streamSeconds = Self.seconds(clock: String(cString: tag.pointee.value))
+            // FFmpeg's Matroska muxer writes the time the track ends, not its length: a video
+            // track that starts late (after the audio) is that much shorter. (Read as an end,
+            // a tag that is a length can only promise less, never more.)
+            streamSeconds = Self.seconds(clock: String(cString: tag.pointee.value)).map { max(0, $0 - max(0, start)) }
         } else if stream.pointee.duration != none, stream.pointee.duration > 0, !matroska || context.pointee.nb_streams == 1 {
             streamSeconds = Double(stream.pointee.duration) * timeBase
         }

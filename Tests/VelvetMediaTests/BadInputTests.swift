@@ -99,6 +99,21 @@ final class BadInputTests: XCTestCase {
         XCTAssertTrue(strict.stderr.contains("failed \(cut)") && strict.stderr.contains("declares 250 frames"), strict.stderr)
     }
 
+    /// A Matroska video track that starts after its audio is whole: FFmpeg's DURATION tag is
+    /// the time the track ends, not its length (it was read as a length, and the file refused
+    /// as damaged); the late start is kept.
+    func testALateVideoTrackInMatroskaIsWhole() throws {
+        let scratch = try Scratch()
+        let video = scratch.path("video.mp4"), late = scratch.path("late.mkv"), output = scratch.path("out.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "10", "-c:v", "libx264", video])
+        try Tool.ffmpeg(["-itsoffset", "0.5", "-i", video, "-f", "lavfi", "-i", "sine=r=48000:d=1.5", "-map", "0:v", "-map", "1:a",
+                         "-c:v", "copy", "-c:a", "aac", late])
+        let result = try Tool.run(Tool.velvet, ["render", late, "-o", output, "--no-effects", "--preset-x264", "ultrafast"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stderr, "", "no warning either")
+        XCTAssertEqual(Double(try Tool.probe(output, "stream=start_time")) ?? 0, 0.5, accuracy: 0.05, "the late start is kept")
+    }
+
     /// Whole files that hold less video than their index or their file duration says are not
     /// damaged: a stream-copied cut (its edit list hides the pre-roll before the first key
     /// frame) and a Matroska file whose audio runs past the video. A Matroska file cut short
