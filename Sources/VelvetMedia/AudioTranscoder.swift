@@ -55,7 +55,7 @@ final class AudioTranscoder: @unchecked Sendable {
         try Self.check(avcodec_open2(encoder, encoderCodec, nil))
         try Self.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder))
         stream.pointee.time_base = encoder.pointee.time_base
-        av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
+        EncodedStreamTags.copy(from: input, to: stream, encoder: encoderCodec)
 
         try Self.check(swr_alloc_set_opts2(&resampler, &encoder.pointee.ch_layout, sampleFormat, encoder.pointee.sample_rate,
                                            &decoder.pointee.ch_layout, decoder.pointee.sample_fmt, decoder.pointee.sample_rate, 0, nil))

@@ -166,7 +166,7 @@ final class MediaWriter: @unchecked Sendable {
         if let hdr = setup.hdr { try Self.check(hdr.attach(to: stream), path) }
         if let reader, let input {
             if setup.keepsDisplayMatrix { try Self.check(velvet_copy_display_matrix(input, stream), path) }
-            av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
+            EncodedStreamTags.copy(from: input, to: stream, encoder: codec)
             av_dict_copy(&context.pointee.metadata, reader.formatContext.pointee.metadata, 0)
             if !writesPictures { try Self.check(velvet_copy_chapters(reader.formatContext, context), path) }
         }

@@ -192,6 +192,26 @@ final class MediaFidelityTests: XCTestCase {
         }
     }
 
+    /// A re-encoded stream keeps its disposition and tags, as ffmpeg keeps them (the default
+    /// audio track moved to the first one), and its encoder
+    /// tag names the encoder that made it (MPEG-4 or FFV1 video said libx264).
+    func testReencodedStreamsKeepTheirDispositionAndNameTheirEncoder() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("two.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=f=300:r=48000:d=1",
+                         "-f", "lavfi", "-i", "sine=f=600:r=48000:d=1", "-map", "0:v", "-map", "1:a", "-map", "2:a", "-t", "1",
+                         "-c:v", "libx264", "-c:a", "libopus", "-disposition:a:0", "0", "-disposition:a:1", "default",
+                         "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", input])
+        let output = scratch.path("out.mov") // Opus is re-encoded to AAC for MOV
+        let written = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--codec", "mpeg4", "--no-effects"])
+        XCTAssertEqual(written.status, 0, written.stderr)
+        for (stream, expected) in [("a:0", "aac,0,eng"), ("a:1", "aac,1,fra")] {
+            XCTAssertEqual(try Tool.probe(output, "stream=codec_name:stream_disposition=default:stream_tags=language",
+                                          stream: stream), expected, stream)
+        }
+        XCTAssertTrue(try Tool.probe(output, "stream_tags=encoder").hasSuffix(" mpeg4"), "the video encoder tag")
+    }
+
     /// AVI holds a frame per tick of its stream's rate: its video is written at the frame
     /// rate, as ffmpeg's is (the input's 1/12800 made a "12800 fps" file of empty ticks, which
     /// velvet then read as damaged).
