@@ -79,7 +79,7 @@ struct OutputPlan: @unchecked Sendable {
         let size = keepsDisplayMatrix ? stored : upright
         if let effect, min(upright.width, upright.height) < effect.minimumFrameSide {
             throw MediaError.refused(path: info.path, reason: "frame size \(upright.width)x\(upright.height) is below the face tracker's "
-                                     + "minimum of \(effect.minimumFrameSide)x\(effect.minimumFrameSide) px (render it with --no-effects)")
+                                     + "minimum of \(effect.minimumFrameSide)x\(effect.minimumFrameSide) px (velvet render --no-effects passes it through unchanged)")
         }
         let decoded = AVPixelFormat(rawValue: reader.videoStream.pointee.codecpar.pointee.format)
         guard decoded != AV_PIX_FMT_NONE else { return } // Known only once a frame decodes; checked no further.

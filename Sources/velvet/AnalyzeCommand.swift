@@ -97,6 +97,7 @@ enum AnalyzeCommand {
         }
         var fast = EncoderSettings()
         fast.preset = "ultrafast"
+        if !still { fast.pixelFormat = "yuv444p" } // takes any frame size and input format (4:2:0 refused odd sizes)
         let renderer = try VideoRenderer(context: context)
         let summary = try renderer.render(input: input, output: scratch.path, settings: fast, options: truncation, effect: tap,
                                           progress: ProgressReporter(quiet: quiet || json))

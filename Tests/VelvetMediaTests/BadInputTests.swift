@@ -229,7 +229,7 @@ final class BadInputTests: XCTestCase {
         let input = scratch.path("tiny.png"), output = scratch.path("out.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=8x8", "-frames:v", "1", input])
         try expectFailure(["render", input, "-o", output], in: scratch, output: output,
-                          mentions: "frame size 8x8 is below the face tracker's minimum of 16x16 px (render it with --no-effects)")
+                          mentions: "frame size 8x8 is below the face tracker's minimum of 16x16 px (velvet render --no-effects passes it through unchanged)")
         XCTAssertEqual(try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"]).status, 0, "no tracker, no minimum")
     }
 

@@ -36,6 +36,22 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(frames.map { ($0["faces"] as? [Any])?.count ?? -1 }, [0, 0, 0])
     }
 
+    /// analyze takes every video render takes: its scratch render encodes 4:4:4, which takes
+    /// odd sizes and any input format (4:2:0 refused them, naming an internal file and
+    /// pointing to an option analyze does not have).
+    func testAnalyzeTakesOddSizesAndFormats() throws {
+        let scratch = try Scratch()
+        for (name, size, format) in [("odd420", "161:121", "yuv420p"), ("odd422", "161:121", "yuv422p"), ("deep", "160:119", "yuv420p10le"),
+                                     ("rgb", "161:121", "bgr0")] {
+            let input = scratch.path("\(name).mkv")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=162x122:rate=10", "-frames:v", "3", "-vf", "scale=\(size)",
+                             "-pix_fmt", format, "-c:v", "ffv1", input])
+            let result = try Tool.run(Tool.velvet, ["analyze", input, "--quiet"])
+            XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
+            XCTAssertEqual(result.stdout.split(separator: "\n").count, 3, "\(name): a line per frame")
+        }
+    }
+
     func testAnalyzeJSONOverlayAndExitCodes() throws {
         let scratch = try Scratch()
         let input = scratch.path("grace.png")
