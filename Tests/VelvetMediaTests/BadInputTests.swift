@@ -110,7 +110,7 @@ final class BadInputTests: XCTestCase {
                          "-c:v", "copy", "-c:a", "aac", late])
         let result = try Tool.run(Tool.velvet, ["render", late, "-o", output, "--no-effects", "--preset-x264", "ultrafast"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(result.stderr, "", "no warning either")
+        XCTAssertFalse(result.stderr.contains("warning"), "no warning either: \(result.stderr)")
         XCTAssertEqual(Double(try Tool.probe(output, "stream=start_time")) ?? 0, 0.5, accuracy: 0.05, "the late start is kept")
     }
 
