@@ -104,6 +104,17 @@ struct VideoPlaneLayout: Equatable {
         return VideoPlaneLayout(best) ?? VideoPlaneLayout(AV_PIX_FMT_RGBA64LE)!
     }
 
+    /// Whether swscale moves `source` into `target` without changing a sample: both YUV of the
+    /// same chroma subsampling and depth, only their planes packed otherwise (yuv420p <-> nv12,
+    /// yuv422p <-> nv16, yuv420p10le <-> p010le).
+    static func repacksExactly(_ source: AVPixelFormat, to target: AVPixelFormat) -> Bool {
+        guard let a = av_pix_fmt_desc_get(source)?.pointee, let b = av_pix_fmt_desc_get(target)?.pointee else { return false }
+        let notYUV = UInt64(AV_PIX_FMT_FLAG_RGB) | UInt64(AV_PIX_FMT_FLAG_PAL) | UInt64(AV_PIX_FMT_FLAG_BITSTREAM) | UInt64(AV_PIX_FMT_FLAG_ALPHA)
+        return a.flags & notYUV == 0 && b.flags & notYUV == 0 && a.nb_components == 3 && b.nb_components == 3
+            && a.log2_chroma_w == b.log2_chroma_w && a.log2_chroma_h == b.log2_chroma_h
+            && [a.comp.0.depth, a.comp.1.depth, a.comp.2.depth] == [b.comp.0.depth, b.comp.1.depth, b.comp.2.depth]
+    }
+
     func planeSize(_ index: Int, width: Int, height: Int) -> (width: Int, height: Int) {
         let plane = planes[index]
         return ((width + (1 << plane.widthShift) - 1) >> plane.widthShift, (height + (1 << plane.heightShift) - 1) >> plane.heightShift)

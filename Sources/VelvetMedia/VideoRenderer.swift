@@ -363,8 +363,12 @@ public final class VideoRenderer: @unchecked Sendable {
         // Choose from the format as decoded (rgb24 stays rgb24 even though the GPU reads it as RGBA).
         let decoded = AVPixelFormat(rawValue: reader.videoStream.pointee.codecpar.pointee.format)
         let encoderFormat = try output.encoderPixelFormat(decoded: decoded == AV_PIX_FMT_NONE ? inputLayout.pixelFormat : decoded)
-        // The GPU writes the encoder's format when it can, else the closest one for swscale to repack.
-        let outputLayout = VideoPlaneLayout.closestReadable(to: encoderFormat)
+        // The GPU writes the encoder's format when it can, else the closest one for swscale to
+        // repack; the input's own where only the planes' packing differs (yuv420p for nv12), so
+        // the pixels the effect leaves are copied, not converted through RGB (which resampled
+        // the chroma), and swscale repacks them exactly.
+        let outputLayout = VideoPlaneLayout.repacksExactly(inputLayout.pixelFormat, to: encoderFormat) ? inputLayout
+            : VideoPlaneLayout.closestReadable(to: encoderFormat)
         let outputColor: ColorDescription
         if outputLayout.kind == .rgba {
             outputColor = inputColor

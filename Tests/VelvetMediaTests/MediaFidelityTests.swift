@@ -212,6 +212,23 @@ final class MediaFidelityTests: XCTestCase {
         XCTAssertTrue(try Tool.probe(output, "stream_tags=encoder").hasSuffix(" mpeg4"), "the video encoder tag")
     }
 
+    /// Formats that differ only in how their planes are packed (yuv420p and nv12) pass
+    /// losslessly: the GPU writes the input's packing and swscale repacks it (through RGB the
+    /// chroma was resampled: 35 dB at --crf 0, away from any face too).
+    func testRepackingNV12AndPlanarIsLossless() throws {
+        let scratch = try Scratch()
+        let planar = scratch.path("planar.mkv"), packed = scratch.path("packed.nut")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "3", "-pix_fmt", "yuv420p", "-c:v", "ffv1", planar])
+        try Tool.ffmpeg(["-i", planar, "-pix_fmt", "nv12", "-c:v", "rawvideo", packed])
+        let original = try Tool.pixels(planar, "yuv420p")
+        for (input, extra) in [(planar, ["--pix-fmt", "nv12", "--crf", "0"]), (packed, ["--codec", "ffv1"]), (packed, ["--crf", "0"])] {
+            let output = scratch.path("out-\(URL(fileURLWithPath: input).lastPathComponent)-\(extra.joined()).mkv")
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"] + extra)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(try Tool.pixels(output, "yuv420p"), original, "\(input) \(extra)")
+        }
+    }
+
     /// AVI holds a frame per tick of its stream's rate: its video is written at the frame
     /// rate, as ffmpeg's is (the input's 1/12800 made a "12800 fps" file of empty ticks, which
     /// velvet then read as damaged).
