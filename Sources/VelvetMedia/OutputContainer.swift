@@ -130,8 +130,22 @@ struct OutputContainer: @unchecked Sendable {
     /// in experimental mode (FLAC in MP4) counts as refused: its header would fail later.
     func holds(copyOf parameters: UnsafePointer<AVCodecParameters>) -> Bool {
         if name == "mpegts" { return Self.transportStreamCodecs.contains(parameters.pointee.codec_id) && muxerAccepts(parameters) }
+        // MPEG-PS writes any subtitle as a private stream, which comes back as a DVD bitmap track
+        // no reader can show: it holds DVD subtitles alone.
+        if Self.programStreams.contains(name), parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
+            return parameters.pointee.codec_id == AV_CODEC_ID_DVD_SUBTITLE && muxerAccepts(parameters)
+        }
+        // FLV marks 8 and 16 kHz as its special rate, which only Nellymoser reads as such: other
+        // audio at those rates plays at 5512 Hz.
+        if name == "flv", parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO, [8000, 16000].contains(parameters.pointee.sample_rate),
+           ![AV_CODEC_ID_NELLYMOSER, AV_CODEC_ID_SPEEX].contains(parameters.pointee.codec_id) {
+            return false
+        }
         return avformat_query_codec(format, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) != 0 && muxerAccepts(parameters)
     }
+
+    /// FFmpeg's MPEG program stream muxers.
+    static let programStreams: Set<String> = ["mpeg", "vob", "dvd", "svcd", "vcd"]
 
     /// What FFmpeg's MPEG-TS muxer gives a stream type readers know (mpegtsenc.c); it takes any
     /// other codec too, as anonymous data that comes back as `bin_data`, so those count as refused.

@@ -189,6 +189,10 @@ final class BadInputTests: XCTestCase {
         let ts = scratch.path("out.ts")
         try expectFailure(["render", input, "-o", ts, "--no-effects"], in: scratch, output: ts,
                           mentions: "input stream #1 (subrip subtitles) cannot go into .ts; write .mkv")
+        // MPEG-PS wrote text as a private stream, read back as an empty DVD bitmap track.
+        let program = scratch.path("out.mpeg")
+        try expectFailure(["render", input, "-o", program, "--no-effects"], in: scratch, output: program,
+                          mentions: "input stream #1 (subrip subtitles) cannot go into .mpeg; write .mkv")
         let pcm = scratch.path("pcm.mkv")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-f", "lavfi", "-i", "sine", "-t", "0.5",
                          "-c:v", "libx264", "-c:a", "pcm_s16le", pcm])

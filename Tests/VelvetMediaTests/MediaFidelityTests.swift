@@ -344,6 +344,19 @@ final class MediaFidelityTests: XCTestCase {
         }
     }
 
+    /// FLV marks 8 and 16 kHz audio as its special rate, which only Nellymoser reads so: PCM
+    /// there is re-encoded (it was copied, and played at 5512 Hz).
+    func testFLVReencodesAudioAtRatesItCannotState() throws {
+        let scratch = try Scratch()
+        for rate in [8000, 16000] {
+            let input = scratch.path("pcm\(rate).mov"), output = scratch.path("out\(rate).flv")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=r=\(rate)", "-t", "1",
+                             "-c:v", "libx264", "-c:a", "pcm_s16le", input])
+            _ = try render([input, "-o", output, "--no-effects"])
+            XCTAssertEqual(try Tool.probe(output, "stream=codec_name,sample_rate", stream: "a:0"), "aac,\(rate)")
+        }
+    }
+
     /// MPEG-4 part 2 takes a time base of 16 bits: from a TS (1/90000) it gets 1/rate, every frame kept.
     func testMPEG4FromATransportStream() throws {
         let scratch = try Scratch()
