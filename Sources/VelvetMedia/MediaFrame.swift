@@ -24,12 +24,15 @@ final class MediaFrame: @unchecked Sendable {
     /// The bytes of its pixels, packed (what holding the frame costs, about).
     var byteCount: Int { max(0, Int(av_image_get_buffer_size(pixelFormat, pointer.pointee.width, pointer.pointee.height, 1))) }
 
-    /// The field order the output keeps: the stream's, else this frame's own flags.
+    /// The field order the output keeps: this frame's own, as ffmpeg takes it (the stream's
+    /// can say top first of bottom-first frames), in the stream's words where they agree
+    /// (TB is top first too); the stream's for a frame that says nothing.
     func fieldOrder(stream: UnsafePointer<AVStream>) -> AVFieldOrder {
         let declared = stream.pointee.codecpar.pointee.field_order
-        if declared != AV_FIELD_UNKNOWN { return declared }
-        guard pointer.pointee.interlaced_frame != 0 else { return AV_FIELD_PROGRESSIVE }
-        return pointer.pointee.top_field_first != 0 ? AV_FIELD_TT : AV_FIELD_BB
+        guard pointer.pointee.interlaced_frame != 0 else { return declared != AV_FIELD_UNKNOWN ? declared : AV_FIELD_PROGRESSIVE }
+        let topFirst = pointer.pointee.top_field_first != 0
+        let agrees = topFirst ? [AV_FIELD_TT, AV_FIELD_TB].contains(declared) : [AV_FIELD_BB, AV_FIELD_BT].contains(declared)
+        return agrees ? declared : topFirst ? AV_FIELD_TT : AV_FIELD_BB
     }
 
     /// The ICC profile the decoder found (JPEG APP2, PNG iCCP, WebP ICCP), as bytes.

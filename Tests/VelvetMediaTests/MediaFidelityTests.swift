@@ -287,6 +287,14 @@ final class MediaFidelityTests: XCTestCase {
             _ = try render([input, "-o", output, "--no-effects", "--codec", codec])
             XCTAssertEqual(try Tool.probe(output, "stream=field_order"), "tt", name)
         }
+        // Bottom-field-first frames in a stream FFmpeg reads as top first: the frames say which
+        // (the stream's word was taken, and players deinterlaced with the wrong order).
+        let bottom = scratch.path("bottom.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "6", "-vf", "setfield=bff",
+                         "-flags", "+ildct+ilme", "-c:v", "libx264", bottom])
+        XCTAssertEqual(try Tool.probe(bottom, "stream=field_order"), "tt", "the stream's word")
+        _ = try render([bottom, "-o", scratch.path("bottom.mkv"), "--no-effects"])
+        XCTAssertEqual(try Tool.probe(scratch.path("bottom.mkv"), "stream=field_order"), "bb")
     }
 
     func testSubtitlesAndChaptersAreKept() throws {
