@@ -33,6 +33,8 @@ final class MediaReader: @unchecked Sendable {
     let formatContext: UnsafeMutablePointer<AVFormatContext>
     let videoStreamIndex: Int
     let copiedStreamIndices: [Int]
+    /// Matroska's attached files (the fonts of ASS subtitles): streams without packets.
+    let attachmentStreamIndices: [Int]
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
     private let packet: MediaPacket
     private var pendingFrames: [MediaFrame] = []
@@ -100,6 +102,7 @@ final class MediaReader: @unchecked Sendable {
             copiedStreamIndices = streams.indices.filter {
                 [AVMEDIA_TYPE_AUDIO, AVMEDIA_TYPE_SUBTITLE].contains(streams[$0].pointee.codecpar.pointee.codec_type)
             }
+            attachmentStreamIndices = streams.indices.filter { streams[$0].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT }
 
             let stream = streams[videoStreamIndex]
             let parameters = stream.pointee.codecpar!

@@ -206,6 +206,11 @@ struct OutputPlan: @unchecked Sendable {
                                         + "\(container.displayName); \(wayOut)")
             }
         }
+        // Attached files (an ASS track's fonts) go where Matroska's do, into Matroska; elsewhere
+        // they are dropped, as ffmpeg drops them.
+        if container.name == "matroska" {
+            for index in reader.attachmentStreamIndices { routes[index] = .copy }
+        }
         return routes
     }
 

@@ -297,6 +297,20 @@ final class MediaFidelityTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(scratch.path("bottom.mkv"), "stream=field_order"), "bb")
     }
 
+    /// Matroska's attached files (an ASS track's fonts) go into a Matroska output with the
+    /// track (they were dropped, and the subtitles lost their fonts); MP4 drops them, as ffmpeg does.
+    func testAttachedFontsGoIntoMatroska() throws {
+        let scratch = try Scratch()
+        let font = scratch.path("font.ttf"), input = scratch.path("in.mkv")
+        try Data((0..<512).map { UInt8($0 % 251) }).write(to: URL(fileURLWithPath: font))
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-t", "1", "-c:v", "libx264", "-attach", font,
+                         "-metadata:s:t", "mimetype=application/x-truetype-font", input])
+        _ = try render([input, "-o", scratch.path("out.mkv"), "--no-effects"])
+        XCTAssertEqual(try Tool.probe(scratch.path("out.mkv"), "stream=codec_name:stream_tags=filename", stream: "t"), "ttf,font.ttf")
+        _ = try render([input, "-o", scratch.path("out.mp4"), "--no-effects"])
+        XCTAssertEqual(try Tool.probe(scratch.path("out.mp4"), "stream=codec_name", stream: "t"), "")
+    }
+
     func testSubtitlesAndChaptersAreKept() throws {
         let scratch = try Scratch()
         let subtitles = scratch.path("s.srt"), chapters = scratch.path("chapters.txt"), input = scratch.path("in.mkv")
