@@ -42,17 +42,32 @@ final class AudioTranscoder: @unchecked Sendable {
             // Only a channel count is known (PCM in Matroska): take the default layout for it.
             av_channel_layout_default(&decoder.pointee.ch_layout, decoder.pointee.ch_layout.nb_channels)
         }
-        try Self.check(av_channel_layout_copy(&encoder.pointee.ch_layout, &decoder.pointee.ch_layout))
+        var layout = Self.layout(for: decoder.pointee.ch_layout, of: encoderCodec)
+        try Self.check(av_channel_layout_copy(&encoder.pointee.ch_layout, &layout))
         sampleFormat = Self.sampleFormat(of: encoderCodec)
         encoder.pointee.sample_fmt = sampleFormat
-        // 96 kb/s per channel, but never past what AAC can spend per frame at low sample rates.
-        let channels = Int(max(decoder.pointee.ch_layout.nb_channels, 1))
-        encoder.pointee.bit_rate = Int64(min(96_000 * channels, 4 * Int(encoder.pointee.sample_rate) * channels))
+        let channels = Int(max(encoder.pointee.ch_layout.nb_channels, 1))
+        if codec == AV_CODEC_ID_VORBIS {
+            // libvorbis has no bit-rate mode at every rate (96 kHz): its quality scale, as ffmpeg's -q:a 4.
+            encoder.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
+            encoder.pointee.global_quality = 4 * FF_QP2LAMBDA
+        } else {
+            // 96 kb/s per channel, but never past what AAC can spend per frame at low sample rates.
+            encoder.pointee.bit_rate = Int64(min(96_000 * channels, 4 * Int(encoder.pointee.sample_rate) * channels))
+        }
         encoder.pointee.time_base = AVRational(num: 1, den: encoder.pointee.sample_rate)
         if context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         }
-        try Self.check(avcodec_open2(encoder, encoderCodec, nil))
+        let opened = LogCapture.firstError { avcodec_open2(encoder, encoderCodec, nil) }
+        if opened.result < 0 {
+            var description = [CChar](repeating: 0, count: 64)
+            av_channel_layout_describe(&decoder.pointee.ch_layout, &description, description.count)
+            let reason = opened.logged.split(whereSeparator: \.isNewline).first.map(String.init) ?? ffmpegMessage(opened.result)
+            throw MediaError.encode("input stream #\(input.pointee.index) (\(String(cString: decoderCodec.pointee.name)) audio, "
+                                    + "\(decoder.pointee.sample_rate) Hz, \(String(cString: description))) cannot be re-encoded to "
+                                    + "\(String(cString: encoderCodec.pointee.name)): \(reason)")
+        }
         try Self.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder))
         stream.pointee.time_base = encoder.pointee.time_base
         EncodedStreamTags.copy(from: input, to: stream, encoder: encoderCodec)
@@ -150,6 +165,30 @@ final class AudioTranscoder: @unchecked Sendable {
         while cursor.pointee != AV_SAMPLE_FMT_NONE { formats.append(cursor.pointee); cursor += 1 }
         return formats.contains(AV_SAMPLE_FMT_FLTP) ? AV_SAMPLE_FMT_FLTP : formats.first ?? AV_SAMPLE_FMT_FLTP
     }
+
+    /// The decoder's channel layout, or where the encoder lists the layouts it takes and this
+    /// is none of them (Opus and Vorbis take 5.1 with back, not side, channels), the listed one
+    /// of as many channels; the resampler moves the channels (side to back), as ffmpeg's does.
+    private static func layout(for layout: AVChannelLayout, of codec: UnsafePointer<AVCodec>) -> AVChannelLayout {
+        var candidates: [AVChannelLayout] = []
+        if var cursor = codec.pointee.ch_layouts {
+            while cursor.pointee.nb_channels != 0 { candidates.append(cursor.pointee); cursor += 1 }
+        } else if [AV_CODEC_ID_OPUS, AV_CODEC_ID_VORBIS].contains(codec.pointee.id) {
+            // libopus lists none, and takes more than two channels in Vorbis's layouts alone.
+            candidates = vorbisLayoutMasks.map { mask in
+                var listed = AVChannelLayout()
+                av_channel_layout_from_mask(&listed, mask)
+                return listed
+            }
+        }
+        guard !candidates.isEmpty, layout.nb_channels > 2 || codec.pointee.ch_layouts != nil else { return layout }
+        var wanted = layout
+        if candidates.contains(where: { var listed = $0; return av_channel_layout_compare(&listed, &wanted) == 0 }) { return layout }
+        return candidates.first { $0.nb_channels == layout.nb_channels } ?? candidates.last { $0.nb_channels <= layout.nb_channels } ?? layout
+    }
+
+    /// Vorbis's channel layouts (mono, stereo, 3.0, quad, 5.0 and 5.1 with back channels, 6.1, 7.1), as masks.
+    private static let vorbisLayoutMasks: [UInt64] = [0x4, 0x3, 0x7, 0x33, 0x37, 0x3F, 0x70F, 0x63F]
 
     /// AAC takes only standard rates (an 11024 Hz track becomes 11025 Hz, resampled).
     private static func closestRate(to rate: Int32, of codec: UnsafePointer<AVCodec>) -> Int32 {

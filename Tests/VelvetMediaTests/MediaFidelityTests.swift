@@ -366,6 +366,25 @@ final class MediaFidelityTests: XCTestCase {
         }
     }
 
+    /// Audio re-encoded for WebM or Ogg takes what their encoders take: 5.1 with side channels
+    /// goes to Opus as 5.1 (its channels moved to the back, as ffmpeg's resampler moves them),
+    /// 96 kHz goes to Vorbis in its quality mode (both failed: "cannot encode: audio: Invalid
+    /// argument").
+    func testAudioReencodingMeetsTheEncoder() throws {
+        let scratch = try Scratch()
+        let side = scratch.path("side.mkv"), high = scratch.path("high.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=r=48000", "-t", "1",
+                         "-filter_complex", "[1:a]pan=5.1(side)|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0[a]", "-map", "0:v", "-map", "[a]",
+                         "-c:v", "libx264", "-c:a", "ac3", side])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=r=96000", "-t", "1",
+                         "-c:v", "libx264", "-c:a", "aac", high])
+        for (input, output, expected) in [(side, "side.webm", "opus,6"), (high, "high.ogv", "vorbis,1")] {
+            let written = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path(output), "--no-effects"])
+            XCTAssertEqual(written.status, 0, written.stderr)
+            XCTAssertEqual(try Tool.probe(scratch.path(output), "stream=codec_name,channels", stream: "a:0"), expected, output)
+        }
+    }
+
     /// FLV marks 8 and 16 kHz audio as its special rate, which only Nellymoser reads so: PCM
     /// there is re-encoded (it was copied, and played at 5512 Hz).
     func testFLVReencodesAudioAtRatesItCannotState() throws {
