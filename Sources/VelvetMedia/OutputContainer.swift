@@ -8,6 +8,8 @@ struct OutputContainer: @unchecked Sendable {
     let format: UnsafePointer<AVOutputFormat>
     /// The muxer's name (`mp4`, `matroska`, `image2`, ...).
     let name: String
+    /// `--format` chose the muxer (messages name it, not the file's extension).
+    let isNamedByFormat: Bool
 
     /// The path that means standard output, as in ffmpeg.
     static let standardOutput = "-"
@@ -35,6 +37,7 @@ struct OutputContainer: @unchecked Sendable {
             self.format = format
         }
         self.path = path
+        isNamedByFormat = formatName != nil && !isPipe
         name = String(cString: format.pointee.name)
         if Self.multiFileFormats.contains(name) {
             throw MediaError.output(path: path, reason: "the \(name) format writes several files (segments, playlists) where "
@@ -63,7 +66,10 @@ struct OutputContainer: @unchecked Sendable {
     var holdsOnlyVideo: Bool { format.pointee.audio_codec == AV_CODEC_ID_NONE && format.pointee.subtitle_codec == AV_CODEC_ID_NONE }
     /// The container as messages name it: the extension as the user wrote it (`.avi`), or the
     /// muxer for standard output.
-    var displayName: String { isStandardOutput || URL(fileURLWithPath: path).pathExtension.isEmpty ? name : fileExtension }
+    var displayName: String {
+        if isNamedByFormat { return "the \(name) format" } // --format, not the extension, chose it
+        return isStandardOutput || URL(fileURLWithPath: path).pathExtension.isEmpty ? name : fileExtension
+    }
 
     /// A picture format (image2): the file is a picture, or a sequence of them.
     var writesPictures: Bool { name == "image2" }

@@ -66,8 +66,11 @@ struct OutputPlan: @unchecked Sendable {
             throw MediaError.output(path: path, reason: "OpenEXR holds linear light and Velvet writes non-linear R'G'B'; "
                                     + "use .png or .tiff (16 bits per channel)")
         }
-        let cannotHold = MediaError.output(path: path, reason: "the \(container.name) format cannot hold \(Self.name(codec.pointee.id)) "
-                                           + "video (\(String(cString: codec.pointee.name))); \(Self.containers(holding: codec.pointee.id, besides: container))")
+        let holdsNoVideo = container.format.pointee.video_codec == AV_CODEC_ID_NONE && !container.writesPictures
+        let cannotHold = MediaError.output(path: path, reason: (holdsNoVideo ? "\(container.displayName) is an audio-only \(container.name) format, "
+                                                                 + "which cannot hold" : "the \(container.name) format cannot hold")
+                                           + " \(Self.name(codec.pointee.id)) video (\(String(cString: codec.pointee.name))); "
+                                           + Self.containers(holding: codec.pointee.id, besides: container))
         if !container.writesPictures, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) { throw cannotHold }
         stillFrame = try Self.stillFrame(of: info, output: container, options: options)
         keepsDisplayMatrix = !container.writesPictures && container.carriesDisplayMatrix
@@ -139,7 +142,7 @@ struct OutputPlan: @unchecked Sendable {
     /// Where a codec can go instead: the common containers (other than `container`) that hold it.
     private static func containers(holding codec: AVCodecID, besides container: OutputContainer) -> String {
         let holding = [".mp4", ".mkv", ".mov"].compactMap { try? OutputContainer(path: "velvet\($0)") }
-            .filter { $0.name != container.name && $0.holds(encoded: codec, type: AVMEDIA_TYPE_VIDEO) }.map(\.fileExtension)
+            .filter { $0.format != container.format && $0.holds(encoded: codec, type: AVMEDIA_TYPE_VIDEO) }.map(\.fileExtension)
         guard let last = holding.last else { return "pick another --codec" }
         return "use " + (holding.count > 1 ? holding.dropLast().joined(separator: ", ") + " or " + last : last)
     }

@@ -157,7 +157,10 @@ final class BadInputTests: XCTestCase {
                                         ("x.y4m", ["--codec", "h264"], "yuv4mpegpipe format cannot hold h264"),
                                         ("x.mp4", ["--codec", "prores_ks"], "mp4 format cannot hold prores video (prores_ks); use .mkv or .mov"),
                                         ("x.mp4", ["--codec", "dnxhd", "--encoder-opt", "profile=dnxhr_hq"], "mp4 format cannot hold dnxhd"),
-                                        ("x.exr", [], "OpenEXR holds linear light")] {
+                                        ("x.exr", [], "OpenEXR holds linear light"),
+                                        // Matroska's audio-only variant said "the matroska format cannot hold h264".
+                                        ("x.mka", [], ".mka is an audio-only matroska format, which cannot hold h264 video (libx264); use .mp4, .mkv or .mov"),
+                                        ("x.mkv", ["--format", "webm", "--codec", "h264"], "the webm format cannot hold h264")] {
             try expectFailure(["render", input, "-o", scratch.path(name), "--no-effects"] + extra, in: scratch, output: scratch.path(name),
                               mentions: mentions)
         }
@@ -189,6 +192,10 @@ final class BadInputTests: XCTestCase {
         let ts = scratch.path("out.ts")
         try expectFailure(["render", input, "-o", ts, "--no-effects"], in: scratch, output: ts,
                           mentions: "input stream #1 (subrip subtitles) cannot go into .ts; write .mkv")
+        // --format chose the muxer: the message names it, not the extension (it said ".mkv").
+        let named = scratch.path("named.mkv")
+        try expectFailure(["render", input, "-o", named, "--format", "mpegts", "--no-effects"], in: scratch, output: named,
+                          mentions: "input stream #1 (subrip subtitles) cannot go into the mpegts format")
         // MPEG-PS wrote text as a private stream, read back as an empty DVD bitmap track.
         let program = scratch.path("out.mpeg")
         try expectFailure(["render", input, "-o", program, "--no-effects"], in: scratch, output: program,
