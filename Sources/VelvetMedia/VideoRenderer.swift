@@ -349,7 +349,18 @@ public final class VideoRenderer: @unchecked Sendable {
                              busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, lookAheadBusy.wall),
                              cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, lookAheadBusy.cpu,
                                           CPUTime.process() - processCPUStart),
-                             warnings: reader.warnings, lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
+                             warnings: reader.warnings + Self.trackingWarnings(reader, effect: cpuOnly ? nil : effect),
+                             lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
+    }
+
+    /// What the face tracker cannot do right with this input, said once: non-square pixels
+    /// (DV, HDV) reach its models as they are stored, so a face looks narrower or wider to them.
+    static func trackingWarnings(_ reader: MediaReader, effect: FrameEffect?) -> [String] {
+        guard effect != nil else { return [] }
+        let aspect = av_guess_sample_aspect_ratio(reader.formatContext, reader.videoStream, nil)
+        guard aspect.num > 0, aspect.den > 0, aspect.num != aspect.den else { return [] }
+        return ["\(reader.info.path) has non-square pixels (SAR \(aspect.num):\(aspect.den)); the face tracker reads them as square, "
+                + "so the effect may land off the faces: render a square-pixel copy (ffmpeg -vf scale=iw*sar:ih,setsar=1)"]
     }
 
     /// Chooses output layout, colour and orientation for the first frame.

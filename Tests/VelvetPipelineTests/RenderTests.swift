@@ -97,6 +97,19 @@ final class RenderTests: XCTestCase {
         XCTAssertGreaterThan(coloured, 1000, "the mesh is drawn in colour")
     }
 
+    /// Non-square pixels reach the tracker as stored, so its faces are squeezed: a render says
+    /// so in one warning (the effect landed off the face without a word); --no-effects does not.
+    func testNonSquarePixelsAreWarnedOf() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("anamorphic.mp4")
+        try Tool.ffmpeg(["-loop", "1", "-i", try asset("grace_hopper.jpg"), "-vf", "scale=256:300,crop=256:240:0:20,scale=128:240,setsar=2/1",
+                         "-frames:v", "2", "-r", "25", input])
+        let rendered = try velvet(["render", input, "-o", scratch.path("out.mp4")])
+        XCTAssertTrue(rendered.stderr.contains("velvet: warning: \(input) has non-square pixels (SAR 2:1)"), rendered.stderr)
+        let plain = try velvet(["render", input, "-o", scratch.path("plain.mp4"), "--no-effects"])
+        XCTAssertFalse(plain.stderr.contains("warning"), plain.stderr)
+    }
+
     func testZeroStrengthAndNoFaceAreBitExact() throws {
         let scratch = try Scratch()
         let input = scratch.path("grace.png"), background = scratch.path("flag.png")
