@@ -1,5 +1,6 @@
 #ifndef VELVET_CFFMPEG_SHIM_H
 #define VELVET_CFFMPEG_SHIM_H
+#include <string.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libswscale/swscale.h>
@@ -40,13 +41,13 @@ static inline void velvet_frame_set_plane(AVFrame *frame, int plane, AVBufferRef
     frame->extended_data = frame->data;
 }
 
-// Display-matrix rotation of a stream in degrees (counter-clockwise, as FFmpeg reports it), 0 when absent.
-static inline double velvet_stream_rotation(const AVStream *stream) {
+// The stream's display matrix (nine 16.16/2.30 fixed-point values) into `out`; 0 when absent.
+static inline int velvet_stream_display_matrix(const AVStream *stream, int32_t out[9]) {
     size_t size = 0;
     const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (!matrix || size < 9 * sizeof(int32_t)) return 0;
-    double rotation = av_display_rotation_get((const int32_t *)matrix);
-    return rotation != rotation ? 0 : rotation; // NaN -> 0
+    memcpy(out, matrix, 9 * sizeof(int32_t));
+    return 1;
 }
 
 // Adds a copy of `size` bytes of side data of `type` to `stream`.

@@ -137,7 +137,7 @@ final class MediaReader: @unchecked Sendable {
                 announcedFrameCount: Int(stream.pointee.nb_frames),
                 declaredLength: isStill ? nil : DeclaredLength(stream: stream, context: context, frameRate: frameRate),
                 frameRate: frameRate,
-                orientation: Orientation(displayRotationDegrees: velvet_stream_rotation(stream)),
+                orientation: Orientation(stream: stream),
                 isStillImage: isStill,
                 audioStreamCount: streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.count)
         } catch {

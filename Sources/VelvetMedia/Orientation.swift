@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// One of the 8 ways a stored frame is turned or mirrored for display (display matrices
 /// of phone videos, EXIF orientation of photos). The pipeline works on the upright image;
 /// the writer turns it back and keeps the tag, so players show the same picture.
@@ -14,10 +16,30 @@ public struct Orientation: Sendable, Equatable {
         self.mirrored = mirrored
     }
 
-    /// From FFmpeg's display rotation (degrees counter-clockwise), rounded to quarter turns.
-    public init(displayRotationDegrees degrees: Double) {
-        let counterClockwise = Int((degrees / 90).rounded())
-        self.init(quarterTurns: -counterClockwise, mirrored: false)
+    /// From a display matrix as ffmpeg's autorotation reads it: the rotation rounded to
+    /// quarter turns, and the mirror its signs show (a transpose, an anti-transpose, a flip).
+    /// The stream's display matrix, or upright without one.
+    init(stream: UnsafePointer<AVStream>) {
+        var matrix = [Int32](repeating: 0, count: 9)
+        self = velvet_stream_display_matrix(stream, &matrix) != 0 ? Orientation(displayMatrix: matrix) : .identity
+    }
+
+    public init(displayMatrix m: [Int32]) {
+        var degrees = -av_display_rotation_get(m).rounded()
+        if degrees.isNaN { degrees = 0 }
+        degrees -= 360 * (degrees / 360 + 0.9 / 360).rounded(.down)
+        switch degrees {
+        case 89..<91: self.init(quarterTurns: m[3] > 0 ? 3 : 1, mirrored: m[3] > 0)      // cclock_flip (transpose), else clock
+        case 269..<271: self.init(quarterTurns: m[3] < 0 ? 1 : 3, mirrored: m[3] < 0)    // clock_flip (transverse), else cclock
+        case 179..<181:
+            switch (m[0] < 0, m[4] < 0) {
+            case (true, true): self.init(quarterTurns: 2, mirrored: false)
+            case (true, false): self.init(quarterTurns: 0, mirrored: true)   // hflip
+            case (false, true): self.init(quarterTurns: 2, mirrored: true)   // vflip
+            default: self = .identity
+            }
+        default: self = m[4] < 0 ? Orientation(quarterTurns: 2, mirrored: true) : .identity // a vflip reads as no turn
+        }
     }
 
     /// From an EXIF orientation tag (1...8); other values mean upright.

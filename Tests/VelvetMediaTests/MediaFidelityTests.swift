@@ -40,6 +40,31 @@ final class MediaFidelityTests: XCTestCase {
         }
     }
 
+    /// A display matrix that mirrors (a flip, a transpose) is read as ffmpeg's autorotation reads
+    /// it: the Matroska output shows what players show (only the turn was read, so a flipped
+    /// frame came out upside down, a transposed one turned without its mirror).
+    func testMirroringDisplayMatricesBecomeThePixelsPlayersShow() throws {
+        let scratch = try Scratch()
+        let plain = scratch.path("plain.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=black:size=96x64:rate=10", "-vf", "drawbox=x=0:y=0:w=16:h=12:color=white:t=fill",
+                         "-t", "0.2", "-c:v", "libx264", "-crf", "0", plain])
+        let original = try Data(contentsOf: URL(fileURLWithPath: plain))
+        let tkhd = try XCTUnwrap(original.range(of: Data("tkhd".utf8))).lowerBound - 4
+        // The matrix's a, b, c, d (16.16 fixed point) at 48, 52, 60, 64 bytes into a version-0 tkhd.
+        for (name, a, b, c, d) in [("hflip", -1, 0, 0, 1), ("vflip", 1, 0, 0, -1), ("transpose", 0, 1, 1, 0), ("transverse", 0, -1, -1, 0)] {
+            var patched = original
+            for (offset, value) in [(48, a), (52, b), (60, c), (64, d)] {
+                withUnsafeBytes(of: Int32(value * 65536).bigEndian) { patched.replaceSubrange(tkhd + offset..<tkhd + offset + 4, with: $0) }
+            }
+            let input = scratch.path("\(name).mp4"), output = scratch.path("\(name).mkv")
+            try patched.write(to: URL(fileURLWithPath: input))
+            _ = try render([input, "-o", output, "--no-effects"])
+            let shown = try grey(input), written = try grey(output)
+            XCTAssertEqual(shown.count, written.count, name)
+            XCTAssertLessThanOrEqual(zip(shown, written).map { abs(Int($0) - Int($1)) }.max() ?? 255, 8, name)
+        }
+    }
+
     func testEXIFOrientedPhotoBecomesAnUprightVideo() throws {
         let scratch = try Scratch()
         let plain = scratch.path("plain.jpg"), tagged = scratch.path("tagged.jpg"), output = scratch.path("out.mp4")
