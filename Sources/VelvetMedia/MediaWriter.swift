@@ -226,6 +226,11 @@ final class MediaWriter: @unchecked Sendable {
         if let iccProfile { source.attach(iccProfile: iccProfile) }
         // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
         source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        if writesPictures {
+            // Picture encoders take the colour tags from the frame (PNG's cHRM and gAMA), as ffmpeg's frames carry them.
+            source.pointer.pointee.color_primaries = encoder!.pointee.color_primaries
+            source.pointer.pointee.color_trc = encoder!.pointee.color_trc
+        }
         let encoderTimeBase = encoder!.pointee.time_base, pts = source.pointer.pointee.pts
         if numbersFrames {
             source.pointer.pointee.pts = Int64(framesWritten)

@@ -40,6 +40,24 @@ final class MediaFidelityTests: XCTestCase {
         }
     }
 
+    /// A frame of a tagged video written as a PNG keeps its primaries and transfer as PNG's
+    /// cHRM and gAMA chunks, as ffmpeg writes them (the PNG was untagged).
+    func testAPictureOfATaggedVideoKeepsItsColourChunks() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("bt709.mp4"), output = scratch.path("frame.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "1", "-c:v", "libx264",
+                         "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", input])
+        _ = try render([input, "-o", output, "--no-effects"])
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+        var chunks: [String] = [], offset = 8
+        while offset + 8 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            chunks.append(String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self))
+            offset += 12 + length
+        }
+        XCTAssertTrue(chunks.contains("cHRM") && chunks.contains("gAMA"), "\(chunks)")
+    }
+
     /// A display matrix that mirrors (a flip, a transpose) is read as ffmpeg's autorotation reads
     /// it: the Matroska output shows what players show (only the turn was read, so a flipped
     /// frame came out upside down, a transposed one turned without its mirror).
