@@ -379,6 +379,11 @@ final class MediaWriter: @unchecked Sendable {
                 throw MediaError.unsupported("pixel format '\(requested)' for \(String(cString: codec.pointee.name)); it takes "
                                              + supported.map { String(cString: av_get_pix_fmt_name($0)) }.joined(separator: ", "))
             }
+            // The GPU writes it, or swscale repacks into it: else it would fail at the first frame.
+            guard VideoPlaneLayout(format) != nil || sws_isSupportedOutput(format) != 0 else {
+                throw MediaError.unsupported("pixel format '\(requested)': Velvet cannot write it (no converter into it"
+                                             + (format == AV_PIX_FMT_PAL8 ? "; ffmpeg's palettegen and paletteuse filters make paletted pictures)" : ")"))
+            }
             return format
         }
         // Unless asked for by name, only formats swscale can write (not pal8, whose palette it

@@ -367,6 +367,11 @@ final class BadInputTests: XCTestCase {
                           in: scratch, output: scratch.path("out.mp4"), mentions: "unknown pixel format 'foo'", status: 2)
         try expectFailure(["render", scratch.path("missing.mp4"), "-o", scratch.path("out.png"), "--pix-fmt", "yuv420p", "--no-effects"],
                           in: scratch, output: scratch.path("out.png"), mentions: "'yuv420p' for png", status: 2)
+        // Formats the encoder takes but nothing here converts into: refused now, not at the first frame (exit 1).
+        for (output, format) in [("out.png", "pal8"), ("out.mkv", "nv16")] {
+            try expectFailure(["render", scratch.path("missing.mp4"), "-o", scratch.path(output), "--pix-fmt", format, "--no-effects"],
+                              in: scratch, output: scratch.path(output), mentions: "pixel format '\(format)': Velvet cannot write it", status: 2)
+        }
     }
 
     /// An all-digit `--device` is an index, never part of a name; out of range it is a usage
