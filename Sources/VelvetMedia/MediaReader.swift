@@ -112,9 +112,11 @@ final class MediaReader: @unchecked Sendable {
             if parameters.pointee.codec_id == AV_CODEC_ID_WEBP, Self.isAnimatedWebP(path) {
                 throw MediaError.unsupported("\(path) is an animated WebP, which FFmpeg 5.1 cannot decode (still WebP pictures it can)")
             }
-            // No size at all: the demuxer could not even read the picture's header.
+            // No size at all: the demuxer could not even read the picture's header, or the
+            // picture is past what FFmpeg decodes (its pixel count, with padding, under 2^28).
             guard width > 0, height > 0 else {
-                throw MediaError.decode(path: path, reason: "truncated or damaged \(isStill ? "image" : "video stream")")
+                throw MediaError.decode(path: path, reason: isStill ? "truncated or damaged image (or one past FFmpeg's limit of about 268 million pixels)"
+                                        : "truncated or damaged video stream")
             }
             guard (1...Self.maxDimension).contains(width), (1...Self.maxDimension).contains(height) else {
                 throw MediaError.invalidDimensions(width: width, height: height, limit: Self.maxDimension)
