@@ -358,7 +358,8 @@ public final class VideoRenderer: @unchecked Sendable {
     static func trackingWarnings(_ reader: MediaReader, effect: FrameEffect?) -> [String] {
         guard effect != nil else { return [] }
         let aspect = av_guess_sample_aspect_ratio(reader.formatContext, reader.videoStream, nil)
-        guard aspect.num > 0, aspect.den > 0, aspect.num != aspect.den else { return [] }
+        // Within 3 % of square (a scaled clip's 384:385) a face keeps its shape to the models.
+        guard aspect.num > 0, aspect.den > 0, abs(av_q2d(aspect) - 1) > 0.03 else { return [] }
         return ["\(reader.info.path) has non-square pixels (SAR \(aspect.num):\(aspect.den)); the face tracker reads them as square, "
                 + "so the effect may land off the faces: render a square-pixel copy (ffmpeg -vf scale=iw*sar:ih,setsar=1)"]
     }
