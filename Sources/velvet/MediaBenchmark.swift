@@ -17,11 +17,12 @@ enum MediaBenchmark {
         let frames = try arguments.int("--frames", default: 300, range: 1...100_000)
         let size = try parseSize(arguments.value("--size") ?? "1920x1080")
         let settings = try RenderCommand.encoderSettings(&arguments)
-        let directory = arguments.value("--work-dir") ?? NSTemporaryDirectory()
+        let workDir = arguments.value("--work-dir")
         let request = arguments.value("--device")
         let repeats = try arguments.int("--repeats", default: 1, range: 1...20)
         let json = arguments.flag("--json")
         try arguments.finish()
+        let directory = try BenchWorkDirectory.resolve(workDir)
         try CommandFiles.checkEncoder(directory + "/velvet-bench-gpu.mp4", settings)
         let name = URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent + "-" + (try FaceClip.tag(of: photo))
         let clip = directory + "/velvet-bench-\(name)-\(size.width)x\(size.height)-\(frames).mp4"

@@ -16,10 +16,11 @@ enum SoakCommand {
         let every = try arguments.int("--every", default: 500, range: 1...100_000)
         let size = try MediaBenchmark.parseSize(arguments.value("--size") ?? "1280x720")
         let photo = arguments.value("--photo") ?? "test-assets/grace_hopper.jpg"
-        let directory = arguments.value("--work-dir") ?? NSTemporaryDirectory()
+        let workDir = arguments.value("--work-dir")
         let request = arguments.value("--device")
         let maxGrowth = try arguments.float("--max-growth", default: 2, range: -100...1000)
         try arguments.finish()
+        let directory = try BenchWorkDirectory.resolve(workDir)
         let clip = directory + "/velvet-soak-\(try FaceClip.tag(of: photo))-\(size.width)x\(size.height)-\(frames).mp4"
         let output = directory + "/velvet-soak-out.mp4"
         try CommandFiles.checkScratch(photo: photo, [clip, output])

@@ -197,6 +197,34 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(tracker["faces"] as? Int, 1)
     }
 
+    /// Without --work-dir, bench media keeps its fixed-name files in a folder of this user's
+    /// own (0700) in TMPDIR: a link planted in a shared folder (/tmp) had a render written
+    /// through it into any file of the user's. A planted folder or link there is refused.
+    func testBenchWorkFilesAreInAPrivateFolder() throws {
+        let scratch = try Scratch()
+        let shared = scratch.path("tmp")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        chmod(shared, 0o1777)
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: scratch.path("victim.txt")))
+        // What a planted link at the old fixed name would have overwritten.
+        try FileManager.default.createSymbolicLink(atPath: shared + "/velvet-bench-gpu.mp4", withDestinationPath: scratch.path("victim.txt"))
+        let environment = ["TMPDIR": shared + "/"]
+        let run = try Tool.run(Tool.velvet, ["bench", "media", "--photo", photo, "--frames", "1", "--size", "16x16", "--preset-x264", "ultrafast"],
+                               environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try String(contentsOfFile: scratch.path("victim.txt"), encoding: .utf8), "precious")
+        let own = shared + "/velvet-bench-\(getuid())"
+        let attributes = try FileManager.default.attributesOfItem(atPath: own)
+        XCTAssertEqual((attributes[.posixPermissions] as? Int) ?? 0, 0o700)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: own + "/velvet-bench-gpu.mp4"))
+
+        try FileManager.default.removeItem(atPath: own)
+        try FileManager.default.createSymbolicLink(atPath: own, withDestinationPath: scratch.url.path)
+        let planted = try Tool.run(Tool.velvet, ["bench", "media", "--photo", photo, "--frames", "1", "--size", "16x16"], environment: environment)
+        XCTAssertEqual(planted.status, 1, planted.stderr)
+        XCTAssertTrue(planted.stderr.contains("is not a private folder"), planted.stderr)
+    }
+
     func testBenchMediaAndSoak() throws {
         let scratch = try Scratch()
         let media = try velvet(["bench", "media", "--photo", photo, "--frames", "4", "--size", "160x120", "--work-dir", scratch.url.path,
