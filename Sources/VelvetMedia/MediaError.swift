@@ -10,6 +10,8 @@ public enum MediaError: Error, CustomStringConvertible, Equatable {
     case encode(String)
     case output(path: String, reason: String)
     case truncated(path: String, framesDecoded: Int, reason: String)
+    /// `truncated`, on an output that is a stream (standard output, a FIFO): what was sent stays.
+    case truncatedAfterSending(path: String, frames: Int, reason: String, output: String)
     /// An input Velvet will not render, found before decoding (too large, too small, ...).
     case refused(path: String, reason: String)
     case interrupted
@@ -28,6 +30,10 @@ public enum MediaError: Error, CustomStringConvertible, Equatable {
             return "cannot write \(path == OutputContainer.standardOutput ? "standard output" : path): \(reason)"
         case .truncated(let path, let frames, let reason):
             return "\(input(path)) is damaged or truncated after \(frames) frame(s) (\(reason)); nothing was written"
+                + " (--allow-truncated keeps what decodes)"
+        case .truncatedAfterSending(let path, let frames, let reason, let output):
+            return "\(input(path)) is damaged or truncated after \(frames) frame(s) (\(reason)); what was rendered before it was already "
+                + "sent to \(output == OutputContainer.standardOutput ? "standard output" : output), which ends there"
                 + " (--allow-truncated keeps what decodes)"
         case .refused(let path, let reason): return "cannot render \(input(path)): \(reason)"
         case .interrupted: return "interrupted"

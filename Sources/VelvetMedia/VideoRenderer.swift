@@ -340,6 +340,11 @@ public final class VideoRenderer: @unchecked Sendable {
             decoded.close()
             processed.close()
             writerBox.writer?.abort()
+            // A stream (standard output, a FIFO) keeps what was already sent: say so.
+            if case .truncated(let path, let frames, let reason) = failure as? MediaError, (writerBox.writer?.framesWritten ?? 0) > 0,
+               output == OutputContainer.standardOutput || (try? OutputTarget.of(output)).map({ if case .stream = $0 { true } else { false } }) == true {
+                throw MediaError.truncatedAfterSending(path: path, frames: frames, reason: reason, output: output)
+            }
             throw failure
         }
         let lookAheadBusy = writerBox.lookAheadBusySeconds

@@ -79,6 +79,21 @@ final class PipeTests: XCTestCase {
         XCTAssertFalse(scratch.files.contains { $0.contains("velvet-partial") }, "\(scratch.files)")
     }
 
+    /// A damaged input rendered to standard output: the frames before the damage were already
+    /// sent, and the message says so (it said "nothing was written" over a stream that held them).
+    func testDamageOnAStreamSaysWhatWasSent() throws {
+        let scratch = try Scratch()
+        let whole = scratch.path("whole.mkv"), cut = scratch.path("cut.mkv"), output = scratch.path("out.y4m")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25", "-frames:v", "30", "-c:v", "ffv1", whole])
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try data.prefix(data.count * 6 / 10).write(to: URL(fileURLWithPath: cut))
+        let result = try pipeline("$velvet render '\(cut)' -o - --format y4m --no-effects --quiet | cat > '\(output)'")
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("was already sent to standard output, which ends there"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("nothing was written"), result.stderr)
+        XCTAssertGreaterThan(try Data(contentsOf: URL(fileURLWithPath: output)).count, 0, "what was sent stays")
+    }
+
     /// A reader that goes away (`| head -c 1000`): one line, exit 1, no crash or SIGPIPE death.
     func testAClosedPipeIsOneLineAndExitOne() throws {
         let scratch = try Scratch()
