@@ -49,6 +49,9 @@ struct OutputPlan: @unchecked Sendable {
     let keepsDisplayMatrix: Bool
     /// For a still output: the input frame it takes.
     let stillFrame: Int
+    /// A still output from a video of unknown length (standard input) without `--frame`: it
+    /// takes the first frame, and a second one refuses the render (the video is no picture).
+    let stillNeedsTheOnlyFrame: Bool
     /// A grey input is encoded as colour (the effect's debug view is colour-coded).
     let writesGreyAsColour: Bool
 
@@ -72,7 +75,7 @@ struct OutputPlan: @unchecked Sendable {
                                            + " \(Self.name(codec.pointee.id)) video (\(String(cString: codec.pointee.name))); "
                                            + Self.containers(holding: codec.pointee.id, besides: container))
         if !container.writesPictures, !container.holds(encoded: codec.pointee.id, type: AVMEDIA_TYPE_VIDEO) { throw cannotHold }
-        stillFrame = try Self.stillFrame(of: info, output: container, options: options)
+        (stillFrame, stillNeedsTheOnlyFrame) = try Self.stillFrame(of: info, output: container, options: options)
         keepsDisplayMatrix = !container.writesPictures && container.carriesDisplayMatrix
         // y4m holds the video alone; its other streams are dropped, as ffmpeg drops them.
         routes = container.writesPictures || container.holdsOnlyVideo ? [:] : try Self.routes(for: reader, into: container)
@@ -148,27 +151,32 @@ struct OutputPlan: @unchecked Sendable {
     }
 
     /// A still output from a video takes one frame: the one asked for, or the only one.
-    private static func stillFrame(of info: MediaInfo, output: OutputContainer, options: RenderOptions) throws -> Int {
+    private static func stillFrame(of info: MediaInfo, output: OutputContainer, options: RenderOptions) throws -> (Int, onlyFrame: Bool) {
         let frames = info.isStillImage ? 1 : info.declaredLength?.frames
         guard output.isStillImage else {
             if options.stillFrame != nil {
                 throw MediaError.output(path: output.path, reason: "--frame picks the frame of a still output (.png, .jpg); this is a video")
             }
-            return 0
+            return (0, false)
         }
         if let chosen = options.stillFrame {
             if let frames, chosen >= frames {
                 throw MediaError.refused(path: info.path, reason: "--frame \(chosen) is past the end (the input has \(frames) frame(s))")
             }
-            return chosen
+            return (chosen, false)
         }
-        guard frames == 1 else {
-            let count = frames.map { "\($0) frames" } ?? "several frames"
-            let choice = options.takesFrameChoice ? "pick one with --frame N (0 is the first), or " : ""
-            throw MediaError.output(path: output.path, reason: "\(info.path) is a video (\(count)) and a \(output.fileExtension) "
-                                    + "holds one picture: \(choice)write a video (.mp4)")
-        }
-        return 0
+        // Unknown length (a pipe): one frame may be all there is; a second refuses the render.
+        if frames == nil, info.path == MediaReader.standardInput { return (0, true) }
+        guard frames == 1 else { throw videoIsNoPicture(info: info, frames: frames, output: output, options: options) }
+        return (0, false)
+    }
+
+    /// A video where a still output holds one picture, and no `--frame` chose it.
+    static func videoIsNoPicture(info: MediaInfo, frames: Int?, output: OutputContainer, options: RenderOptions) -> MediaError {
+        let count = frames.map { "\($0) frames" } ?? "several frames"
+        let choice = options.takesFrameChoice ? "pick one with --frame N (0 is the first), or " : ""
+        return MediaError.output(path: output.path, reason: "\(info.path) is a video (\(count)) and a \(output.fileExtension) "
+                                 + "holds one picture: \(choice)write a video (.mp4)")
     }
 
     /// x264 and x265 drop the last row or column of a 4:2:0 or 4:2:2 frame of odd size, so

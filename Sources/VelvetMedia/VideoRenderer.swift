@@ -103,7 +103,13 @@ public final class VideoRenderer: @unchecked Sendable {
                         if outputPlan.isStillImage && position < outputPlan.stillFrame { continue }
                         let ready = try decodeClock.measure { try Trace.span("repack") { try repacker.readable(frame) } }
                         guard decoded.push(.frame(ready)) else { return }
-                        if outputPlan.isStillImage { decoded.push(.end); return }
+                        if outputPlan.isStillImage {
+                            if outputPlan.stillNeedsTheOnlyFrame, try Self.hasAnotherFrame(reader) {
+                                throw OutputPlan.videoIsNoPicture(info: reader.info, frames: nil, output: outputPlan.container, options: options)
+                            }
+                            decoded.push(.end)
+                            return
+                        }
                     case .packet(let packet, let index):
                         guard decoded.push(.packet(packet, index)) else { return }
                     }
@@ -300,8 +306,8 @@ public final class VideoRenderer: @unchecked Sendable {
                     frames += 1
                     if frames == 1 { firstFrameSeconds = Date().timeIntervalSince(started) }
                     progress?.update(frames: frames, total: reader.info.progressTotal)
-                    if writer.isStillImage {
-                        // A still output takes the first frame.
+                    if writer.isStillImage && !outputPlan.stillNeedsTheOnlyFrame {
+                        // A still output takes the first frame (from a pipe, once no second one came: `.end`).
                         try writer.finish()
                         break loop
                     }
@@ -367,6 +373,14 @@ public final class VideoRenderer: @unchecked Sendable {
         guard aspect.num > 0, aspect.den > 0, abs(av_q2d(aspect) - 1) > 0.03 else { return [] }
         return ["\(reader.info.path) has non-square pixels (SAR \(aspect.num):\(aspect.den)); the face tracker reads them as square, "
                 + "so the effect may land off the faces: render a square-pixel copy (ffmpeg -vf scale=iw*sar:ih,setsar=1)"]
+    }
+
+    /// Whether the reader holds another video frame (what is left of it is read).
+    private static func hasAnotherFrame(_ reader: MediaReader) throws -> Bool {
+        while let item = try reader.next() {
+            if case .video = item { return true }
+        }
+        return false
     }
 
     /// Chooses output layout, colour and orientation for the first frame.

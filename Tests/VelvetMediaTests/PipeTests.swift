@@ -79,6 +79,20 @@ final class PipeTests: XCTestCase {
         XCTAssertFalse(scratch.files.contains { $0.contains("velvet-partial") }, "\(scratch.files)")
     }
 
+    /// A video of one frame on standard input (whose length no index states) makes a picture,
+    /// as ffmpeg's does (it was refused as "several frames"); one of more frames is still refused.
+    func testOneFrameOnStandardInputMakesAPicture() throws {
+        let scratch = try Scratch()
+        for (frames, status) in [(1, Int32(0)), (3, Int32(1))] {
+            let input = scratch.path("in\(frames).y4m"), output = scratch.path("out\(frames).png")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", input])
+            let result = try pipeline("$velvet render - -o '\(output)' --no-effects --quiet < '\(input)'")
+            XCTAssertEqual(result.status, status, "\(frames): \(result.stderr)")
+            XCTAssertEqual(FileManager.default.fileExists(atPath: output), status == 0, "\(frames)")
+            if status != 0 { XCTAssertTrue(result.stderr.contains("- is a video (several frames)"), result.stderr) }
+        }
+    }
+
     /// A damaged input rendered to standard output: the frames before the damage were already
     /// sent, and the message says so (it said "nothing was written" over a stream that held them).
     func testDamageOnAStreamSaysWhatWasSent() throws {
