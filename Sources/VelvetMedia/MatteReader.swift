@@ -90,7 +90,7 @@ public final class MatteReader: @unchecked Sendable {
         return values
     }
 
-    /// The alpha of a frame that has alpha, else its grey (luma; the first channel of RGB),
+    /// The alpha of a frame that has alpha, else its grey (luma; RGB whose channels agree),
     /// as 16-bit values, read straight from the decoded planes (swscale would lose the low
     /// bits of 16-bit grey). Limited-range luma (16...235 at 8 bits) is stretched to 0...1.
     private static func values(of frame: MediaFrame, path: String) throws -> [UInt16] {
@@ -111,24 +111,33 @@ public final class MatteReader: @unchecked Sendable {
         let limited = !alpha && isYUV && frame.pointer.pointee.color_range != AVCOL_RANGE_JPEG
             && !PixelRepacker.name(frame.pixelFormat).hasPrefix("yuvj")
         let (low, span) = limited ? (Double(16 << (depth - 8)), Double(219 << (depth - 8))) : (0, top)
-        let plane = Int(component.plane), step = Int(component.step), offset = Int(component.offset), shift = Int(component.shift)
-        let pitch = Int(velvet_frame_linesize(frame.pointer, Int32(plane)))
-        let base = UnsafeRawPointer(velvet_frame_data(frame.pointer, Int32(plane))!)
         let mask = (1 << depth) - 1
+        /// The level of `component` at a pixel.
+        func reader(_ component: AVComponentDescriptor) -> (Int, Int) -> Int {
+            let plane = Int(component.plane), step = Int(component.step), offset = Int(component.offset), shift = Int(component.shift)
+            let pitch = Int(velvet_frame_linesize(frame.pointer, Int32(plane)))
+            let base = UnsafeRawPointer(velvet_frame_data(frame.pointer, Int32(plane))!)
+            return { x, y in
+                let at = base + y * pitch + offset + x * step
+                let raw = depth > 8 ? Int(bigEndian ? UInt16(bigEndian: at.loadUnaligned(as: UInt16.self))
+                                                    : UInt16(littleEndian: at.loadUnaligned(as: UInt16.self)))
+                                    : Int(at.load(as: UInt8.self))
+                return (raw >> shift) & mask
+            }
+        }
+        let level = reader(component)
+        // RGB without alpha is read as grey: a colour one (a red roto) would be read by one
+        // channel alone, so green or blue did nothing.
+        let others = !alpha && !isYUV && descriptor.nb_components >= 3 ? [reader(components[1]), reader(components[2])] : []
         var values = [UInt16](repeating: 0, count: size.width * size.height)
         for y in 0..<size.height {
-            let row = base + y * pitch + offset
             for x in 0..<size.width {
-                let at = row + x * step
-                let raw: Int
-                if depth > 8 {
-                    let word = at.loadUnaligned(as: UInt16.self)
-                    raw = Int(bigEndian ? UInt16(bigEndian: word) : UInt16(littleEndian: word))
-                } else {
-                    raw = Int(at.load(as: UInt8.self))
+                let value = level(x, y)
+                if others.contains(where: { $0(x, y) != value }) {
+                    throw MediaError.unsupported("matte \(path) is in colour (its red, green and blue differ): give a grey picture or "
+                                                 + "video, or one with alpha")
                 }
-                let level = Double((raw >> shift) & mask)
-                values[y * size.width + x] = UInt16((min(max((level - low) / span, 0), 1) * 65535).rounded())
+                values[y * size.width + x] = UInt16((min(max((Double(value) - low) / span, 0), 1) * 65535).rounded())
             }
         }
         return values

@@ -206,6 +206,13 @@ final class MatteAndTrackTests: XCTestCase {
         try Tool.ffmpeg(["-f", "lavfi", "-i", "color=white:s=200x300", "-frames:v", "1", "-pix_fmt", "gray", scratch.path("small.png")])
         let small = try velvet(["render", input, "-o", scratch.path("a.png"), "--matte-in", scratch.path("small.png")], status: 1)
         XCTAssertTrue(errorLine(small).contains("the matte is 200x300 and the input 256x300"), small.stderr)
+        // A colour matte without alpha (a green roto) was read by its red channel alone: refused.
+        // RGB whose channels agree is grey, and read.
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=0x00FF00:s=256x300", "-frames:v", "1", "-pix_fmt", "rgb24", scratch.path("green.png")])
+        let green = try velvet(["render", input, "-o", scratch.path("a.png"), "--matte-in", scratch.path("green.png")], status: 1)
+        XCTAssertTrue(errorLine(green).contains("is in colour (its red, green and blue differ)"), green.stderr)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=white:s=256x300", "-frames:v", "1", "-pix_fmt", "rgb24", scratch.path("white.png")])
+        _ = try velvet(["render", input, "-o", scratch.path("white-out.png"), "--matte-in", scratch.path("white.png")])
         // Fewer frames than the input: an MP4 declares its count (refused before rendering),
         // a Matroska file does not (the render fails where the matte ends; nothing is written).
         try Tool.ffmpeg(["-f", "lavfi", "-i", "color=white:s=256x300:r=24", "-frames:v", "4", "-pix_fmt", "yuv420p", "-c:v", "libx264",
