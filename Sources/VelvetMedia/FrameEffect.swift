@@ -104,6 +104,8 @@ public protocol FrameEffect: AnyObject, Sendable {
     /// Called once the GPU work recorded for frame `index` has completed (frames in order):
     /// what the effect downloaded for that frame may be read now.
     func completed(frame index: Int) throws
+    /// What the user should hear about the render once it is done (a choice that selected nothing).
+    var warnings: [String] { get }
 }
 
 extension FrameEffect {
@@ -116,4 +118,5 @@ extension FrameEffect {
     public func look(ahead frame: EffectFrame) throws {}
     public var framesInFlight: Int { 1 }
     public func completed(frame index: Int) throws {}
+    public var warnings: [String] { [] }
 }

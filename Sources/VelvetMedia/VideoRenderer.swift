@@ -360,7 +360,8 @@ public final class VideoRenderer: @unchecked Sendable {
                              busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, lookAheadBusy.wall),
                              cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, lookAheadBusy.cpu,
                                           CPUTime.process() - processCPUStart),
-                             warnings: reader.warnings + Self.trackingWarnings(reader, effect: cpuOnly ? nil : effect),
+                             warnings: reader.warnings + Self.trackingWarnings(reader, effect: cpuOnly ? nil : effect)
+                                + (cpuOnly ? [] : effect?.warnings ?? []),
                              lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
 

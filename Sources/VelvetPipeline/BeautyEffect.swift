@@ -127,6 +127,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     /// Everything read back of a frame waits for `completed(frame:)`.
     public var framesInFlight: Int { 2 }
+    public var warnings: [String] { faceSelector.unmatchedWarning.map { [$0] } ?? [] }
 
     public func completed(frame index: Int) throws {
         lookAheadTracker?.completed(through: index)

@@ -34,15 +34,29 @@ public enum FaceSelection: Sendable, Equatable, CustomStringConvertible {
 struct FaceSelector {
     let selection: FaceSelection
     private var largestTrack: Int?
+    /// Every track seen, and whether track IDs asked for ever matched one.
+    private var seenTracks: Set<Int> = []
+    private var matchedAny = false
 
     init(_ selection: FaceSelection) { self.selection = selection }
+
+    /// Track IDs that selected no face in the whole render, where faces were tracked: nothing
+    /// was treated, which must not pass for a render that did its work.
+    var unmatchedWarning: String? {
+        guard case .tracks = selection, !matchedAny, !seenTracks.isEmpty else { return nil }
+        return "--faces \(selection): no face had that track (the render's were \(seenTracks.sorted().map(String.init).joined(separator: ", "))), "
+            + "so no face was treated (velvet analyze lists the tracks)"
+    }
 
     mutating func select(_ faces: [Face]) -> [Face] {
         switch selection {
         case .all:
             return faces
         case .tracks(let ids):
-            return faces.filter { ids.contains($0.trackID) }
+            seenTracks.formUnion(faces.map(\.trackID))
+            let selected = faces.filter { ids.contains($0.trackID) }
+            if !selected.isEmpty { matchedAny = true }
+            return selected
         case .largest:
             if let largestTrack, let face = faces.first(where: { $0.trackID == largestTrack }) { return [face] }
             guard let face = faces.max(by: { $0.interOcularDistance < $1.interOcularDistance }) else {

@@ -110,6 +110,19 @@ final class RenderTests: XCTestCase {
         XCTAssertFalse(plain.stderr.contains("warning"), plain.stderr)
     }
 
+    /// `--faces` naming a track no face has treats nothing: said in a warning (it passed for a
+    /// render that did its work, silently the input), and not said when the track is there.
+    func testFacesNamingNoTrackIsWarnedOf() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("grace.png")
+        try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), "-vf", "scale=256:300", input])
+        let none = try velvet(["render", input, "-o", scratch.path("none.png"), "--faces", "7"])
+        XCTAssertTrue(none.stderr.contains("velvet: warning: --faces 7: no face had that track (the render's were 1)"), none.stderr)
+        XCTAssertEqual(try Tool.pixels(scratch.path("none.png"), "rgb24"), try Tool.pixels(input, "rgb24"), "nothing treated, as it says")
+        let one = try velvet(["render", input, "-o", scratch.path("one.png"), "--faces", "1"])
+        XCTAssertFalse(one.stderr.contains("warning"), one.stderr)
+    }
+
     func testZeroStrengthAndNoFaceAreBitExact() throws {
         let scratch = try Scratch()
         let input = scratch.path("grace.png"), background = scratch.path("flag.png")
