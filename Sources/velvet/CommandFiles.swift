@@ -108,6 +108,19 @@ struct CommandFiles {
     }
 
     /// A path's identity; for `-` that of the file open on `descriptor`.
+    /// `--json` prints to standard output: where that is one of the command's files (`>> in.mp4`,
+    /// `-o /dev/stdout`), the summary would go into it. A terminal or a device (/dev/null) is
+    /// no file of the command's, whatever else writes there.
+    func checkSummaryDestination() throws {
+        var info = stat()
+        guard fstat(STDOUT_FILENO, &info) == 0, [S_IFREG, S_IFIFO, S_IFSOCK].contains(info.st_mode & S_IFMT) else { return }
+        let stdout = Set(SameFile.keys(descriptor: STDOUT_FILENO))
+        for file in inputs + outputs where file.path != Self.standardStream && !stdout.isDisjoint(with: SameFile.keys(file.path)) {
+            FailureReport.shared.alsoAsJSON(false) // nor the error's JSON
+            throw UsageError("--json prints to standard output, which is \(file.label) \(file.path): redirect it elsewhere")
+        }
+    }
+
     private static func keys(_ path: String, descriptor: Int32) -> [String] {
         path == standardStream ? SameFile.keys(descriptor: descriptor) : SameFile.keys(path)
     }

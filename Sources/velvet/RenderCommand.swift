@@ -37,6 +37,7 @@ enum RenderCommand {
         files.output(output, "-o")
         sidecarArguments.add(to: &files)
         try files.check()
+        if json { try files.checkSummaryDestination() }
 
         let context = try GPUContext(request: request)
         let sidecars = try sidecarArguments.open(input: input, context: context, stillFrame: renderOptions.stillFrame, faces: beauty?.faces ?? .all,

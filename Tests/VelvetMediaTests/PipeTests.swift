@@ -93,6 +93,20 @@ final class PipeTests: XCTestCase {
         }
     }
 
+    /// `--json` prints to standard output: where that is the input (`>> in.mp4`) or the output,
+    /// a usage error, and nothing is written there, the error's own JSON neither (the summary
+    /// was appended to the input, exit 0).
+    func testTheSummaryIsNotWrittenIntoTheCommandsFiles() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "3", "-c:v", "libx264", input])
+        let before = try Data(contentsOf: URL(fileURLWithPath: input))
+        let result = try pipeline("$velvet render '\(input)' -o '\(scratch.path("out.mkv"))' --json --no-effects --quiet >> '\(input)'")
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("--json prints to standard output, which is the input"), result.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: input)), before, "the input is untouched")
+    }
+
     /// A damaged input rendered to standard output: the frames before the damage were already
     /// sent, and the message says so (it said "nothing was written" over a stream that held them).
     func testDamageOnAStreamSaysWhatWasSent() throws {
