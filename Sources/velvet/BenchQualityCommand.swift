@@ -20,6 +20,9 @@ enum BenchQualityCommand {
         else { throw UsageError("bench quality measures the beauty pipeline: --no-effects has nothing to measure") }
         try arguments.finish()
         guard !photos.isEmpty else { throw UsageError("bench quality needs one or more PHOTO files") }
+        if photos.contains(CommandFiles.standardStream) {
+            throw UsageError("- (standard input) works only with velvet render, which reads its input once: give a file")
+        }
         options.makeup = .off
         options.reshape = .off
         options.grade = nil

@@ -19,6 +19,9 @@ enum BenchTrackerCommand {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
         guard let input = arguments.value("--input") else { throw UsageError("bench tracker needs --input FRAME (a photo with a face)") }
+        guard input != CommandFiles.standardStream else {
+            throw UsageError("--input - (standard input) works only with velvet render, which reads its input once: give a file")
+        }
         let frames = try arguments.int("--frames", default: 100, range: 1...100_000)
         let warmup = try arguments.int("--warmup", default: 10, range: 0...10_000)
         let still = arguments.flag("--still")

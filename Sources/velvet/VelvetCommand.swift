@@ -107,6 +107,12 @@ enum VelvetCommand {
                 throw UsageError("argument \(index + 1) ('\(arguments[index])') is not UTF-8 text: velvet takes UTF-8 file names "
                                  + "and values (rename the file, or reach it through a link with a UTF-8 name)")
             }
+            // --help wins over anything else on the line, a malformed rest included.
+            if CommandList.named(command) != nil, rest.contains("--help") || rest.contains("-h") {
+                print(try HelpText.usage(of: command))
+                try StandardOutput.flush()
+                return 0
+            }
             var parser = try ArgumentParser(rest)
             FailureReport.shared.alsoAsJSON((parser.has(flag: "--json") || command == "--json") && !stdoutIsMedia)
             switch command {

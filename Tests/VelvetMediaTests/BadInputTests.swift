@@ -346,6 +346,8 @@ final class BadInputTests: XCTestCase {
                           // An empty value or argument names no file (compare made "<cwd>.json" from --report '').
                           ["compare", input, "-o", scratch.path("ab.png"), "--report", ""], ["batch", input, "--output-dir", ""],
                           ["analyze", input, "--tracks", ""], ["render", "", "-o", scratch.path("x.png")], ["bench", "blur", "--output", ""],
+                          // Only render reads standard input (these read it, and waited on a terminal).
+                          ["bench", "tracker", "--input", "-"], ["bench", "quality", "-"],
                           ["presets", "save", ""]] {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")

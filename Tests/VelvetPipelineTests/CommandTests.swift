@@ -132,6 +132,12 @@ final class CommandTests: XCTestCase {
             XCTAssertEqual(try velvet(["help", command]).stdout, help.stdout, command)
         }
         XCTAssertTrue(try velvet(["render", "--help"]).stdout.contains("--encoder-opt K=V"))
+        // --help wins over anything else on the line, an option missing its value included (exit 2).
+        for line in [["render", "--help", "--frobnicate"], ["render", "--help", "-o"], ["demo", "--help", "--frames"]] {
+            let help = try Tool.run(Tool.velvet, line)
+            XCTAssertEqual(help.status, 0, "\(line): \(help.stderr)")
+            XCTAssertTrue(help.stdout.hasPrefix("usage: velvet \(line[0]) [options]"), "\(line)")
+        }
         XCTAssertFalse(try velvet(["devices", "--help"]).stdout.contains("--encoder-opt"), "only the command's own section")
         // Each command's own options (demo's, devices' and analyze's model options were missing).
         for (command, options) in [("demo", ["--output-dir", "--assets", "--frames", "--size", "--quiet"]), ("devices", ["--json"]),
