@@ -15,6 +15,11 @@ enum BenchQualityCommand {
         while let photo = arguments.takePositional() { photos.append(photo) }
         let json = arguments.flag("--json")
         let request = arguments.value("--device")
+        // It measures the skin with makeup, reshape and the grade off, as M5 and M8 ask: options
+        // that would draw another picture or be dropped are refused, not measured or ignored.
+        if let option = ["--debug-view", "--lut", "--lut-strength", "--lut-on"].first(where: { arguments.has(option: $0) }) {
+            throw UsageError("bench quality measures the skin stages with the grade, makeup and reshape off: \(option) does not apply")
+        }
         let context = try GPUContext(request: request)
         guard var options = try BeautyArguments.parse(&arguments, store: .standard(), loadLUT: { try LUTLoader.load($0, context: context) })
         else { throw UsageError("bench quality measures the beauty pipeline: --no-effects has nothing to measure") }

@@ -348,6 +348,8 @@ final class BadInputTests: XCTestCase {
                           ["analyze", input, "--tracks", ""], ["render", "", "-o", scratch.path("x.png")], ["bench", "blur", "--output", ""],
                           // Only render reads standard input (these read it, and waited on a terminal).
                           ["bench", "tracker", "--input", "-"], ["bench", "quality", "-"],
+                          // bench quality measured the debug picture, or dropped the LUT, without a word.
+                          ["bench", "quality", input, "--debug-view", "mask"], ["bench", "quality", input, "--lut", "warm"],
                           ["presets", "save", ""]] {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
