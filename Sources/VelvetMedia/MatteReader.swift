@@ -128,16 +128,19 @@ public final class MatteReader: @unchecked Sendable {
         let level = reader(component)
         // RGB without alpha is read as grey: a colour one (a red roto) would be read by one
         // channel alone, so green or blue did nothing.
-        let others = !alpha && !isYUV && descriptor.nb_components >= 3 ? [reader(components[1]), reader(components[2])] : []
-        var values = [UInt16](repeating: 0, count: size.width * size.height)
-        for y in 0..<size.height {
-            for x in 0..<size.width {
-                let value = level(x, y)
-                if others.contains(where: { $0(x, y) != value }) {
+        if !alpha && !isYUV && descriptor.nb_components >= 3 {
+            let green = reader(components[1]), blue = reader(components[2])
+            for y in 0..<size.height {
+                for x in 0..<size.width where green(x, y) != level(x, y) || blue(x, y) != level(x, y) {
                     throw MediaError.unsupported("matte \(path) is in colour (its red, green and blue differ): give a grey picture or "
                                                  + "video, or one with alpha")
                 }
-                values[y * size.width + x] = UInt16((min(max((Double(value) - low) / span, 0), 1) * 65535).rounded())
+            }
+        }
+        var values = [UInt16](repeating: 0, count: size.width * size.height)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                values[y * size.width + x] = UInt16((min(max((Double(level(x, y)) - low) / span, 0), 1) * 65535).rounded())
             }
         }
         return values

@@ -55,6 +55,9 @@ final class MediaWriter: @unchecked Sendable {
     private var finished = false
     var isFinished: Bool { finished }
     private(set) var framesWritten = 0
+    /// Whether what is written is sent as it goes (standard output, a FIFO or device), so a
+    /// failed render cannot take it back.
+    var sendsAsItWrites: Bool { file?.writesInPlace ?? (sequence == nil) }
     /// The time base of the frames `encode` is given (the input stream's).
     private var frameTimeBase = AVRational(num: 1, den: 25)
     private var iccProfile: [UInt8]?

@@ -16,14 +16,14 @@ public struct Orientation: Sendable, Equatable {
         self.mirrored = mirrored
     }
 
-    /// From a display matrix as ffmpeg's autorotation reads it: the rotation rounded to
-    /// quarter turns, and the mirror its signs show (a transpose, an anti-transpose, a flip).
     /// The stream's display matrix, or upright without one.
     init(stream: UnsafePointer<AVStream>) {
         var matrix = [Int32](repeating: 0, count: 9)
         self = velvet_stream_display_matrix(stream, &matrix) != 0 ? Orientation(displayMatrix: matrix) : .identity
     }
 
+    /// From a display matrix as ffmpeg's autorotation reads it: the rotation rounded to
+    /// quarter turns, and the mirror its signs show (a transpose, an anti-transpose, a flip).
     public init(displayMatrix m: [Int32]) {
         var degrees = -av_display_rotation_get(m).rounded()
         if degrees.isNaN { degrees = 0 }

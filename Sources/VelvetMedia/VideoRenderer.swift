@@ -347,8 +347,8 @@ public final class VideoRenderer: @unchecked Sendable {
             processed.close()
             writerBox.writer?.abort()
             // A stream (standard output, a FIFO) keeps what was already sent: say so.
-            if case .truncated(let path, let frames, let reason) = failure as? MediaError, (writerBox.writer?.framesWritten ?? 0) > 0,
-               output == OutputContainer.standardOutput || (try? OutputTarget.of(output)).map({ if case .stream = $0 { true } else { false } }) == true {
+            if case .truncated(let path, let frames, let reason) = failure as? MediaError, let writer = writerBox.writer,
+               writer.sendsAsItWrites, writer.framesWritten > 0 {
                 throw MediaError.truncatedAfterSending(path: path, frames: frames, reason: reason, output: output)
             }
             throw failure
@@ -360,15 +360,13 @@ public final class VideoRenderer: @unchecked Sendable {
                              busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, lookAheadBusy.wall),
                              cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, lookAheadBusy.cpu,
                                           CPUTime.process() - processCPUStart),
-                             warnings: reader.warnings + Self.trackingWarnings(reader, effect: cpuOnly ? nil : effect)
-                                + (cpuOnly ? [] : effect?.warnings ?? []),
+                             warnings: reader.warnings + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + $0.warnings } ?? []),
                              lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
 
     /// What the face tracker cannot do right with this input, said once: non-square pixels
     /// (DV, HDV) reach its models as they are stored, so a face looks narrower or wider to them.
-    static func trackingWarnings(_ reader: MediaReader, effect: FrameEffect?) -> [String] {
-        guard effect != nil else { return [] }
+    static func trackingWarnings(_ reader: MediaReader) -> [String] {
         let aspect = av_guess_sample_aspect_ratio(reader.formatContext, reader.videoStream, nil)
         // Within 3 % of square (a scaled clip's 384:385) a face keeps its shape to the models.
         guard aspect.num > 0, aspect.den > 0, abs(av_q2d(aspect) - 1) > 0.03 else { return [] }

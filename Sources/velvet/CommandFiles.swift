@@ -109,8 +109,9 @@ struct CommandFiles {
 
     /// A path's identity; for `-` that of the file open on `descriptor`.
     /// `--json` prints to standard output: where that is one of the command's files (`>> in.mp4`,
-    /// `-o /dev/stdout`), the summary would go into it. A terminal or a device (/dev/null) is
-    /// no file of the command's, whatever else writes there.
+    /// `-o x.mkv > x.mkv`), the summary would go into it. A terminal or a device (/dev/null) is
+    /// no file of the command's, whatever else writes there. (A pipe that `-o /dev/stdout` also
+    /// writes is not recognised: the path and the descriptor give different keys.)
     func checkSummaryDestination() throws {
         var info = stat()
         guard fstat(STDOUT_FILENO, &info) == 0, [S_IFREG, S_IFIFO, S_IFSOCK].contains(info.st_mode & S_IFMT) else { return }
