@@ -39,6 +39,8 @@ public final class OutputFile: @unchecked Sendable {
     private var done = false
     /// The temporary file, opened by `PartialFiles.claim` and locked while this process writes it.
     private var claim: Int32 = -1
+    /// A stream output, once created, until committed or discarded (`UnfinishedFiles.streaming`).
+    private var sending = false
 
     /// Checks that the output's directory exists and is writable.
     /// - Parameter ownsEntry: the path is Velvet's own (a batch record): whatever is there, a
@@ -90,7 +92,11 @@ public final class OutputFile: @unchecked Sendable {
     /// removal and no signal sweep in between. The first call claims the file (`PartialFiles`):
     /// it fails if another live process is writing the same temporary file.
     public func creating<T>(_ create: (_ temporaryPath: String) throws -> T) throws -> T {
-        if writesInPlace { return try create(temporaryPath) }
+        if writesInPlace {
+            if !sending { UnfinishedFiles.shared.streaming(path) }
+            sending = true
+            return try create(temporaryPath)
+        }
         return try UnfinishedFiles.shared.adding(temporaryPath) {
             if claim < 0 {
                 do {
@@ -104,6 +110,11 @@ public final class OutputFile: @unchecked Sendable {
         }
     }
 
+    private func endSending() {
+        if sending { UnfinishedFiles.shared.streamEnded(path) }
+        sending = false
+    }
+
     /// Lets go of the temporary file's lock (committed or deleted).
     private func release() {
         if claim >= 0 { close(claim) }
@@ -114,6 +125,7 @@ public final class OutputFile: @unchecked Sendable {
     public func commit() throws {
         guard case .file(let file) = target else {
             done = true
+            endSending()
             return
         }
         try policy.prepare?()
@@ -139,7 +151,7 @@ public final class OutputFile: @unchecked Sendable {
     public func discard() {
         guard !done else { return }
         done = true
-        guard !writesInPlace else { return }
+        guard !writesInPlace else { return endSending() }
         UnfinishedFiles.shared.exclusively {
             if claim >= 0 { unlink(temporaryPath) } // not another writer's file of the same name
             UnfinishedFiles.shared.remove(temporaryPath)

@@ -10,6 +10,9 @@ public final class UnfinishedFiles: @unchecked Sendable {
 
     private let lock = NSRecursiveLock()
     private var paths: Set<String> = []
+    /// Outputs written as they go (standard output, a FIFO), by the name the user gave: an end
+    /// of the process ends what they were sent, which nothing can take back.
+    private var streams: [String: Int] = [:]
 
     /// Registers `path`, then runs `body` (which may create it) under the lock.
     public func adding<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
@@ -29,16 +32,34 @@ public final class UnfinishedFiles: @unchecked Sendable {
         lock.withLock { _ = paths.remove(path) }
     }
 
+    /// Notes that `name`, a stream, is being sent an output (until `streamEnded`).
+    public func streaming(_ name: String) {
+        lock.withLock { streams[name, default: 0] += 1 }
+    }
+
+    public func streamEnded(_ name: String) {
+        lock.withLock {
+            streams[name, default: 1] -= 1
+            if streams[name] == 0 { streams[name] = nil }
+        }
+    }
+
+    /// What the sweep did: files deleted, and the streams left ending where they were cut.
+    public struct Sweep: Sendable {
+        public let removed: Int
+        public let cutStreams: [String]
+    }
+
     /// Deletes every registered file and keeps the lock, so nothing is created or committed
-    /// until the process exits. Only for the path that ends the process. Returns how many
-    /// files it deleted, or nil when the lock stayed taken for `patience` seconds (a commit
+    /// until the process exits. Only for the path that ends the process. Returns what it
+    /// deleted and the streams it cut, or nil when the lock stayed taken for `patience` seconds (a commit
     /// that cannot finish): then nothing is deleted, and the process still ends.
     @discardableResult
-    public func deleteAllBeforeExit(patience: TimeInterval = 10) -> Int? {
+    public func deleteAllBeforeExit(patience: TimeInterval = 10) -> Sweep? {
         guard lock.lock(before: Date(timeIntervalSinceNow: patience)) else { return nil }
         let removed = paths.filter { unlink($0) == 0 }.count
         for path in paths { rmdir(path) } // a scratch file's own folder, emptied above
         paths.removeAll()
-        return removed
+        return Sweep(removed: removed, cutStreams: streams.keys.sorted())
     }
 }

@@ -33,6 +33,11 @@ public enum EncoderCheck {
         (try? OutputContainer(path: output, formatName: settings.format))?.isStillImage ?? false
     }
 
+    /// The muxer FFmpeg writes `output` with (`--format`'s, else the one its extension names).
+    public static func muxerName(output: String, settings: EncoderSettings) throws -> String {
+        try OutputContainer(path: output, formatName: settings.format).name
+    }
+
     /// The extension for a video written with `settings` where the user names no file (batch):
     /// `--format`'s own, else the first of .mp4, .mov, .mkv that holds the encoder's codec
     /// (ProRes and DNxHD: .mov, FFV1: .mkv).

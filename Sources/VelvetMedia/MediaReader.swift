@@ -51,6 +51,12 @@ final class MediaReader: @unchecked Sendable {
     /// What was wrong with an input kept under `keepsTruncated`, one line each.
     private(set) var warnings: [String] = []
 
+    /// Standard input, or a path that is a pipe (/dev/stdin, a FIFO): read without seeking.
+    static func isPipe(_ path: String) -> Bool {
+        var info = stat()
+        return path == standardInput || (stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
+
     /// The path that means standard input, as in ffmpeg: read as a pipe (no seeking), in any
     /// format FFmpeg can demux from one (Matroska, NUT, y4m, MPEG-TS, ...).
     static let standardInput = "-"
@@ -115,6 +121,12 @@ final class MediaReader: @unchecked Sendable {
             // No size at all: the demuxer could not even read the picture's header, or the
             // picture is past what FFmpeg decodes (its pixel count, with padding, under 2^28).
             guard width > 0, height > 0 else {
+                // FFmpeg reads some pictures (TIFF, OpenEXR, SGI, PCX, XWD, Sun raster) only
+                // from a file it can seek in; from a pipe it finds no size, intact or not.
+                if isStill, Self.isPipe(path) {
+                    throw MediaError.decode(path: path, reason: "FFmpeg cannot read a \(formatName.replacingOccurrences(of: "_pipe", with: "")) "
+                                            + "picture from a pipe: pass the file by name")
+                }
                 throw MediaError.decode(path: path, reason: isStill ? "truncated or damaged image (or one past FFmpeg's limit of about 268 million pixels)"
                                         : "truncated or damaged video stream")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import VelvetFace
 import VelvetGPU
 import VelvetNN
 
@@ -20,7 +21,8 @@ enum BenchNNCommand {
     /// `arguments` holds what follows `bench nn`.
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
-        let directory = arguments.value("--models") ?? ProcessInfo.processInfo.environment["VELVET_MODELS_DIR"] ?? "models"
+        // Where every other command looks (a bundle's models/ beside the binary too), unless named.
+        let directory = arguments.value("--models") ?? FaceModelFiles.standard.directory.path
         let only = arguments.value("--model")
         let iterations = try arguments.int("--iterations", default: 50, range: 1...10000)
         let warmup = try arguments.int("--warmup", default: 5, range: 0...1000)

@@ -107,12 +107,15 @@ struct CommandFiles {
         }
     }
 
-    /// A path's identity; for `-` that of the file open on `descriptor`.
     /// `--json` prints to standard output: where that is one of the command's files (`>> in.mp4`,
     /// `-o x.mkv > x.mkv`), the summary would go into it. A terminal or a device (/dev/null) is
     /// no file of the command's, whatever else writes there. (A pipe that `-o /dev/stdout` also
     /// writes is not recognised: the path and the descriptor give different keys.)
     func checkSummaryDestination() throws {
+        if StandardStreams.outputIsClosed {
+            FailureReport.shared.alsoAsJSON(false)
+            throw UsageError("--json prints to standard output, which is closed: redirect it to a file or a pipe")
+        }
         var info = stat()
         guard fstat(STDOUT_FILENO, &info) == 0, [S_IFREG, S_IFIFO, S_IFSOCK].contains(info.st_mode & S_IFMT) else { return }
         let stdout = Set(SameFile.keys(descriptor: STDOUT_FILENO))
@@ -122,6 +125,7 @@ struct CommandFiles {
         }
     }
 
+    /// A path's identity; for `-` that of the file open on `descriptor`.
     private static func keys(_ path: String, descriptor: Int32) -> [String] {
         path == standardStream ? SameFile.keys(descriptor: descriptor) : SameFile.keys(path)
     }
@@ -131,6 +135,12 @@ struct CommandFiles {
         if !streams, let stream = input ?? output {
             throw UsageError("\(stream.label) - (standard \(input != nil ? "input" : "output")) works only with velvet render, "
                              + "which reads its input once")
+        }
+        if input != nil, StandardStreams.inputIsClosed {
+            throw UsageError("the input is - but standard input is closed: pipe a video in (… | velvet render - …)")
+        }
+        if output != nil, StandardStreams.outputIsClosed {
+            throw UsageError("-o - writes video to standard output, which is closed: pipe or redirect it")
         }
         if input != nil, isatty(STDIN_FILENO) == 1 {
             throw UsageError("the input is - but standard input is a terminal: pipe a video in (… | velvet render - …)")

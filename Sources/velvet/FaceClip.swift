@@ -27,3 +27,38 @@ enum FaceClip {
                                                     frames: frames, noiseSigma: noise, settings: settings) { motion($0, fill) }
     }
 }
+
+/// A clip the benchmarks keep that no longer reads (damaged on disk after it was made): what
+/// to do about it, not only what the decoder said.
+struct DamagedKeptClip: Error, CustomStringConvertible {
+    let path: String
+    let error: MediaError
+
+    var description: String {
+        "the benchmark's kept clip \(path) does not read (\(Self.reason(error))): remove it, and the next run makes it again"
+    }
+
+    /// Runs `body`; a read error of one of `clips` comes out as this error.
+    static func naming<T>(_ clips: [String], _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as MediaError {
+            guard let path = inputPath(of: error), clips.contains(path) else { throw error }
+            throw DamagedKeptClip(path: path, error: error)
+        }
+    }
+
+    private static func inputPath(of error: MediaError) -> String? {
+        switch error {
+        case .cannotOpen(let path, _), .decode(let path, _), .truncated(let path, _, _), .noVideoStream(let path): path
+        default: nil
+        }
+    }
+
+    private static func reason(_ error: MediaError) -> String {
+        switch error {
+        case .cannotOpen(_, let reason), .decode(_, let reason), .truncated(_, _, let reason): reason
+        default: "no video stream"
+        }
+    }
+}

@@ -23,11 +23,13 @@ enum MediaBenchmark {
         let json = arguments.flag("--json")
         try arguments.finish()
         let directory = try BenchWorkDirectory.resolve(workDir)
-        try CommandFiles.checkEncoder(directory + "/velvet-bench-gpu.mp4", settings)
+        // The renders' files are named for what they hold (`--format nut`, `--codec ffv1`: not .mp4).
+        func output(_ name: String) -> String { directory + "/velvet-bench-\(name).\(EncoderCheck.videoExtension(settings))" }
+        try CommandFiles.checkEncoder(output("gpu"), settings)
         let name = URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent + "-" + (try FaceClip.tag(of: photo))
         let clip = directory + "/velvet-bench-\(name)-\(size.width)x\(size.height)-\(frames).mp4"
         let warmUp = directory + "/velvet-bench-warm-up-\(name)-\(size.width)x\(size.height).mp4"
-        try CommandFiles.checkScratch(photo: photo, [clip, warmUp] + ["plain", "gpu", "beauty", "cli"].map { directory + "/velvet-bench-\($0).mp4" })
+        try CommandFiles.checkScratch(photo: photo, [clip, warmUp] + ["plain", "gpu", "beauty", "cli"].map(output))
 
         let context = try GPUContext(request: request)
         // A slow pan and zoom with noise, so the encoder has real work.
@@ -50,7 +52,9 @@ enum MediaBenchmark {
             }
             for smoothing in [BeautySettings.Smoothing.frequencySeparation, .bilateral] {
                 let effect = try BeautyEffect(context: context, options: try BeautyArguments.defaultOptions(smoothing: smoothing, context: context))
-                _ = try renderer.render(input: warmUp, output: directory + "/velvet-bench-beauty.mp4", settings: settings, effect: effect)
+                _ = try DamagedKeptClip.naming([warmUp]) {
+                    try renderer.render(input: warmUp, output: output("beauty"), settings: settings, effect: effect)
+                }
             }
         }
         var rows: [Row] = []
@@ -68,8 +72,10 @@ enum MediaBenchmark {
         }
         var stageTimes: [(String, [String: Double], Int)] = []
         for _ in 0..<repeats {
-            let plain = try renderer.render(input: clip, output: directory + "/velvet-bench-plain.mp4", settings: settings, cpuOnly: true)
-            let gpu = try renderer.render(input: clip, output: directory + "/velvet-bench-gpu.mp4", settings: settings)
+            let plain = try DamagedKeptClip.naming([clip]) {
+                try renderer.render(input: clip, output: output("plain"), settings: settings, cpuOnly: true)
+            }
+            let gpu = try renderer.render(input: clip, output: output("gpu"), settings: settings)
             rows.append(Row("plain transcode (libavcodec + \(settings.encoderName(forMuxer: "mp4")), no GPU)", plain))
             rows.append(Row("Velvet passthrough (decode -> GPU -> encode)", gpu))
             note("plain", plain)
@@ -78,7 +84,7 @@ enum MediaBenchmark {
                 for smoothing in [BeautySettings.Smoothing.frequencySeparation, .bilateral] {
                     let options = try BeautyArguments.defaultOptions(smoothing: smoothing, context: context)
                     let effect = try BeautyEffect(context: context, options: options)
-                    let rendered = try renderer.render(input: clip, output: directory + "/velvet-bench-beauty.mp4",
+                    let rendered = try renderer.render(input: clip, output: output("beauty"),
                                                        settings: settings, effect: effect)
                     let faces = effect.facesPerFrame.filter { $0 > 0 }.count
                     note(smoothing.rawValue, rendered)
@@ -87,7 +93,7 @@ enum MediaBenchmark {
                                        rendered.frames))
                 }
             }
-            if let cli = try ffmpegCLI(clip: clip, output: directory + "/velvet-bench-cli.mp4", settings: settings) {
+            if let cli = try ffmpegCLI(clip: clip, output: output("cli"), settings: settings) {
                 rows.append(Row(name: "ffmpeg CLI transcode", fps: Double(frames) / cli))
             }
         }
@@ -200,10 +206,11 @@ enum MediaBenchmark {
     private static func ffmpegCLI(clip: String, output: String, settings: EncoderSettings) throws -> Double? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else { return nil }
         let file = try OutputFile(path: output)
+        let muxer = try EncoderCheck.muxerName(output: output, settings: settings)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", settings.encoderName(forMuxer: "mp4"),
-                             "-crf", "\(settings.crf)", "-preset", settings.preset, "-f", "mp4", file.temporaryPath]
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", settings.encoderName(forMuxer: muxer),
+                             "-crf", "\(settings.crf)", "-preset", settings.preset, "-f", muxer, file.temporaryPath]
         let start = Date()
         try file.creating { _ in try process.run() }
         process.waitUntilExit()

@@ -35,12 +35,20 @@ enum TerminationSignals {
     private static func terminate(signal number: Int32, name: String) -> Never {
         // Waits for a commit under way: an output is either removed or whole, and the line
         // says which (a signal during the last rename leaves the finished output in place).
-        let removed = UnfinishedFiles.shared.deleteAllBeforeExit()
+        let sweep = UnfinishedFiles.shared.deleteAllBeforeExit()
         let code = 128 + number
-        let outcome = removed.map { $0 > 0 ? "unfinished output removed" : "no unfinished output was left" }
+        let outcome = sweep.map(describe)
             ?? "a commit under way did not finish: an unfinished .velvet-partial file may be left (the next run removes it)"
         FailureReport.shared.print(line: "velvet: interrupted (\(name)); \(outcome)", message: "interrupted (\(name))", exitCode: code)
         _exit(code)
+    }
+
+    /// What the signal left: a stream (`-o -`, a FIFO) keeps what it was sent, cut where it was.
+    private static func describe(_ sweep: UnfinishedFiles.Sweep) -> String {
+        let streams = sweep.cutStreams.map { $0 == "-" ? "standard output" : $0 }
+        guard !streams.isEmpty else { return sweep.removed > 0 ? "unfinished output removed" : "no unfinished output was left" }
+        let cut = "what was sent to \(streams.joined(separator: " and ")) ends there"
+        return sweep.removed > 0 ? "unfinished output removed; \(cut)" : cut
     }
 
     /// Keeps the dispatch sources alive for the life of the process.

@@ -15,6 +15,7 @@ if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") {
 }
 #endif
 
+_ = StandardStreams.closedAtStart
 TerminationSignals.install()
 // Swift repairs arguments that are not UTF-8 (U+FFFD for each bad byte), so a file name in
 // another encoding would be opened or written under a different name: such arguments are refused.

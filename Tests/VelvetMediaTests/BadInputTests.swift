@@ -588,6 +588,40 @@ final class BadInputTests: XCTestCase {
         }
     }
 
+    /// A signal during a render to a stream (a FIFO here, `-o -` alike): what was sent stays with
+    /// the reader, and the line says it ends there (it said "no unfinished output was left").
+    func testASignalDuringAStreamSaysWhatWasSentEndsThere() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("long.mp4"), fifo = scratch.path("cut.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", input])
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        final class Received: @unchecked Sendable {
+            let lock = NSLock()
+            var bytes = 0
+            var count: Int { lock.withLock { bytes } }
+        }
+        let received = Received()
+        let reader = Thread {
+            let descriptor = open(fifo, O_RDONLY)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                guard count > 0 else { return }
+                received.lock.withLock { received.bytes += count }
+            }
+        }
+        reader.start()
+        let render = try Tool.start(Tool.velvet, ["render", input, "-o", fifo, "-y", "--preset-x264", "ultrafast", "--quiet", "--no-effects"])
+        XCTAssertTrue(Tool.waitUntil(seconds: 60) { received.count > 0 }, "never started sending")
+        let result = render.stop(with: SIGTERM)
+        XCTAssertEqual(result.status, 128 + SIGTERM, result.stderr)
+        XCTAssertEqual(result.stderr, "velvet: interrupted (SIGTERM); what was sent to \(fifo) ends there\n")
+        XCTAssertTrue(Tool.waitUntil(seconds: 10) { reader.isFinished })
+        XCTAssertEqual(scratch.files, ["cut.mkv", "long.mp4"], "no partial file beside the FIFO")
+    }
+
     /// A muxer that refuses its header says why (it was only "Invalid argument"): MXF at 10 fps.
     func testAMuxersRefusalSaysWhy() throws {
         let scratch = try Scratch()

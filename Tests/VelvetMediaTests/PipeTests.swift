@@ -93,6 +93,46 @@ final class PipeTests: XCTestCase {
         }
     }
 
+    /// Pictures FFmpeg reads only from a file it can seek in: on standard input the message
+    /// says so and what to do (it called an intact TIFF "truncated or damaged"); by name they render.
+    func testPicturesFFmpegCannotReadFromAPipeSaySo() throws {
+        let scratch = try Scratch()
+        for format in ["tiff", "exr"] {
+            let input = scratch.path("in.\(format)"), output = scratch.path("out.png")
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+            let piped = try pipeline("$velvet render - -o '\(output)' -y --no-effects --quiet < '\(input)'")
+            XCTAssertEqual(piped.status, 1, piped.stderr)
+            XCTAssertEqual(piped.stderr, "velvet: error: cannot decode standard input: FFmpeg cannot read a \(format) picture from a pipe: "
+                           + "pass the file by name\n")
+            let named = try pipeline("$velvet render '\(input)' -o '\(output)' -y --no-effects --quiet")
+            XCTAssertEqual(named.status, 0, named.stderr)
+        }
+    }
+
+    /// A closed standard input or output (`<&-`, `>&-`) is refused by name (it was "Invalid
+    /// argument"), and no file Velvet opens takes its descriptor: the render to a file, with
+    /// both closed, writes its output and nothing else.
+    func testClosedStandardStreamsAreRefusedByName() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mkv"), output = scratch.path("out.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "3", "-c:v", "ffv1", input])
+        for (script, message) in [
+            ("$velvet render - -o '\(output)' --no-effects <&-", "the input is - but standard input is closed"),
+            ("$velvet render '\(input)' -o - --format matroska --no-effects >&-", "-o - writes video to standard output, which is closed"),
+            ("$velvet render '\(input)' -o '\(output)' --json --no-effects >&-", "--json prints to standard output, which is closed"),
+        ] {
+            let result = try pipeline(script)
+            XCTAssertEqual(result.status, 2, "\(script): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("velvet: \(message)"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        }
+        let closed = try pipeline("$velvet render '\(input)' -o '\(output)' --quiet <&- >&-")
+        XCTAssertEqual(closed.status, 0, closed.stderr)
+        let written = try frames(output)
+        XCTAssertTrue(written.hasSuffix(",3"), written)
+        XCTAssertEqual(scratch.files, ["in.mkv", "out.mkv"])
+    }
+
     /// `--json` prints to standard output: where that is the input (`>> in.mp4`) or the output,
     /// a usage error, and nothing is written there, the error's own JSON neither (the summary
     /// was appended to the input, exit 0).

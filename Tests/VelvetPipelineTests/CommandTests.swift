@@ -196,6 +196,14 @@ final class CommandTests: XCTestCase {
         assertKeys(nn, ["device", "kind", "models"])
         let model = try XCTUnwrap((nn["models"] as? [[String: Any]])?.first)
         assertKeys(model, ["model", "median_ms", "min_ms", "launches", "levels", "arena_bytes", "iterations"])
+        // Without --models, where every other command looks: from another folder, the models
+        // of the binary's own checkout (a bundle's beside it); it looked in ./models only.
+        let elsewhere = try Scratch()
+        let found = try Tool.run("/bin/bash", ["-c", "cd '\(elsewhere.url.path)' && '\(Tool.velvet)' bench nn --model face_detection_short_range "
+                                               + "--iterations 1 --warmup 0"], environment: ["VELVET_MODELS_DIR": ""])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        let listed = try json(found)["models"] as? [[String: Any]]
+        XCTAssertEqual(listed?.count, 1, found.stdout)
 
         let tracker = try json(try velvet(["bench", "tracker", "--input", photo, "--frames", "2", "--warmup", "0"]))
         assertKeys(tracker, ["device", "kind", "width", "height", "frames", "wall_ms_median", "wall_ms_min", "gpu_ms_median",
@@ -229,6 +237,44 @@ final class CommandTests: XCTestCase {
         let planted = try Tool.run(Tool.velvet, ["bench", "media", "--photo", photo, "--frames", "1", "--size", "16x16"], environment: environment)
         XCTAssertEqual(planted.status, 1, planted.stderr)
         XCTAssertTrue(planted.stderr.contains("is not a private folder"), planted.stderr)
+    }
+
+    /// The renders' scratch files are named for what they hold: `--format nut` wrote NUT into
+    /// files named .mp4, and `--codec ffv1` asked the MP4 muxer for FFV1.
+    func testBenchMediaNamesItsFilesForTheirContainer() throws {
+        let scratch = try Scratch()
+        for (options, ext) in [(["--format", "nut", "--preset-x264", "ultrafast"], "nut"), (["--codec", "ffv1"], "mkv")] {
+            let run = try velvet(["bench", "media", "--photo", photo, "--frames", "1", "--size", "16x16", "--work-dir", scratch.url.path]
+                                 + options)
+            XCTAssertTrue(run.stdout.contains("| Velvet passthrough"), run.stdout)
+            for name in ["plain", "gpu"] {
+                let file = scratch.path("velvet-bench-\(name).\(ext)")
+                XCTAssertTrue(FileManager.default.fileExists(atPath: file), "\(options): no \(file)")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("velvet-bench-\(name).mp4")), "\(options)")
+                let probe = try Tool.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=format_name:stream=codec_name",
+                                                              "-of", "csv=p=0", file])
+                XCTAssertTrue(probe.stdout.contains(ext == "nut" ? "nut" : "matroska"), "\(options): \(probe.stdout)")
+                if ext == "mkv" { XCTAssertTrue(probe.stdout.contains("ffv1"), probe.stdout) }
+            }
+        }
+    }
+
+    /// The clip a benchmark keeps between runs, damaged on disk, is named with what to do.
+    func testADamagedKeptBenchClipSaysHowToMakeItAgain() throws {
+        let scratch = try Scratch()
+        let arguments = ["bench", "media", "--photo", photo, "--frames", "2", "--size", "16x16", "--work-dir", scratch.url.path,
+                         "--preset-x264", "ultrafast"]
+        _ = try velvet(arguments)
+        let clip = try XCTUnwrap(scratch.files.first { $0.hasPrefix("velvet-bench-grace_hopper-") && $0.hasSuffix("-16x16-2.mp4") })
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path(clip)))
+        try handle.truncate(atOffset: 100)
+        try handle.close()
+        let damaged = try velvet(arguments, status: 1)
+        XCTAssertEqual(damaged.stderr.split(separator: "\n").filter { !$0.contains("validation layer on") }.count, 1, damaged.stderr)
+        XCTAssertTrue(damaged.stderr.contains("kept clip \(scratch.path(clip)) does not read"), damaged.stderr)
+        XCTAssertTrue(damaged.stderr.contains("remove it, and the next run makes it again"), damaged.stderr)
+        try FileManager.default.removeItem(atPath: scratch.path(clip))
+        _ = try velvet(arguments)
     }
 
     func testBenchMediaAndSoak() throws {
