@@ -12,9 +12,9 @@ struct MemoryEstimate {
 
     /// Process, libraries, Vulkan driver and (with effects) the face models.
     static let baseBytes = 160.0 * 1024 * 1024
-    /// Frames a video render holds besides the encoder's lookahead, each as decoded and as
-    /// written: the decoder's references and threads, the two 3-frame queues, one per stage.
-    static let videoFramesInFlight = 16.0
+    /// Frames a video render holds besides the encoder's lookahead and the queues between its
+    /// threads, each as decoded and as written: the decoder's references and threads, one per stage.
+    static let videoFramesBesideTheQueues = 10.0
     /// x264 keeps about three frames' worth per lookahead frame (its copy, lowres planes, costs).
     static let bytesPerLookaheadFrame = 3.0
 
@@ -24,6 +24,7 @@ struct MemoryEstimate {
     ///     (`PixelRepacker`), else 0.
     ///   - effectBytesPerPixel: what the effects keep (`FrameEffect.workingBytesPerPixel`);
     ///     nil without effects.
+    ///   - queueDepth: frames each of the two queues between the threads holds (`ThreadQueues`).
     ///   - encoderLookahead: frames the encoder holds before it writes one.
     ///   - effectLookAhead: the effects' look-ahead (`FrameEffect.lookAhead`): K + L + F decoded
     ///     frames are held at once (frames up to N + K + L are looked at while frame N is
@@ -34,7 +35,7 @@ struct MemoryEstimate {
     ///   - effectLookAheadBytesPerPixel: what the effects keep more with a look-ahead
     ///     (`FrameEffect.lookAheadBytesPerPixel`).
     init(width: Int, height: Int, input: VideoPlaneLayout, output: VideoPlaneLayout, repackedBytesPerPixel: Double,
-         isVideo: Bool, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0, framesInFlight: Int = 1,
+         isVideo: Bool, queueDepth: Int = ThreadQueues.fewestFrames, effectBytesPerPixel: Int?, encoderLookahead: Int, effectLookAhead: Int = 0, framesInFlight: Int = 1,
          keepsLookAheadImages: Bool = false, effectLookAheadBytesPerPixel: Int = 0) {
         let pixels = Double(width) * Double(height)
         // Planes in and out with their staging buffers, the working image (rgba16f), and with
@@ -52,7 +53,7 @@ struct MemoryEstimate {
         gpuBytes = pixels * ((1 + inFlight) * (input.bytesPerPixel + output.bytesPerPixel) + 8 + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel
         let frames = isVideo
-            ? Self.videoFramesInFlight * (decoded + output.bytesPerPixel)
+            ? (Self.videoFramesBesideTheQueues + 2 * Double(queueDepth)) * (decoded + output.bytesPerPixel)
                 + Double(encoderLookahead) * Self.bytesPerLookaheadFrame * output.bytesPerPixel
                 + (effectLookAhead > 0 ? Double(effectLookAhead + FrameProcessor.lookAheadLead) + inFlight : 0) * decoded
             : decoded + 2 * output.bytesPerPixel

@@ -54,6 +54,9 @@ struct OutputPlan: @unchecked Sendable {
     let stillNeedsTheOnlyFrame: Bool
     /// A grey input is encoded as colour (the effect's debug view is colour-coded).
     let writesGreyAsColour: Bool
+    /// Frames each queue between the render's threads holds (`ThreadQueues.depth`); the fewest
+    /// until the decoded format is known.
+    private(set) var queueDepth = ThreadQueues.fewestFrames
 
     var isStillImage: Bool { container.isStillImage }
 
@@ -107,10 +110,13 @@ struct OutputPlan: @unchecked Sendable {
                                              timeBase: reader.videoStream.pointee.time_base)
             }
         }
-        let input = VideoPlaneLayout.closestReadable(to: decoded)
+        let input = VideoPlaneLayout.closestReadable(to: decoded), output = VideoPlaneLayout.closestReadable(to: encoderFormat)
+        let repacked = input.pixelFormat == decoded ? 0 : Self.bytesPerPixel(decoded)
+        let pixels = Double(info.width) * Double(info.height)
+        queueDepth = ThreadQueues.depth(frameBytes: pixels * max(input.bytesPerPixel + repacked, output.bytesPerPixel))
         let estimate = MemoryEstimate(
-            width: info.width, height: info.height, input: input, output: VideoPlaneLayout.closestReadable(to: encoderFormat),
-            repackedBytesPerPixel: input.pixelFormat == decoded ? 0 : Self.bytesPerPixel(decoded), isVideo: !container.isStillImage,
+            width: info.width, height: info.height, input: input, output: output,
+            repackedBytesPerPixel: repacked, isVideo: !container.isStillImage, queueDepth: queueDepth,
             effectBytesPerPixel: effect?.workingBytesPerPixel, encoderLookahead: MemoryEstimate.lookahead(preset: settings.preset),
             effectLookAhead: container.isStillImage || info.isStillImage ? 0 : effect?.lookAhead ?? 0,
             framesInFlight: FrameProcessor.framesInFlight(for: effect), keepsLookAheadImages: keepsLookAheadImages,

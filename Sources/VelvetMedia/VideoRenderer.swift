@@ -83,8 +83,8 @@ public final class VideoRenderer: @unchecked Sendable {
         let keepsLookAheadImages = self.keepsLookAheadImages
         let outputPlan = try OutputPlan(reader: reader, output: output, settings: settings, options: options,
                                         effect: cpuOnly ? nil : effect, keepsLookAheadImages: keepsLookAheadImages)
-        let decoded = BoundedQueue<Stage>(capacity: 3, name: "decoded")
-        let processed = BoundedQueue<Stage>(capacity: 3, name: "processed")
+        let decoded = BoundedQueue<Stage>(capacity: outputPlan.queueDepth, name: "decoded")
+        let processed = BoundedQueue<Stage>(capacity: outputPlan.queueDepth, name: "processed")
         let decodeClock = BusyClock(), gpuClock = BusyClock(), encodeClock = BusyClock()
 
         // Decode thread.
