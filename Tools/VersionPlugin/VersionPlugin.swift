@@ -3,7 +3,8 @@ import PackagePlugin
 
 /// Build-tool plugin: stamps the `git describe` of the source into the target it is applied
 /// to (`BuildStamp.gitDescribe`). Every source file of the package and git's HEAD, index and
-/// refs are inputs, so a commit, a checkout or an edit (the `-dirty` mark) stamps it again.
+/// branch and tag refs are inputs, so a commit, a checkout, a tag or an edit (the `-dirty`
+/// mark) stamps it again.
 @main
 struct VersionPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
@@ -30,10 +31,14 @@ struct VersionPlugin: BuildToolPlugin {
         }
         var files = [gitDirectory.appendingPathComponent("HEAD"), gitDirectory.appendingPathComponent("index"),
                      common.appendingPathComponent("packed-refs")]
-        let refs = common.appendingPathComponent("refs")
-        if let walker = FileManager.default.enumerator(at: refs, includingPropertiesForKeys: nil) {
-            files += walker.compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath }
+        // The branch HEAD names (a commit rewrites it), and the folders of branches and tags
+        // (git renames a ref into place, so an added, moved or deleted one changes its folder).
+        // Not every ref file: the build was stamped with a list of them, and one deleted later
+        // (`git stash pop`, `git branch -d`) failed every build as a missing input.
+        if let head = try? String(contentsOf: files[0], encoding: .utf8), head.hasPrefix("ref: ") {
+            files.append(common.appendingPathComponent(head.dropFirst("ref: ".count).trimmingCharacters(in: .whitespacesAndNewlines)))
         }
+        files += ["refs/heads", "refs/tags"].map { common.appendingPathComponent($0) }
         return files.filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 }
