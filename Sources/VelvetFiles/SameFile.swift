@@ -27,11 +27,14 @@ public enum SameFile {
     }
 
     /// What identifies the file open as `descriptor` (standard input or output): its device
-    /// and inode, when it is a regular file; none for a pipe or terminal, which no path can
-    /// name.
-    public static func keys(descriptor: Int32) -> [String] {
+    /// and inode, when it is a regular file; none for a terminal. A pipe or socket has keys
+    /// only with `streams`: a path names one only through /dev/stdout or /proc/self/fd/N,
+    /// which is the same stream (two commands' streams are never one).
+    public static func keys(descriptor: Int32, streams: Bool = false) -> [String] {
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return [] }
+        guard fstat(descriptor, &info) == 0 else { return [] }
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG || (streams && (type == S_IFIFO || type == S_IFSOCK)) else { return [] }
         return ["inode:\(info.st_dev):\(info.st_ino)"]
     }
 

@@ -109,8 +109,8 @@ struct CommandFiles {
 
     /// `--json` prints to standard output: where that is one of the command's files (`>> in.mp4`,
     /// `-o x.mkv > x.mkv`), the summary would go into it. A terminal or a device (/dev/null) is
-    /// no file of the command's, whatever else writes there. (A pipe that `-o /dev/stdout` also
-    /// writes is not recognised: the path and the descriptor give different keys.)
+    /// no file of the command's, whatever else writes there; a pipe is when the command also
+    /// names it (`-o /dev/stdout`).
     func checkSummaryDestination() throws {
         if StandardStreams.outputIsClosed {
             FailureReport.shared.alsoAsJSON(false)
@@ -118,7 +118,7 @@ struct CommandFiles {
         }
         var info = stat()
         guard fstat(STDOUT_FILENO, &info) == 0, [S_IFREG, S_IFIFO, S_IFSOCK].contains(info.st_mode & S_IFMT) else { return }
-        let stdout = Set(SameFile.keys(descriptor: STDOUT_FILENO))
+        let stdout = Set(SameFile.keys(descriptor: STDOUT_FILENO, streams: true))
         for file in inputs + outputs where file.path != Self.standardStream && !stdout.isDisjoint(with: SameFile.keys(file.path)) {
             FailureReport.shared.alsoAsJSON(false) // nor the error's JSON
             throw UsageError("--json prints to standard output, which is \(file.label) \(file.path): redirect it elsewhere")

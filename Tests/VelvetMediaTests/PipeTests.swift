@@ -145,6 +145,11 @@ final class PipeTests: XCTestCase {
         XCTAssertEqual(result.status, 2, result.stderr)
         XCTAssertTrue(result.stderr.contains("--json prints to standard output, which is the input"), result.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: input)), before, "the input is untouched")
+        // The pipe the video goes to, named as /dev/stdout: the summary would go into the video.
+        let named = try pipeline("$velvet render '\(input)' -o /dev/stdout -y --format matroska --json --no-effects --quiet "
+                                 + "| cat > '\(scratch.path("piped.mkv"))'")
+        XCTAssertEqual(named.status, 2, named.stderr)
+        XCTAssertTrue(named.stderr.contains("--json prints to standard output, which is -o /dev/stdout"), named.stderr)
     }
 
     /// A damaged input rendered to standard output: the frames before the damage were already
