@@ -33,6 +33,12 @@ public enum EncoderCheck {
         (try? OutputContainer(path: output, formatName: settings.format))?.isStillImage ?? false
     }
 
+    /// Whether FFmpeg takes a picture of this size at all (`av_image_check_size`: about 268
+    /// million pixels with its padding; 16384x16384 is past it).
+    public static func isPictureSize(width: Int, height: Int) -> Bool {
+        width > 0 && height > 0 && av_image_check_size(UInt32(width), UInt32(height), 0, nil) == 0
+    }
+
     /// The muxer FFmpeg writes `output` with (`--format`'s, else the one its extension names).
     public static func muxerName(output: String, settings: EncoderSettings) throws -> String {
         try OutputContainer(path: output, formatName: settings.format).name

@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import VelvetGPU
 
@@ -5,7 +6,7 @@ import VelvetGPU
 /// images it keeps: checked before decoding, so a frame too large for the machine is
 /// refused with a reason instead of swapping or being killed. The figures were measured
 /// (docs/RELIABILITY.md, Memory) and err on the large side.
-struct MemoryEstimate {
+public struct MemoryEstimate {
     var cpuBytes: Double
     var gpuBytes: Double
     var totalBytes: Double { cpuBytes + gpuBytes }
@@ -60,6 +61,30 @@ struct MemoryEstimate {
         cpuBytes = Self.baseBytes + pixels * frames
     }
 
+    /// A render's estimate: `effect`'s images and look-ahead (when `looksAhead`), the encoder's lookahead.
+    static func render(width: Int, height: Int, input: VideoPlaneLayout, output: VideoPlaneLayout, repackedBytesPerPixel: Double,
+                       isVideo: Bool, queueDepth: Int, effect: FrameEffect?, settings: EncoderSettings, looksAhead: Bool,
+                       keepsLookAheadImages: Bool) -> MemoryEstimate {
+        MemoryEstimate(width: width, height: height, input: input, output: output, repackedBytesPerPixel: repackedBytesPerPixel,
+                       isVideo: isVideo, queueDepth: queueDepth, effectBytesPerPixel: effect?.workingBytesPerPixel,
+                       encoderLookahead: lookahead(preset: settings.preset), effectLookAhead: looksAhead ? effect?.lookAhead ?? 0 : 0,
+                       framesInFlight: FrameProcessor.framesInFlight(for: effect), keepsLookAheadImages: keepsLookAheadImages,
+                       effectLookAheadBytesPerPixel: effect?.lookAheadBytesPerPixel ?? 0)
+    }
+
+    /// Refuses, before anything is written, a yuv420p video of `width`x`height` that a render
+    /// with `effect` and `settings` on `context` would refuse for its memory: for a command
+    /// that makes such a video to render it (`velvet demo`), so it does not write the video first.
+    public static func checkVideo(width: Int, height: Int, effect: FrameEffect?, settings: EncoderSettings = EncoderSettings(),
+                                  context: GPUContext, path: String) throws {
+        let layout = VideoPlaneLayout.closestReadable(to: AV_PIX_FMT_YUV420P)
+        let estimate = render(width: width, height: height, input: layout, output: layout, repackedBytesPerPixel: 0, isVideo: true,
+                              queueDepth: ThreadQueues.depth(frameBytes: Double(width * height) * layout.bytesPerPixel), effect: effect,
+                              settings: settings, looksAhead: true,
+                              keepsLookAheadImages: FrameProcessor.keepsLookAheadImages(on: context.device.kind))
+        try MemoryLimit.check(estimate, width: width, height: height, path: path)
+    }
+
     /// Frames x264 (and x265, which holds fewer) keeps for its lookahead at each preset.
     static func lookahead(preset: String) -> Int {
         ["ultrafast": 0, "superfast": 0, "veryfast": 10, "faster": 20, "fast": 30, "medium": 40,
@@ -101,6 +126,12 @@ struct MemoryLimit {
         if scale != nil { number.removeLast() }
         guard let value = Double(number), value > 0, value.isFinite, (value * (scale ?? 1)).isFinite else { return nil }
         return value * (scale ?? 1)
+    }
+
+    /// Throws the refusal of `estimate` for the input (or output) at `path`, or of a malformed limit.
+    static func check(_ estimate: MemoryEstimate, width: Int, height: Int, path: String) throws {
+        guard let limit = MemoryLimit() else { throw MediaError.refused(path: path, reason: malformed) }
+        if let reason = limit.refusal(estimate, width: width, height: height) { throw MediaError.refused(path: path, reason: reason) }
     }
 
     /// The reason an estimate is refused, or nil when it fits.

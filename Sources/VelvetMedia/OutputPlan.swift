@@ -114,17 +114,11 @@ struct OutputPlan: @unchecked Sendable {
         let repacked = input.pixelFormat == decoded ? 0 : Self.bytesPerPixel(decoded)
         let pixels = Double(info.width) * Double(info.height)
         queueDepth = ThreadQueues.depth(frameBytes: pixels * max(input.bytesPerPixel + repacked, output.bytesPerPixel))
-        let estimate = MemoryEstimate(
-            width: info.width, height: info.height, input: input, output: output,
-            repackedBytesPerPixel: repacked, isVideo: !container.isStillImage, queueDepth: queueDepth,
-            effectBytesPerPixel: effect?.workingBytesPerPixel, encoderLookahead: MemoryEstimate.lookahead(preset: settings.preset),
-            effectLookAhead: container.isStillImage || info.isStillImage ? 0 : effect?.lookAhead ?? 0,
-            framesInFlight: FrameProcessor.framesInFlight(for: effect), keepsLookAheadImages: keepsLookAheadImages,
-            effectLookAheadBytesPerPixel: effect?.lookAheadBytesPerPixel ?? 0)
-        guard let limit = MemoryLimit() else { throw MediaError.refused(path: info.path, reason: MemoryLimit.malformed) }
-        if let reason = limit.refusal(estimate, width: info.width, height: info.height) {
-            throw MediaError.refused(path: info.path, reason: reason)
-        }
+        let estimate = MemoryEstimate.render(
+            width: info.width, height: info.height, input: input, output: output, repackedBytesPerPixel: repacked,
+            isVideo: !container.isStillImage, queueDepth: queueDepth, effect: effect, settings: settings,
+            looksAhead: !(container.isStillImage || info.isStillImage), keepsLookAheadImages: keepsLookAheadImages)
+        try MemoryLimit.check(estimate, width: info.width, height: info.height, path: info.path)
     }
 
     /// The encoder's pixel format for frames decoded as `decoded`: the requested one, else

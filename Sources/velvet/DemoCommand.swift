@@ -37,6 +37,12 @@ enum DemoCommand {
         let started = Date()
         func say(_ line: String) { if !quiet { printError("velvet demo: \(line)") } }
 
+        // A size the renders would refuse for memory is refused before the clip is written.
+        for (_, smoothing) in renders {
+            let effect = try BeautyEffect(context: context, options: try BeautyArguments.defaultOptions(smoothing: smoothing, context: context))
+            try MemoryEstimate.checkVideo(width: size.width, height: size.height, effect: effect, context: context, path: clip)
+        }
+
         // 1. The clip: the photo panning, zooming in 15 % and tilting +-8 degrees.
         let image = try ImageLoader.load(photo, context: context)
         // Fill the frame (no replicated border in view) with the face in the upper middle.

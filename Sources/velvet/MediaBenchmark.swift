@@ -228,6 +228,10 @@ enum MediaBenchmark {
         guard parts.count == 2, parts.allSatisfy({ sides.contains($0) && $0 % 2 == 0 }) else {
             throw UsageError("--size takes WIDTHxHEIGHT with even sides from \(sides.lowerBound) to \(sides.upperBound), got '\(text)'")
         }
+        // FFmpeg's own picture limit (av_image_check_size): 16384x16384 failed in the encoder as "Invalid argument".
+        guard EncoderCheck.isPictureSize(width: parts[0], height: parts[1]) else {
+            throw UsageError("--size \(text) is past FFmpeg's limit of about 268 million pixels a picture")
+        }
         return (parts[0], parts[1])
     }
 }

@@ -276,6 +276,26 @@ final class DemoTests: XCTestCase {
         XCTAssertEqual(again.status, 1)
         XCTAssertTrue(again.stderr.contains("before.mp4 exists (use -y to overwrite)"), again.stderr)
     }
+
+    /// A size the renders cannot take is refused before the clip is written: past the memory
+    /// limit (it wrote before.mp4, then refused the render), past FFmpeg's picture limit (x264
+    /// said "Invalid argument").
+    func testSizesTheRendersCannotTakeAreRefusedBeforeAnythingIsWritten() throws {
+        let scratch = try Scratch()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let assets = repository.appendingPathComponent("test-assets").path
+        let output = scratch.path("demo")
+        let memory = try Tool.run(Tool.velvet, ["demo", "--output-dir", output, "--frames", "2", "--size", "1280x720", "--assets", assets, "--quiet"],
+                                  environment: ["VELVET_MEMORY_LIMIT": "256M"])
+        XCTAssertEqual(memory.status, 1, memory.stderr)
+        XCTAssertTrue(memory.stderr.contains("frame size 1280x720 needs about"), memory.stderr)
+        XCTAssertTrue(memory.stderr.contains("above the limit of 256 MiB"), memory.stderr)
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? [], [], "nothing written")
+        let huge = try Tool.run(Tool.velvet, ["demo", "--output-dir", output, "--size", "16384x16384", "--assets", assets, "--quiet"])
+        XCTAssertEqual(huge.status, 2, huge.stderr)
+        XCTAssertTrue(huge.stderr.contains("--size 16384x16384 is past FFmpeg's limit of about 268 million pixels"), huge.stderr)
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? [], [])
+    }
 }
 
 /// `velvet presets` and `--preset`: save, list, show, default, render, delete.
