@@ -37,9 +37,11 @@ enum DemoCommand {
         let started = Date()
         func say(_ line: String) { if !quiet { printError("velvet demo: \(line)") } }
 
+        let effects = try renders.map {
+            try BeautyEffect(context: context, options: try BeautyArguments.defaultOptions(smoothing: $0.smoothing, context: context))
+        }
         // A size the renders would refuse for memory is refused before the clip is written.
-        for (_, smoothing) in renders {
-            let effect = try BeautyEffect(context: context, options: try BeautyArguments.defaultOptions(smoothing: smoothing, context: context))
+        for effect in effects {
             try MemoryEstimate.checkVideo(width: size.width, height: size.height, effect: effect, context: context, path: clip)
         }
 
@@ -58,8 +60,7 @@ enum DemoCommand {
         // 2. The renders: default (frequency separation) and bilateral, for comparison.
         let renderer = try VideoRenderer(context: context)
         var lines: [String] = []
-        for (output, smoothing) in renders {
-            let effect = try BeautyEffect(context: context, options: try BeautyArguments.defaultOptions(smoothing: smoothing, context: context))
+        for ((output, smoothing), effect) in zip(renders, effects) {
             say("rendering \(output) (\(smoothing.rawValue))")
             let summary = try renderer.render(input: clip, output: output, effect: effect, progress: ProgressReporter(quiet: quiet),
                                               commit: policy.commit)
