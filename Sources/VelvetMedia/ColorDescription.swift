@@ -15,6 +15,9 @@ public struct ColorDescription: Sendable, Equatable {
     /// Whether the range is stated (by the stream, or by a full-range format): an unstated
     /// limited range stays unstated in the output, as ffmpeg keeps it (Matroska wrote `tv`).
     public var statesRange = true
+    /// Whether the chroma siting is stated: an unstated one (read as left) stays unstated in the
+    /// output, as ffmpeg keeps it (it was written as `left`, for 4:4:4, grey and RGB too).
+    public var statesChromaLocation = true
 
     public init(matrix: Matrix, fullRange: Bool, primaries: Int32, transfer: Int32, colorSpace: Int32, chromaLocation: Int32) {
         (self.matrix, self.fullRange, self.primaries, self.transfer) = (matrix, fullRange, primaries, transfer)
@@ -70,6 +73,7 @@ public struct ColorDescription: Sendable, Equatable {
         transfer = Int32(frame.pointee.color_trc.rawValue)
         colorSpace = Int32(space.rawValue)
         let location = frame.pointee.chroma_location
+        statesChromaLocation = location != AVCHROMA_LOC_UNSPECIFIED
         chromaLocation = Int32(location == AVCHROMA_LOC_UNSPECIFIED
             ? (layout?.forcesFullRange == true ? AVCHROMA_LOC_CENTER : AVCHROMA_LOC_LEFT).rawValue : location.rawValue)
     }
@@ -80,6 +84,17 @@ public struct ColorDescription: Sendable, Equatable {
         guard let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return false }
         return descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) == 0 && descriptor.nb_components <= 2
     }
+
+    /// An RGB format (gbrp, rgb24, rgba64, ...).
+    static func isRGB(_ format: AVPixelFormat) -> Bool {
+        guard let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return false }
+        return descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+    }
+
+    /// Encoders whose YUV is limited range whatever the tags say (ProRes, WebP's VP8, TIFF's
+    /// YCbCr as FFmpeg writes it, UtVideo): full-range input is converted for them, as ffmpeg's
+    /// scaler does (its values were written as they were, and read 13 levels darker at black).
+    static let limitedRangeEncoders: Set<String> = ["prores", "prores_ks", "prores_aw", "libwebp", "libwebp_anim", "tiff", "utvideo"]
 
     /// (Kr, Kb) of the matrix.
     var coefficients: (kr: Double, kb: Double) {

@@ -135,9 +135,16 @@ final class MediaWriter: @unchecked Sendable {
         framePixelFormat = sourcePixelFormat
         encoder.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(color.primaries))
         encoder.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(color.transfer))
-        encoder.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.colorSpace))
-        encoder.pointee.color_range = !color.statesRange ? AVCOL_RANGE_UNSPECIFIED : color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-        encoder.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(color.chromaLocation))
+        if ColorDescription.isRGB(chosen) {
+            // R'G'B' samples: full range, no YUV matrix (they were tagged with the input's, `tv` and BT.709).
+            encoder.pointee.colorspace = AVCOL_SPC_RGB
+            encoder.pointee.color_range = AVCOL_RANGE_JPEG
+        } else {
+            encoder.pointee.colorspace = AVColorSpace(rawValue: UInt32(color.colorSpace))
+            encoder.pointee.color_range = !color.statesRange ? AVCOL_RANGE_UNSPECIFIED : color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        }
+        encoder.pointee.chroma_sample_location = color.statesChromaLocation
+            ? AVChromaLocation(rawValue: UInt32(color.chromaLocation)) : AVCHROMA_LOC_UNSPECIFIED
         encoder.pointee.field_order = setup.fieldOrder
         let encoderName = String(cString: codec.pointee.name)
         if setup.fieldOrder != AV_FIELD_PROGRESSIVE && setup.fieldOrder != AV_FIELD_UNKNOWN && encoderName == "libx264" {
@@ -229,11 +236,13 @@ final class MediaWriter: @unchecked Sendable {
         if let iccProfile { source.attach(iccProfile: iccProfile) }
         // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
         source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        if writesPictures {
-            // Picture encoders take the colour tags from the frame (PNG's cHRM and gAMA), as ffmpeg's frames carry them.
-            source.pointer.pointee.color_primaries = encoder!.pointee.color_primaries
-            source.pointer.pointee.color_trc = encoder!.pointee.color_trc
-        }
+        // Some encoders take the colour tags from the frame, not the stream (PNG's cHRM and
+        // gAMA, ProRes's frame header, which lost them all), as ffmpeg's frames carry them.
+        source.pointer.pointee.color_primaries = encoder!.pointee.color_primaries
+        source.pointer.pointee.color_trc = encoder!.pointee.color_trc
+        source.pointer.pointee.colorspace = encoder!.pointee.colorspace
+        source.pointer.pointee.color_range = encoder!.pointee.color_range
+        source.pointer.pointee.chroma_location = encoder!.pointee.chroma_sample_location
         let encoderTimeBase = encoder!.pointee.time_base, pts = source.pointer.pointee.pts
         if numbersFrames {
             source.pointer.pointee.pts = Int64(framesWritten)

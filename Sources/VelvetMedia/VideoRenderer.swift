@@ -397,7 +397,13 @@ public final class VideoRenderer: @unchecked Sendable {
         // repack; the input's own where only the planes' packing differs (yuv420p for nv12), so
         // the pixels the effect leaves are copied, not converted through RGB (which resampled
         // the chroma), and swscale repacks them exactly.
-        let outputLayout = VideoPlaneLayout.repacksExactly(inputLayout.pixelFormat, to: encoderFormat) ? inputLayout
+        // The range the encoder's YUV must hold, where it is not free to keep the input's: full
+        // for a "J" format (JPEG), limited for an encoder that knows no other (a limited-range
+        // video to JPEG kept its levels, 16 for black, under a full-range tag).
+        let encoderRange: Bool? = VideoPlaneLayout(encoderFormat)?.forcesFullRange == true ? true
+            : ColorDescription.limitedRangeEncoders.contains(String(cString: output.codec.pointee.name)) ? false : nil
+        let keepsRange = inputLayout.kind == .rgba || encoderRange.map { $0 == inputColor.fullRange } ?? true
+        let outputLayout = keepsRange && VideoPlaneLayout.repacksExactly(inputLayout.pixelFormat, to: encoderFormat) ? inputLayout
             : VideoPlaneLayout.closestReadable(to: encoderFormat)
         let outputColor: ColorDescription
         if outputLayout.kind == .rgba {
@@ -407,6 +413,7 @@ public final class VideoRenderer: @unchecked Sendable {
                 : .video(fromRGB: inputColor, statesMatrix: output.container.statesMatrix)
         } else {
             var color = inputColor
+            if let encoderRange, encoderRange != color.fullRange { (color.fullRange, color.statesRange) = (encoderRange, true) }
             if outputLayout.forcesFullRange { color.fullRange = true }
             outputColor = color
         }

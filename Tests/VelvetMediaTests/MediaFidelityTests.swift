@@ -16,6 +16,46 @@ final class MediaFidelityTests: XCTestCase {
     /// Grey levels of the first frame (upright: ffmpeg applies a display matrix when there is one).
     private func grey(_ path: String) throws -> [UInt8] { [UInt8](try Tool.pixels(path, "gray")) }
 
+    // MARK: Range and colour tags each encoder can hold
+
+    /// Levels and tags where the encoder decides them, not the input: limited-range video to
+    /// JPEG (full range by format) kept its levels, 16 for black, under a full-range tag;
+    /// full-range video to encoders that hold only limited range (ProRes, WebP, TIFF's YCbCr,
+    /// UtVideo) kept its levels, read darker and clipped; ProRes took no colour tags (its
+    /// encoder reads them from the frame); RGB video was tagged `tv` with the input's YUV
+    /// matrix; an unstated chroma siting was written as `left`. Compared with the input's own
+    /// decoded levels, as ffmpeg's outputs keep them.
+    func testRangeAndColourTagsFollowWhatEachEncoderHolds() throws {
+        let scratch = try Scratch()
+        let limited = scratch.path("tv.mp4"), full = scratch.path("pc.mp4"), pq = scratch.path("pq.mkv"), unsited = scratch.path("444.mkv")
+        func render(_ arguments: [String]) throws { // no x264 here: no --preset-x264
+            let result = try Tool.run(Tool.velvet, ["render"] + arguments + ["--no-effects", "--quiet"], environment: ["VELVET_VALIDATION": "1"])
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+        }
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=black:s=64x48,format=yuv420p", "-vf", "drawbox=x=32:y=0:w=32:h=48:color=white:t=fill",
+                         "-frames:v", "1", "-color_range", "tv", "-colorspace", "bt709", "-c:v", "libx264", "-qp", "0", limited])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "color=c=black:s=64x48", "-vf", "format=yuvj420p,geq=lum='if(lt(X\\,32)\\,40\\,220)':cb=128:cr=128",
+                         "-frames:v", "1", "-pix_fmt", "yuvj420p", "-color_range", "pc", "-c:v", "libx264", "-qp", "0", full])
+        for (input, output, options) in [(limited, "tv.jpg", [String]()), (full, "pc.tiff", []), (full, "pc.webp", []),
+                                         (full, "pc.mov", ["--codec", "prores_ks"]), (full, "pc.avi", ["--codec", "utvideo"])] {
+            let path = scratch.path(output)
+            try render([input, "-o", path] + options)
+            let (want, got) = (try grey(input), try grey(path))
+            guard want.count == got.count else { XCTFail("\(output): \(got.count) pixels"); continue }
+            let worst = zip(want, got).map { abs(Int($0) - Int($1)) }.max() ?? 255
+            XCTAssertLessThanOrEqual(worst, 3, "\(output): levels \(got[0])/\(got[63]), the input's \(want[0])/\(want[63])")
+        }
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "2", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
+                         "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-c:v", "ffv1", pq])
+        try render([pq, "-o", scratch.path("pq.mov"), "--codec", "prores_ks"])
+        XCTAssertEqual(try Tool.probe(scratch.path("pq.mov"), "stream=color_space,color_transfer,color_primaries"), "bt2020nc,smpte2084,bt2020")
+        try render([limited, "-o", scratch.path("rgb.mkv"), "--codec", "ffv1", "--pix-fmt", "gbrp10le"])
+        XCTAssertEqual(try Tool.probe(scratch.path("rgb.mkv"), "stream=color_range,color_space"), "pc,gbr")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "2", "-pix_fmt", "yuv444p", "-c:v", "ffv1", unsited])
+        try render([unsited, "-o", scratch.path("444-out.mkv"), "--codec", "ffv1"])
+        XCTAssertEqual(try Tool.probe(scratch.path("444-out.mkv"), "stream=chroma_location"), "unspecified")
+    }
+
     // MARK: Orientation
 
     func testRotationBecomesPixelsWhereTheContainerHasNoDisplayMatrix() throws {
