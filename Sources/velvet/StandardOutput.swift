@@ -13,12 +13,17 @@ enum StandardOutput {
     /// C's `stdout` is a global variable; it is only read, never reassigned.
     nonisolated(unsafe) private static let stream = stdout
 
+    /// The reader closed the pipe before the text ended (`velvet render --help | head -1`): it
+    /// took what it wanted, so the command ends quietly, as text tools do (it said "error").
+    struct ReaderClosed: Error {}
+
     static func flush() throws {
         let flushed = fflush(stream) == 0
-        let reason = String(cString: strerror(errno))
+        let code = errno
         guard flushed, ferror(stream) == 0 else {
             clearerr(stream)
-            throw WriteFailure(reason: flushed ? "a write failed" : reason)
+            if !flushed, code == EPIPE { throw ReaderClosed() }
+            throw WriteFailure(reason: flushed ? "a write failed" : String(cString: strerror(code)))
         }
     }
 

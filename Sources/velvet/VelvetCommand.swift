@@ -128,6 +128,8 @@ enum VelvetCommand {
             }
             try StandardOutput.flush()
             return 0
+        } catch is StandardOutput.ReaderClosed {
+            return 0
         } catch {
             return fail(error, helpCommand: CommandList.named(command) != nil && command != "help" ? "velvet \(command) --help" : "velvet help")
         }

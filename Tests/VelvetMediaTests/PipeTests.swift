@@ -133,6 +133,17 @@ final class PipeTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["in.mkv", "out.mkv"])
     }
 
+    /// A reader that closes the pipe before text output ends (`--help | head -1`) took what it
+    /// wanted: the command ends quietly with 0 (it said "error: cannot write to standard
+    /// output: Broken pipe", exit 1). Video to a closed pipe stays an error (below).
+    func testTextToAClosedPipeEndsQuietly() throws {
+        for command in ["$velvet render --help", "$velvet presets list", "$velvet help"] {
+            let result = try pipeline("\(command) | (exec 0<&-; sleep 1)")
+            XCTAssertEqual(result.status, 0, "\(command): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "", command)
+        }
+    }
+
     /// `--json` prints to standard output: where that is the input (`>> in.mp4`) or the output,
     /// a usage error, and nothing is written there, the error's own JSON neither (the summary
     /// was appended to the input, exit 0).
