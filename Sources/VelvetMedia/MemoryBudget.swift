@@ -124,7 +124,10 @@ struct MemoryLimit {
         if number.hasSuffix("IB") { number.removeLast(2) } else if number.hasSuffix("B") { number.removeLast() }
         let scale = number.last.flatMap { units[$0] }
         if scale != nil { number.removeLast() }
-        guard let value = Double(number), value > 0, value.isFinite, (value * (scale ?? 1)).isFinite else { return nil }
+        // Digits with at most one point: Double() also takes "1e3", "0x10", "inf" and "nan".
+        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let value = Double(number), value > 0, value.isFinite, (value * (scale ?? 1)).isFinite else { return nil }
         return value * (scale ?? 1)
     }
 

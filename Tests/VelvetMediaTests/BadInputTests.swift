@@ -253,8 +253,11 @@ final class BadInputTests: XCTestCase {
         try expectFailure(["render", input, "-o", output, "--no-effects"], in: scratch, output: output,
                           mentions: "VELVET_MEMORY_LIMIT must be a size such as 16G or 512M (or none), got 'lots'",
                           environment: ["VELVET_MEMORY_LIMIT": "lots"])
-        try expectFailure(["render", input, "-o", scratch.path("out.png"), "--no-effects"], in: scratch, output: scratch.path("out.png"),
-                          mentions: "got 'inf'", environment: ["VELVET_MEMORY_LIMIT": "inf"])
+        // Double() took these: hexadecimal, exponents.
+        for text in ["inf", "0x10G", "1e3M", ".5G", "5.G"] {
+            try expectFailure(["render", input, "-o", scratch.path("out.png"), "--no-effects"], in: scratch, output: scratch.path("out.png"),
+                              mentions: "got '\(text)'", environment: ["VELVET_MEMORY_LIMIT": text])
+        }
         // The default (8 GiB at most) refuses the largest frame FFmpeg decodes, before the render decodes it.
         let huge = scratch.path("huge.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "color=gray:size=16000x16000", "-frames:v", "1", huge])
