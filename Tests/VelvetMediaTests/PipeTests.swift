@@ -126,6 +126,10 @@ final class PipeTests: XCTestCase {
             XCTAssertTrue(result.stderr.hasPrefix("velvet: \(message)"), result.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: output))
         }
+        // Any command's text to a closed standard output fails as a write there (it was lost).
+        let listed = try pipeline("$velvet presets list >&-")
+        XCTAssertEqual(listed.status, 1, listed.stderr)
+        XCTAssertEqual(listed.stderr, "velvet: error: cannot write to standard output: Bad file descriptor\n")
         let closed = try pipeline("$velvet render '\(input)' -o '\(output)' --quiet <&- >&-")
         XCTAssertEqual(closed.status, 0, closed.stderr)
         let written = try frames(output)
