@@ -2,6 +2,7 @@
 """Sums a render's trace (VELVET_TRACE=FILE, docs/PERFORMANCE.md) per thread.
 
     Tools/trace-summary.py trace.json [--render K] [--from-frame N]
+    Tools/trace-summary.py trace.json [--render K] --startup [--depth D]
 
 For each thread: its spans as a tree (a span inside another on the same thread is its
 child), each path with its count, total and per-frame milliseconds; then the thread's time
@@ -11,6 +12,11 @@ plain transcode, passthrough, then each beauty render; with --beauty two untimed
 renders come first, so freqsep is render 4 and bilateral 5); --render K picks the K-th (from
 0, default the last). Frames are its "encode" spans; --from-frame skips the first N (start-up
 and the first frame's full detection search) by starting at the N-th encode.
+
+--startup prints the start-up instead: every span from the render's start to the end of
+its first frame's encode, thread by thread in time order (ms from the render's start, and
+each span's length), down to depth D (default 2), then the first encode's end: what the
+first frame waited for.
 """
 import argparse
 import collections
@@ -29,6 +35,8 @@ def main():
     parser.add_argument("trace")
     parser.add_argument("--render", type=int, default=-1)
     parser.add_argument("--from-frame", type=int, default=0)
+    parser.add_argument("--startup", action="store_true")
+    parser.add_argument("--depth", type=int, default=2)
     args = parser.parse_args()
     with open(args.trace) as f:
         events = json.load(f)["traceEvents"]
@@ -43,6 +51,8 @@ def main():
     render = renders[args.render]
     encodes = sorted(e["ts"] for e in spans
                      if e["name"] == "encode" and render["ts"] <= e["ts"] < render["ts"] + render["dur"])
+    if args.startup:
+        return startup(spans, names, render, encodes, args.depth)
     if len(encodes) <= args.from_frame + 1:
         sys.exit("trace-summary: fewer encoded frames than --from-frame + 2")
     start, end = encodes[args.from_frame], encodes[-1]
@@ -78,6 +88,29 @@ def main():
               f"idle {(wall - work - waits) / 1000 / frames:.3f}")
         for path, (count, total) in sorted(rows.items(), key=lambda r: -r[1][1]):
             print(f"  {path:60s} {count:7d} {total / 1000:10.1f} ms {total / 1000 / frames:8.3f} ms/frame")
+
+
+def startup(spans, names, render, encodes, depth):
+    """The render's spans up to its first frame's encode, per thread, nested by depth."""
+    if not encodes:
+        sys.exit("trace-summary: the render encoded no frame")
+    origin = render["ts"]
+    first = next(e for e in spans if e["name"] == "encode" and e["ts"] == encodes[0])
+    end = first["ts"] + first["dur"]
+    by_thread = collections.defaultdict(list)
+    for e in spans:
+        if e is not render and origin <= e["ts"] < end:
+            by_thread[e["tid"]].append(e)
+    for tid in sorted(by_thread, key=lambda t: min(e["ts"] for e in by_thread[t])):
+        print(f"\n{names.get(tid, tid)}")
+        stack = []
+        for e in sorted(by_thread[tid], key=lambda e: (e["ts"], -e["dur"])):
+            while stack and e["ts"] >= stack[-1]:
+                stack.pop()
+            if len(stack) < depth:
+                print(f"  {(e['ts'] - origin) / 1000:8.2f} ms  {'  ' * len(stack)}{e['name']:{50 - 2 * len(stack)}s} {e['dur'] / 1000:8.2f} ms")
+            stack.append(e["ts"] + e["dur"])
+    print(f"\nfirst frame encoded at {(end - origin) / 1000:.2f} ms")
 
 
 if __name__ == "__main__":

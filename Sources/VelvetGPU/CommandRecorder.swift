@@ -301,16 +301,34 @@ public final class CommandRecorder {
     /// by default) into `image`.
     public func upload(_ bytes: UnsafeRawBufferPointer, to image: GPUImage, rowPitch: Int? = nil) throws {
         requireTransfers()
-        let tightPitch = image.width * image.format.bytesPerPixel
-        let pitch = rowPitch ?? tightPitch
-        guard pitch >= tightPitch, pitch % image.format.bytesPerPixel == 0,
-              bytes.count >= pitch * (image.height - 1) + tightPitch else {
-            throw GPUError.invalidArgument("upload of \(bytes.count) B (row pitch \(pitch)) into a \(image.width)x\(image.height) \(image.format) image")
-        }
+        let pitch = try Self.uploadPitch(of: bytes.count, into: image, rowPitch: rowPitch)
         let staging = try context.staging.take(context: context, size: pitch * image.height)
         if let destination = staging.contents.baseAddress, let source = bytes.baseAddress {
             Trace.span("upload.copy") { ParallelCopy.copy(to: destination, from: source, count: min(bytes.count, staging.count)) }
         }
+        recordUpload(from: staging, to: image, pitch: pitch)
+    }
+
+    /// Copies bytes staged ahead (`StagedBytes`, rows `rowPitch` bytes apart; tightly packed by
+    /// default) into `image`: only the GPU's copy is recorded here.
+    public func upload(_ staged: StagedBytes, to image: GPUImage, rowPitch: Int? = nil) throws {
+        requireTransfers()
+        precondition(staged.context === context, "bytes staged for another device")
+        let pitch = try Self.uploadPitch(of: staged.count, into: image, rowPitch: rowPitch)
+        recordUpload(from: staged.lease, to: image, pitch: pitch)
+    }
+
+    /// The row pitch of an upload of `count` bytes into `image`, checked to cover it.
+    private static func uploadPitch(of count: Int, into image: GPUImage, rowPitch: Int?) throws -> Int {
+        let tightPitch = image.width * image.format.bytesPerPixel
+        let pitch = rowPitch ?? tightPitch
+        guard pitch >= tightPitch, pitch % image.format.bytesPerPixel == 0, count >= pitch * (image.height - 1) + tightPitch else {
+            throw GPUError.invalidArgument("upload of \(count) B (row pitch \(pitch)) into a \(image.width)x\(image.height) \(image.format) image")
+        }
+        return pitch
+    }
+
+    private func recordUpload(from staging: StagingLease, to image: GPUImage, pitch: Int) {
         // The layout barriers order the copy after earlier use of the image and make it
         // visible to later commands, so the image needs no tracking here.
         transition(image, from: VK_IMAGE_LAYOUT_GENERAL, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)

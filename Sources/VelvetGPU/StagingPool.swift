@@ -70,3 +70,23 @@ final class StagingLease: @unchecked Sendable {
         UnsafeMutableRawBufferPointer(rebasing: buffer.contents.prefix(count))
     }
 }
+
+/// Bytes copied into upload staging ahead of the recording that uploads them, on another
+/// thread: a video's decode thread stages each frame's planes, so the GPU thread, the
+/// render's bottleneck at small frames, records the GPU's copy without copying the frame
+/// itself (`CommandRecorder.upload(_:to:rowPitch:)`). The staging goes back to the pool when
+/// the last holder lets go: the recorder holds it until its submission has completed.
+public final class StagedBytes: @unchecked Sendable {
+    let lease: StagingLease
+    let context: GPUContext
+    /// The bytes staged.
+    public var count: Int { lease.count }
+
+    public init(context: GPUContext, copying bytes: UnsafeRawBufferPointer) throws {
+        self.context = context
+        lease = try context.staging.take(context: context, size: bytes.count)
+        if let destination = lease.contents.baseAddress, let source = bytes.baseAddress {
+            ParallelCopy.copy(to: destination, from: source, count: bytes.count)
+        }
+    }
+}

@@ -84,8 +84,14 @@ final class ColorConverter: @unchecked Sendable {
                 throw MediaError.unsupported("frame plane \(index) has an unsupported memory layout")
             }
             let bytes = UnsafeRawBufferPointer(start: data, count: pitch * (image.height - 1) + image.width * image.format.bytesPerPixel)
-            try recorder.upload(bytes, to: image, rowPitch: pitch)
+            // Staged by the decode thread: the same rows, copied there already.
+            if let staged = frame.stagedPlanes, index < staged.count, staged[index].count >= bytes.count {
+                try recorder.upload(staged[index], to: image, rowPitch: pitch)
+            } else {
+                try recorder.upload(bytes, to: image, rowPitch: pitch)
+            }
         }
+        frame.stagedPlanes = nil
     }
 
     /// Records planes -> working image (rgba16f, upright size).

@@ -53,8 +53,11 @@ public struct MemoryEstimate {
         let inFlight = Double(effectLookAhead > 0 ? framesInFlight : 1)
         gpuBytes = pixels * ((1 + inFlight) * (input.bytesPerPixel + output.bytesPerPixel) + 8 + effects + lookAheadImages)
         let decoded = input.bytesPerPixel + repackedBytesPerPixel
+        // The decoded queue's frames, and the one being staged, also hold their planes copied
+        // into upload staging (`FrameStaging`).
         let frames = isVideo
             ? (Self.videoFramesBesideTheQueues + 2 * Double(queueDepth)) * (decoded + output.bytesPerPixel)
+                + Double(queueDepth + 1) * input.bytesPerPixel
                 + Double(encoderLookahead) * Self.bytesPerLookaheadFrame * output.bytesPerPixel
                 + (effectLookAhead > 0 ? Double(effectLookAhead + FrameProcessor.lookAheadLead) + inFlight : 0) * decoded
             : decoded + 2 * output.bytesPerPixel

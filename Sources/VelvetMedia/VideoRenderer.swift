@@ -88,7 +88,7 @@ public final class VideoRenderer: @unchecked Sendable {
         let decodeClock = BusyClock(), gpuClock = BusyClock(), encodeClock = BusyClock()
 
         // Decode thread.
-        let decodeThread = Thread {
+        let decodeThread = Thread { [context] in
             Trace.nameThread("v-decode")
             let repacker = PixelRepacker()
             var position = 0
@@ -102,6 +102,7 @@ public final class VideoRenderer: @unchecked Sendable {
                         // A still output takes one frame: skip to it (without GPU work), stop after it.
                         if outputPlan.isStillImage && position < outputPlan.stillFrame { continue }
                         let ready = try decodeClock.measure { try Trace.span("repack") { try repacker.readable(frame) } }
+                        if !cpuOnly { try decodeClock.measure { try FrameStaging.stage(ready, context: context) } }
                         guard decoded.push(.frame(ready)) else { return }
                         if outputPlan.isStillImage {
                             if outputPlan.stillNeedsTheOnlyFrame, try Self.hasAnotherFrame(reader) {

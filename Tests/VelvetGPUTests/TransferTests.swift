@@ -122,6 +122,26 @@ final class TransferTests: GPUTestCase {
         }
     }
 
+    /// Bytes staged ahead (`StagedBytes`, as the decode thread stages a frame's planes) are
+    /// what the upload writes: the source changed after staging does not reach the image; rows
+    /// a pitch apart land as rows; too few staged bytes for the image is an error.
+    func testStagedBytesAreUploadedAsStaged() throws {
+        let image = try GPUImage(context: context, width: 601, height: 211, format: .rgba8)
+        let pitch = image.width * 4 + 36
+        var source = (0..<(pitch * image.height)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ $0 >> 9) }
+        let staged = try source.withUnsafeBytes { try StagedBytes(context: context, copying: UnsafeRawBufferPointer(rebasing: $0.prefix(pitch * (image.height - 1) + image.width * 4))) }
+        let expected = (0..<image.height).flatMap { row in source[(row * pitch)..<(row * pitch + image.width * 4)] }
+        for index in source.indices { source[index] = ~source[index] }
+        let recorder = try CommandRecorder(context: context)
+        try recorder.upload(staged, to: image, rowPitch: pitch)
+        let readback = try recorder.download(image)
+        try recorder.submit().wait()
+        XCTAssertTrue(readback.bytes == expected, "first wrong byte at \(readback.bytes.indices.first { readback.bytes[$0] != expected[$0] } ?? -1)")
+
+        let short = try source.withUnsafeBytes { try StagedBytes(context: context, copying: UnsafeRawBufferPointer(rebasing: $0.prefix(pitch * (image.height - 1)))) }
+        XCTAssertThrowsError(try CommandRecorder(context: context).upload(short, to: image, rowPitch: pitch))
+    }
+
     func testUploadOfWrongSizeIsAnError() throws {
         let image = try GPUImage(context: context, width: 4, height: 4, format: .rgba8)
         let recorder = try CommandRecorder(context: context)

@@ -52,6 +52,34 @@ final class GPURoundTripTests: GPUTestCase {
         }
     }
 
+    /// A frame staged by the decode thread (`FrameStaging`) is uploaded from its staging, whole,
+    /// for every readable format at odd sizes: after staging, the frame's own samples are
+    /// replaced, and what comes back is still the frame as staged (a plane staged short, or the
+    /// upload copying the frame again, fails here); the staging is let go once uploaded.
+    func testStagedFramesAreUploadedAsStaged() throws {
+        for format in VideoPlaneLayout.readableFormats {
+            let layout = try XCTUnwrap(VideoPlaneLayout(format))
+            let size = layout.chromaShift == (0, 0) ? (69, 45) : (70, 46)
+            let processor = try makeProcessor(layout, size: size, inputOrientation: .identity)
+            let input = try RandomFrame.make(layout, width: size.0, height: size.1, seed: 21)
+            let expected = PlaneSamples(input, layout)
+            try FrameStaging.stage(input, context: context)
+            XCTAssertEqual(input.stagedPlanes?.count, layout.planes.count, layout.name)
+            let other = try RandomFrame.make(layout, width: size.0, height: size.1, seed: 22)
+            for plane in layout.planes.indices {
+                let pitch = Int(velvet_frame_linesize(input.pointer, Int32(plane)))
+                XCTAssertEqual(pitch, Int(velvet_frame_linesize(other.pointer, Int32(plane))))
+                let rows = layout.planeSize(plane, width: size.0, height: size.1).1
+                try XCTUnwrap(velvet_frame_data(input.pointer, Int32(plane)))
+                    .update(from: try XCTUnwrap(velvet_frame_data(other.pointer, Int32(plane))), count: pitch * rows)
+            }
+            XCTAssertGreaterThan(expected.maxDifference(to: PlaneSamples(input, layout)), 0, layout.name)
+            let output = try processor.process(input, index: 0, time: 0, isStillImage: false, effect: nil)
+            XCTAssertNil(input.stagedPlanes, layout.name)
+            XCTAssertEqual(expected.maxDifference(to: PlaneSamples(output, layout)), 0, "\(layout.name): not the staged frame")
+        }
+    }
+
     /// Without the option an unchanged frame is the decoded frame itself (no colour out, no download).
     func testWithoutTheOptionTheDecodedFrameIsPassedOn() throws {
         let layout = try XCTUnwrap(VideoPlaneLayout(AV_PIX_FMT_YUV420P))

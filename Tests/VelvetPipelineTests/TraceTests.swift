@@ -17,8 +17,8 @@ final class TraceTests: XCTestCase {
     /// A 12-frame clip rendered with the default look-ahead and the trace on: every thread of
     /// the render is named and its spans nest; the models load on the preparation thread; one "render" span holds them all; the encode
     /// thread encoded each output frame once; the GPU thread waited on fences and the
-    /// look-ahead thread tracked frames; the GPU row has each frame's colour conversion in; and
-    /// the summary reads it.
+    /// look-ahead thread tracked frames; the GPU row has each frame's colour conversion in; the
+    /// decode thread staged each frame's upload; and the summary and its start-up view read it.
     func testRenderWritesATimelinePerThread() throws {
         let scratch = try Scratch()
         let clip = scratch.path("clip.mp4"), output = scratch.path("out.mp4"), trace = scratch.path("trace.json")
@@ -88,6 +88,10 @@ final class TraceTests: XCTestCase {
         XCTAssertEqual(named("gpu", "lookahead.color_in").count, frames)
         XCTAssertEqual(named("gpu", "lookahead.upload").count, frames)
         XCTAssertEqual(named("gpu", "upload").count, 0, "a frame shown to the look-ahead is not uploaded again")
+        // The decode thread copies each frame's planes into upload staging; the GPU thread only
+        // records the GPU's copy (`FrameStaging`).
+        XCTAssertEqual(named("v-decode", "stage").count, frames)
+        XCTAssertEqual(named("v-gpu", "upload.copy").count, 0, "the GPU thread copied a frame the decode thread had staged")
         // Recording each GPU section is a CPU span named after it, on the thread that recorded it.
         XCTAssertEqual(named("v-gpu", "record:color_in").count, renderConversions)
         XCTAssertEqual(named("v-gpu", "record:lookahead.color_in").count, frames)
@@ -102,6 +106,13 @@ final class TraceTests: XCTestCase {
         for row in ["9 frames from frame 2", "v-gpu: work", "gpu: work", "frame.finish/fence.wait"] {
             XCTAssertTrue(summary.stdout.contains(row), "summary lacks \(row):\n\(summary.stdout)")
         }
+        // --startup: the spans before the first frame was encoded, thread by thread.
+        let startup = try Tool.run("python3", [repository.appendingPathComponent("Tools/trace-summary.py").path, trace, "--startup"])
+        XCTAssertEqual(startup.status, 0, startup.stderr)
+        for row in ["v-prepare", "effect.prepare", "v-decode", "writer.open", "first frame encoded at"] {
+            XCTAssertTrue(startup.stdout.contains(row), "start-up lacks \(row):\n\(startup.stdout)")
+        }
+        XCTAssertFalse(startup.stdout.contains("frame.finish/"), startup.stdout)
     }
 
     /// `VELVET_DISPATCH_TIMES=skin.,color_`: each dispatch of the sections so named is timed
