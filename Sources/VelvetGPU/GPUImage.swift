@@ -1,4 +1,5 @@
 import CVulkan
+import Foundation
 
 /// Pixel formats Velvet keeps on the GPU. The unorm r8/rg8/r16/rg16 formats hold video
 /// planes exactly as decoded (8-bit, or up to 16-bit samples).
@@ -53,6 +54,7 @@ public final class GPUImage: @unchecked Sendable {
         guard width <= limit, height <= limit else {
             throw GPUError.invalidArgument("image size \(width)x\(height) exceeds this device's limit of \(limit) px per side")
         }
+        let traceStart = DispatchTime.now().uptimeNanoseconds
         self.context = context
         self.width = width
         self.height = height
@@ -116,6 +118,9 @@ public final class GPUImage: @unchecked Sendable {
         let recorder = try CommandRecorder(context: context)
         recorder.transitionToGeneral(self)
         try recorder.submit().wait()
+        // Traced: the wait is one for everything queued before it (up to 76 ms on lavapipe in a
+        // render's first frames).
+        Trace.shared?.record("gpu.image", since: traceStart)
     }
 
     deinit {

@@ -140,7 +140,8 @@ final class MemoryAllocator: @unchecked Sendable {
         info.allocationSize = size
         info.memoryTypeIndex = typeIndex
         var memory: VkDeviceMemory? = nil
-        let result = vkAllocateMemory(device, &info, nil, &memory)
+        // Traced: a driver may clear the block's pages here, milliseconds on a frame's path.
+        let result = Trace.span("gpu.memory.block") { vkAllocateMemory(device, &info, nil, &memory) }
         if result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY {
             throw GPUError.outOfMemory("could not allocate a \(size >> 20) MiB block")
         }

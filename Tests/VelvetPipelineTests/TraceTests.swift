@@ -92,6 +92,8 @@ final class TraceTests: XCTestCase {
         // records the GPU's copy (`FrameStaging`).
         XCTAssertEqual(named("v-decode", "stage").count, frames)
         XCTAssertEqual(named("v-gpu", "upload.copy").count, 0, "the GPU thread copied a frame the decode thread had staged")
+        // Images made while tracing are spans of their own (their layout change waits on the queue).
+        XCTAssertFalse(named("v-gpu", "gpu.image").isEmpty)
         // Recording each GPU section is a CPU span named after it, on the thread that recorded it.
         XCTAssertEqual(named("v-gpu", "record:color_in").count, renderConversions)
         XCTAssertEqual(named("v-gpu", "record:lookahead.color_in").count, frames)
