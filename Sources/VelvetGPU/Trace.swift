@@ -21,7 +21,7 @@ public final class Trace: @unchecked Sendable {
         let end: UInt64
     }
 
-    let path: String
+    public let path: String
     private let lock = NSLock()
     private var spans: [Span] = []
     private var dropped = 0
@@ -119,10 +119,19 @@ public final class Trace: @unchecked Sendable {
     }
 
     private var warned = false
+    /// Why the trace must not be written (it names a file the command reads or writes).
+    private var refusal: String?
+
+    /// Keeps the trace from being written, saying `reason` once when it would have been:
+    /// `VELVET_TRACE` named the command's input or output, which it would replace.
+    public func refuse(_ reason: String) { lock.withLock { refusal = reason } }
 
     /// Writes every span so far to the file (through `OutputFile`: a temporary file and a
     /// rename, so a reader never sees half of it; a FIFO or a link is written through).
     public func write() throws {
+        if let refusal = lock.withLock({ refusal }) {
+            throw GPUError.invalidArgument("VELVET_TRACE: \(refusal): no trace written")
+        }
         do {
             try OutputFile.write(json(), to: path)
         } catch {

@@ -78,6 +78,7 @@ final class ColorConverter: @unchecked Sendable {
 
     /// Records the upload of a decoded frame's planes, as they are.
     func recordUpload(of frame: MediaFrame, to planes: [GPUImage], on recorder: CommandRecorder) throws {
+        let staged = FrameStaging.take(from: frame)
         for (index, image) in planes.enumerated() {
             let pitch = Int(velvet_frame_linesize(frame.pointer, Int32(index)))
             guard pitch > 0, let data = velvet_frame_data(frame.pointer, Int32(index)) else {
@@ -85,13 +86,12 @@ final class ColorConverter: @unchecked Sendable {
             }
             let bytes = UnsafeRawBufferPointer(start: data, count: pitch * (image.height - 1) + image.width * image.format.bytesPerPixel)
             // Staged by the decode thread: the same rows, copied there already.
-            if let staged = frame.stagedPlanes, index < staged.count, staged[index].count >= bytes.count {
+            if let staged, index < staged.count, staged[index].count >= bytes.count {
                 try recorder.upload(staged[index], to: image, rowPitch: pitch)
             } else {
                 try recorder.upload(bytes, to: image, rowPitch: pitch)
             }
         }
-        frame.stagedPlanes = nil
     }
 
     /// Records planes -> working image (rgba16f, upright size).

@@ -7,11 +7,23 @@ import VelvetGPU
 /// (`ColorConverter.recordUpload`). A frame of a layout this does not know keeps its planes
 /// unstaged, and the GPU thread copies them as before.
 enum FrameStaging {
-    /// Stages `frame`'s planes (`MediaFrame.stagedPlanes`), each as a reader of its rows needs
+    /// A frame's planes in staging, in plane order.
+    final class Planes {
+        let planes: [StagedBytes]
+        init(_ planes: [StagedBytes]) { self.planes = planes }
+    }
+
+    /// Stages `frame`'s planes (`MediaFrame.stagedUpload`), each as a reader of its rows needs
     /// it: the line size times the rows but the last, then the last row's own bytes.
     static func stage(_ frame: MediaFrame, context: GPUContext) throws {
         guard let planes = planeBytes(of: frame) else { return }
-        frame.stagedPlanes = try Trace.span("stage") { try planes.map { try StagedBytes(context: context, copying: $0) } }
+        frame.stagedUpload = Planes(try Trace.span("stage") { try planes.map { try StagedBytes(context: context, copying: $0) } })
+    }
+
+    /// The staged planes of `frame`, taken off it (nil when it has none).
+    static func take(from frame: MediaFrame) -> [StagedBytes]? {
+        defer { frame.stagedUpload = nil }
+        return (frame.stagedUpload as? Planes)?.planes
     }
 
     /// Each plane's bytes, or nil where the layout is not a plain one (a palette, a hardware

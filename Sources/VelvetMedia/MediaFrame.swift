@@ -1,13 +1,13 @@
 import CFFmpeg
-import VelvetGPU
 
 /// An owned AVFrame. Handed from one pipeline thread to the next, never shared, hence
 /// @unchecked Sendable.
 final class MediaFrame: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVFrame>
-    /// Its planes copied into upload staging by the decode thread (`FrameStaging`), until the
-    /// upload takes them.
-    var stagedPlanes: [StagedBytes]?
+    /// Its planes copied into upload staging by the decode thread (`FrameStaging.Planes`), until
+    /// the upload takes them. Untyped so that this file stays free of the GPU module (the media
+    /// fuzz target builds it without one).
+    var stagedUpload: AnyObject?
 
     init() throws {
         guard let frame = av_frame_alloc() else { throw MediaError.unsupported("out of memory allocating a frame") }

@@ -21,6 +21,9 @@ struct OutputContainer: @unchecked Sendable {
     /// - Parameter formatName: the muxer asked for by name (`--format`); required for `-`.
     init(path: String, formatName: String? = nil) throws {
         let isPipe = path == Self.standardOutput
+        // A folder, or a name ending in '/', is no file to write whatever its extension
+        // (`-o clips.mp4` where clips.mp4 is a folder was "cannot write", exit 1).
+        if !isPipe, let folder = Self.folderError(path) { throw folder }
         if let formatName {
             let muxer = Self.formatAliases[formatName] ?? formatName
             if isPipe, !Self.pipeFormats.contains(muxer) {
@@ -189,11 +192,20 @@ struct OutputContainer: @unchecked Sendable {
         (avcodec_descriptor_get(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_TEXT_SUB != 0
     }
 
-    static func unknownFormat(_ path: String) -> MediaError {
+    /// The refusal of an output path that names a folder: one there, or a name ending in '/'.
+    static func folderError(_ path: String) -> MediaError? {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             return .output(path: path, reason: "it is a directory; name the output file (.mp4, .mkv, .mov, .png, .jpg, ...)")
         }
+        if path.hasSuffix("/") {
+            return .output(path: path, reason: "a name ending in '/' names a folder; name the output file (.mp4, .mkv, .mov, .png, .jpg, ...)")
+        }
+        return nil
+    }
+
+    static func unknownFormat(_ path: String) -> MediaError {
+        if let folder = folderError(path) { return folder }
         let pathExtension = URL(fileURLWithPath: path).pathExtension
         guard !pathExtension.isEmpty else {
             return .output(path: path, reason: "no extension to choose a format by (use .mp4, .mkv, .mov, .png, .jpg, ... or --format)")

@@ -1,6 +1,7 @@
 import Foundation
 import VelvetFace
 import VelvetFiles
+import VelvetGPU
 import VelvetBeauty
 import VelvetMedia
 
@@ -40,10 +41,16 @@ struct CommandFiles {
         }
     }
 
-    /// The files a preset came from and reads: a preset given as a file (`--preset look.json`)
-    /// and its LUT file, which no output may overwrite either.
-    mutating func presetFiles(given: String?, preset: BeautyPreset) {
-        if let given, PresetStore.isFileReference(given) { input(given, "the preset file") }
+    /// The files a preset came from and reads, which no output may overwrite either: a preset
+    /// given as a file (`--preset look.json`); a saved preset given by name, or with none given
+    /// the default-preset file and the saved preset it names; and the preset's LUT file.
+    mutating func presetFiles(given: String?, preset: BeautyPreset, store: PresetStore = .standard()) {
+        if let given, PresetStore.isFileReference(given) {
+            input(given, "the preset file")
+        } else if let name = given ?? (try? store.defaultName()) {
+            if BeautyPreset.builtIn(name) == nil { input(store.fileURL(name).path, "the saved preset file") }
+        }
+        if given == nil { input(store.defaultFile.path, "the default-preset file") }
         if case .file(let lut) = preset.lut.source { input(lut, "the LUT file") }
     }
     mutating func output(_ path: String, _ label: String) { outputs.append((label, path)) }
@@ -51,7 +58,18 @@ struct CommandFiles {
     /// Runs every check; usage errors first.
     func check() throws {
         try checkDistinct()
+        checkTrace()
         for output in outputs where output.path != Self.standardStream { try Self.claim(output.path, policy: policy) }
+    }
+
+    /// `VELVET_TRACE` naming one of the command's files would replace it with the trace: the
+    /// trace is not written then (one warning), the command runs as asked.
+    private func checkTrace() {
+        guard let trace = Trace.shared else { return }
+        for file in inputs + outputs where file.path != Self.standardStream && SameFile.check(file.path, trace.path) {
+            trace.refuse("\(trace.path) would replace \(file.label) \(file.path)")
+            return
+        }
     }
 
     /// Usage error when an output is also an input or another output, or `-` is where it cannot be.

@@ -328,6 +328,7 @@ final class BadInputTests: XCTestCase {
         let scratch = try Scratch()
         let input = scratch.path("in.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+        try FileManager.default.createDirectory(atPath: scratch.path("folder.mp4"), withIntermediateDirectories: false)
         for arguments in [["render"], ["render", "a.mp4", "--no-effects"], ["render", "a.mp4", "-o", "b.mp4", "--crf", "99", "--no-effects"], ["frobnicate"],
                           ["render", "a.mp4", "-o", "b.mp4", "--codec", "vp8", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.mp4"), "-y", "-n", "--no-effects"],
@@ -344,6 +345,9 @@ final class BadInputTests: XCTestCase {
                           ["render", input, "-o", scratch.path("x.png"), "--codec", "libx264", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.png"), "--encoder-opt", "nosuch=1", "--no-effects"],
                           ["render", input, "-o", scratch.url.path, "--no-effects"],
+                          // A folder named like a video, and a name ending in '/': was exit 1 and "unknown format '.mp4'".
+                          ["render", input, "-o", scratch.path("folder.mp4"), "-y", "--no-effects"],
+                          ["render", input, "-o", scratch.path("new.mp4") + "/", "--no-effects"],
                           ["render", input, "-o", scratch.path("x.png"), "--lut", ""], ["render", input, "-o", scratch.path("x.png"), "--preset", ""],
                           ["render", input, "-o", scratch.path("x.png"), "--no-effects", "--strength", "0.5"],
                           // An empty value or argument names no file (compare made "<cwd>.json" from --report '').
@@ -357,8 +361,9 @@ final class BadInputTests: XCTestCase {
             let result = try Tool.run(Tool.velvet, arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             if arguments.count > 1 { XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)") }
+            XCTAssertFalse(result.stderr.contains("unknown output format '.mp4'"), result.stderr)
         }
-        XCTAssertEqual(scratch.files, ["in.png"])
+        XCTAssertEqual(scratch.files, ["folder.mp4", "in.png"])
         // The names x264 takes, as it takes them: without case, joined tunes, a preset by number.
         for option in ["preset=UltraFast", "tune=zerolatency,fastdecode", "preset=0"] {
             let result = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("ok.mkv"), "-y", "--no-effects", "--encoder-opt", option])
@@ -442,6 +447,48 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(try keptNames.map { try Data(contentsOf: URL(fileURLWithPath: scratch.path($0))) }, kept)
         XCTAssertEqual(scratch.files, ["grade.cube", "link.mp4", "look.json", "r.html", "raw-freqsep.rgba", "v.mp4",
                                        "velvet-bench-plain.mp4", "velvet-soak-out.mp4"])
+    }
+
+    /// The saved presets a command reads (the default-preset file and the preset it names, or
+    /// one given by name) are inputs too: an output there, or a link to one, is a usage error
+    /// and the preset is kept (it was overwritten with exit 0). `VELVET_TRACE` naming the input
+    /// or the output writes no trace, says so once, and the command does what it was asked.
+    func testSavedPresetsAndTheTraceNeverReplaceTheCommandsFiles() throws {
+        let scratch = try Scratch()
+        let video = scratch.path("v.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-t", "0.3", "-pix_fmt", "yuv420p", "-c:v", "libx264", video])
+        let config = scratch.path("cfg"), environment = ["XDG_CONFIG_HOME": scratch.path("cfg")]
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["presets", "save", "mine", "--strength", "0.4"], environment: environment).status, 0)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["presets", "default", "mine"], environment: environment).status, 0)
+        let saved = config + "/velvet/presets/mine.json", pointer = config + "/velvet/default-preset"
+        try FileManager.default.createDirectory(atPath: scratch.path("bo"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("bo/v.mp4"), withDestinationPath: saved)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link.mp4"), withDestinationPath: saved)
+        let kept = try [saved, pointer].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        for arguments in [["render", video, "-o", saved, "--format", "mp4", "-y"],
+                          ["render", video, "-o", saved, "--format", "mp4", "-y", "--preset", "mine"],
+                          ["render", video, "-o", pointer, "--format", "mp4", "-y"],
+                          ["render", video, "-o", scratch.path("link.mp4"), "-y"],
+                          ["compare", video, "-o", scratch.path("link.mp4"), "-y", "--a-preset", "mine"],
+                          ["batch", video, "--output-dir", scratch.path("bo"), "-y"]] {
+            let result = try Tool.run(Tool.velvet, arguments, environment: environment)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("saved preset file") || result.stderr.contains("default-preset file"), result.stderr)
+        }
+        XCTAssertEqual(try [saved, pointer].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }, kept)
+
+        let original = try Data(contentsOf: URL(fileURLWithPath: video))
+        let output = scratch.path("out.mp4")
+        for trace in [video, output] {
+            let result = try Tool.run(Tool.velvet, ["render", video, "-o", output, "-y", "--quiet"],
+                                      environment: environment.merging(["VELVET_TRACE": trace]) { $1 })
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let warnings = result.stderr.split(separator: "\n").filter { !$0.contains("validation layer on") }
+            XCTAssertEqual(warnings, ["velvet: warning: VELVET_TRACE: \(trace) would replace \(trace == video ? "the input" : "-o") \(trace): no trace written"])
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: video)), original)
+            XCTAssertEqual(try Tool.probe(output, "stream=codec_name"), "h264")
+        }
     }
 
     /// ffmpeg's -y/-n: an existing output is refused unless -y (with -n, and without either as

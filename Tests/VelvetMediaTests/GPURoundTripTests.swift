@@ -64,7 +64,7 @@ final class GPURoundTripTests: GPUTestCase {
             let input = try RandomFrame.make(layout, width: size.0, height: size.1, seed: 21)
             let expected = PlaneSamples(input, layout)
             try FrameStaging.stage(input, context: context)
-            XCTAssertEqual(input.stagedPlanes?.count, layout.planes.count, layout.name)
+            XCTAssertEqual((input.stagedUpload as? FrameStaging.Planes)?.planes.count, layout.planes.count, layout.name)
             let other = try RandomFrame.make(layout, width: size.0, height: size.1, seed: 22)
             for plane in layout.planes.indices {
                 let pitch = Int(velvet_frame_linesize(input.pointer, Int32(plane)))
@@ -75,7 +75,7 @@ final class GPURoundTripTests: GPUTestCase {
             }
             XCTAssertGreaterThan(expected.maxDifference(to: PlaneSamples(input, layout)), 0, layout.name)
             let output = try processor.process(input, index: 0, time: 0, isStillImage: false, effect: nil)
-            XCTAssertNil(input.stagedPlanes, layout.name)
+            XCTAssertNil(input.stagedUpload, layout.name)
             XCTAssertEqual(expected.maxDifference(to: PlaneSamples(output, layout)), 0, "\(layout.name): not the staged frame")
         }
     }
