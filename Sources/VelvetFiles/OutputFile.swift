@@ -39,16 +39,21 @@ public final class OutputFile: @unchecked Sendable {
     private var done = false
     /// The temporary file, opened by `PartialFiles.claim` and locked while this process writes it.
     private var claim: Int32 = -1
+    private let checksOtherWriters: Bool
     /// A stream output, once created, until committed or discarded (`UnfinishedFiles.streaming`).
     private var sending = false
 
     /// Checks that the output's directory exists and is writable.
     /// - Parameter ownsEntry: the path is Velvet's own (a batch record): whatever is there, a
     ///   link or a FIFO included, is replaced as an entry, never followed or written into.
-    public init(path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false) throws {
+    /// - Parameter isSequenceFrame: a frame of an image sequence: its claim does not look for
+    ///   other writers of the same file (`PartialFiles.claim`'s `othersToo`), which the
+    ///   sequence's own check made for all its frames at once.
+    public init(path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false, isSequenceFrame: Bool = false) throws {
         target = ownsEntry ? .file(path: path) : try OutputTarget.of(path)
         self.path = path
         self.policy = policy
+        checksOtherWriters = !isSequenceFrame
         switch target {
         case .file(let file):
             try Self.checkDirectory(of: file, named: path)
@@ -100,7 +105,7 @@ public final class OutputFile: @unchecked Sendable {
         return try UnfinishedFiles.shared.adding(temporaryPath) {
             if claim < 0 {
                 do {
-                    claim = try PartialFiles.claim(temporaryPath, output: path)
+                    claim = try PartialFiles.claim(temporaryPath, output: path, othersToo: checksOtherWriters)
                 } catch {
                     UnfinishedFiles.shared.remove(temporaryPath) // another writer's: never swept
                     throw error

@@ -36,7 +36,7 @@ final class PictureSequenceOutput {
         if !inputKeys.isDisjoint(with: SameFile.keys(name)) {
             throw MediaError.output(path: pattern, reason: "frame \(number), \(name), would overwrite the input")
         }
-        let file = try OutputFile(path: name, policy: policy)
+        let file = try OutputFile(path: name, policy: policy, isSequenceFrame: true)
         frames.append(file)
         return file
     }

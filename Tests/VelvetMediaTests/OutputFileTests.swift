@@ -129,4 +129,30 @@ final class OutputFileTests: XCTestCase {
         XCTAssertEqual(SiblingName.hidden("a.mp4", suffix: ".velvet-done"), ".a.mp4.velvet-done", "short names are kept whole")
         XCTAssertEqual(PartialFiles.path(for: "/x/a.mp4", pid: 42), "/x/.a.mp4.velvet-partial-42")
     }
+
+    /// A live writer whose partial appeared after the command's first check (two renders with
+    /// `-y` started together) makes the output busy when this one creates its own partial, which
+    /// it removes again; a sequence's frame does not look (its sequence was checked whole), and
+    /// once the other writer is gone the output is written.
+    func testAWriterThatAppearedMeanwhileMakesTheOutputBusy() throws {
+        let scratch = try Scratch()
+        let output = scratch.path("o.mp4")
+        let other = PartialFiles.path(for: output, pid: 424242)
+        let descriptor = open(other, O_RDWR | O_CREAT, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        XCTAssertEqual(flock(descriptor, LOCK_EX), 0)
+        let file = try OutputFile(path: output, policy: .replace)
+        XCTAssertThrowsError(try file.creating { _ in }) { error in
+            XCTAssertEqual("\(error)", "\(output) is being written by velvet process 424242; wait for it or stop it")
+        }
+        XCTAssertEqual(scratch.files, [".o.mp4.velvet-partial-424242"])
+        let frame = try OutputFile(path: output, policy: .replace, isSequenceFrame: true)
+        try frame.creating { path in try Data("frame".utf8).write(to: URL(fileURLWithPath: path)) }
+        frame.discard()
+        close(descriptor)
+        let later = try OutputFile(path: output, policy: .replace)
+        try later.creating { path in try Data("mine".utf8).write(to: URL(fileURLWithPath: path)) }
+        try later.commit()
+        XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), "mine")
+    }
 }
