@@ -47,7 +47,7 @@ public final class OutputFile: @unchecked Sendable {
     /// - Parameter ownsEntry: the path is Velvet's own (a batch record): whatever is there, a
     ///   link or a FIFO included, is replaced as an entry, never followed or written into.
     /// - Parameter isSequenceFrame: a frame of an image sequence: its claim does not look for
-    ///   other writers of the same file (`PartialFiles.claim`'s `othersToo`), which the
+    ///   other writers of the same file (`PartialFiles.claim`'s `othersOf`), which the
     ///   sequence's own check made for all its frames at once.
     public init(path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false, isSequenceFrame: Bool = false) throws {
         target = ownsEntry ? .file(path: path) : try OutputTarget.of(path)
@@ -105,7 +105,9 @@ public final class OutputFile: @unchecked Sendable {
         return try UnfinishedFiles.shared.adding(temporaryPath) {
             if claim < 0 {
                 do {
-                    claim = try PartialFiles.claim(temporaryPath, output: path, othersToo: checksOtherWriters)
+                    var file: String?
+                    if checksOtherWriters, case .file(let target) = target { file = target }
+                    claim = try PartialFiles.claim(temporaryPath, output: path, othersOf: file)
                 } catch {
                     UnfinishedFiles.shared.remove(temporaryPath) // another writer's: never swept
                     throw error

@@ -25,19 +25,6 @@ public enum PartialFiles {
         }
     }
 
-    /// The other partials of the output `partial` is one of (its name up to the PID the same).
-    static func others(beside partial: String) -> [(path: String, pid: Int32)] {
-        guard let marked = partial.range(of: marker, options: .backwards) else { return [] }
-        let prefix = String(partial[..<marked.upperBound])
-        let directory = URL(fileURLWithPath: partial).deletingLastPathComponent().path
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.compactMap { name in
-            let path = directory + "/" + name
-            guard path.hasPrefix(prefix), path != partial, let pid = Int32(path.dropFirst(prefix.count)) else { return nil }
-            return (path, pid)
-        }
-    }
-
     /// Deletes the partials of `output` whose writer is gone; returns the PID of a live velvet
     /// process still writing it, if there is one (its partial is left alone).
     public static func clearStale(of output: String) -> Int32? {
@@ -53,18 +40,19 @@ public enum PartialFiles {
     /// dead writer's (or something planted there) and is removed, unless its writer is live:
     /// then `output` is busy.
     ///
-    /// With `othersToo`, a live writer's partial of `output` under another PID found once this
-    /// one is locked makes it busy as well: two renders started together both passed the
-    /// command's first check, made before either had a partial (with `-y` both succeeded, the
-    /// later replacing the earlier). Of two that create theirs at the same instant both may
-    /// refuse; neither succeeds falsely. Left out for a sequence's frames (a folder listing each).
-    public static func claim(_ partial: String, output: String, othersToo: Bool = false) throws -> Int32 {
+    /// With `othersOf` (the file `partial` is for), a live writer's partial of that file under
+    /// another PID found once this one is locked makes it busy as well: two renders started
+    /// together both passed the command's first check, made before either had a partial (with
+    /// `-y` both succeeded, the later replacing the earlier). Of two that create theirs at the
+    /// same instant both may refuse; neither succeeds falsely. Left out for a sequence's frames
+    /// (a folder listing each).
+    public static func claim(_ partial: String, output: String, othersOf file: String? = nil) throws -> Int32 {
         for _ in 0..<3 {
             let descriptor = open(partial, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if descriptor >= 0 {
                 // New and unlinked by no one: a checker holding its brief shared lock is waited for.
                 while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
-                if othersToo, let other = others(beside: partial).first(where: { isLive($0.path, pid: $0.pid) }) {
+                if let file, let other = existing(of: file).first(where: { $0.path != partial && isLive($0.path, pid: $0.pid) }) {
                     unlink(partial)
                     close(descriptor)
                     throw OutputFileError.busy(path: output, pid: other.pid)

@@ -44,7 +44,8 @@ struct CommandFiles {
     /// The files a preset came from and reads, which no output may overwrite either: a preset
     /// given as a file (`--preset look.json`); a saved preset given by name, or with none given
     /// the default-preset file and the saved preset it names; and the preset's LUT file.
-    mutating func presetFiles(given: String?, preset: BeautyPreset, store: PresetStore = .standard()) {
+    mutating func presetFiles(given: String?, preset: BeautyPreset) {
+        let store = PresetStore.standard()
         if let given, PresetStore.isFileReference(given) {
             input(given, "the preset file")
         } else if let name = given ?? (try? store.defaultName()) {
