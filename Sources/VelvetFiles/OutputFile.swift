@@ -108,6 +108,7 @@ public final class OutputFile: @unchecked Sendable {
                     var file: String?
                     if checksOtherWriters, case .file(let target) = target { file = target }
                     claim = try PartialFiles.claim(temporaryPath, output: path, othersOf: file)
+                    UnfinishedFiles.shared.locate(temporaryPath, by: claim)
                 } catch {
                     UnfinishedFiles.shared.remove(temporaryPath) // another writer's: never swept
                     throw error
@@ -160,7 +161,8 @@ public final class OutputFile: @unchecked Sendable {
         done = true
         guard !writesInPlace else { return endSending() }
         UnfinishedFiles.shared.exclusively {
-            if claim >= 0 { unlink(temporaryPath) } // not another writer's file of the same name
+            // Not another writer's file of the same name; found by its descriptor if its folder was renamed.
+            if claim >= 0 { UnfinishedFiles.unlink(temporaryPath, following: claim) }
             UnfinishedFiles.shared.remove(temporaryPath)
             release()
         }

@@ -5,18 +5,27 @@ import Foundation
 /// lies in a folder of its own (`mkdtemp`: a name no one can guess, open to this user
 /// alone), so nothing planted in a shared temporary directory (a link to another file) is
 /// ever written through.
+/// The folder is locked (`flock`) while its process lives, so the folders of a killed one
+/// (SIGKILL, which nothing can catch) are found unlocked and deleted by the next scratch file.
 public final class ScratchFile: @unchecked Sendable {
     public let path: String
     private let folder: String
+    private let lock: Int32
+
+    private static let prefix = "velvet-"
 
     /// `$TMPDIR/velvet-XXXXXX/NAME`.
     public init(_ name: String) throws {
-        var template = Array(URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("velvet-XXXXXX").path.utf8CString)
+        let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
+        Self.deleteAbandoned(in: temporary)
+        var template = Array(temporary.appendingPathComponent(Self.prefix + "XXXXXX").path.utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw OutputFileError.cannotWrite(path: NSTemporaryDirectory(), reason: String(cString: strerror(errno)))
         }
         folder = String(cString: made)
         path = folder + "/" + name
+        lock = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if lock >= 0 { flock(lock, LOCK_EX) }
         UnfinishedFiles.shared.adding(folder) {}
         UnfinishedFiles.shared.adding(path) {}
     }
@@ -27,6 +36,25 @@ public final class ScratchFile: @unchecked Sendable {
             rmdir(folder)
             UnfinishedFiles.shared.remove(path)
             UnfinishedFiles.shared.remove(folder)
+        }
+        if lock >= 0 { close(lock) }
+    }
+
+    /// Deletes this user's scratch folders that no live process holds locked, and their files.
+    private static func deleteAbandoned(in temporary: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        for name in names where name.hasPrefix(prefix) && name.count == prefix.count + 6 {
+            let folder = temporary.appendingPathComponent(name).path
+            let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            var info = stat()
+            // A folder made in the last minute may be one whose process has not locked it yet.
+            guard fstat(descriptor, &info) == 0, info.st_uid == getuid(), time(nil) - info.st_mtim.tv_sec > 60,
+                  flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            // Its own files only, relative to the folder opened (a link is removed, never followed).
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] { unlinkat(descriptor, entry, 0) }
+            rmdir(folder)
         }
     }
 }

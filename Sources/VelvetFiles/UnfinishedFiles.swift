@@ -10,6 +10,9 @@ public final class UnfinishedFiles: @unchecked Sendable {
 
     private let lock = NSRecursiveLock()
     private var paths: Set<String> = []
+    /// A descriptor open on a registered file, where there is one: it finds the file after its
+    /// folder was renamed (`unlink(_:following:)`).
+    private var descriptors: [String: Int32] = [:]
     /// Outputs written as they go (standard output, a FIFO), by the name the user gave: an end
     /// of the process ends what they were sent, which nothing can take back.
     private var streams: [String: Int] = [:]
@@ -27,9 +30,40 @@ public final class UnfinishedFiles: @unchecked Sendable {
         try lock.withLock(body)
     }
 
+    /// Notes a descriptor open on the registered `path` (until `remove`).
+    public func locate(_ path: String, by descriptor: Int32) {
+        lock.withLock { descriptors[path] = descriptor }
+    }
+
     /// Forgets `path` (it was committed or deleted).
     public func remove(_ path: String) {
-        lock.withLock { _ = paths.remove(path) }
+        lock.withLock {
+            paths.remove(path)
+            descriptors[path] = nil
+        }
+    }
+
+    /// Deletes the file at `path` or, where a folder above it was renamed meanwhile, the same
+    /// file where `descriptor` (open on it) now finds it. Whether a file was deleted.
+    @discardableResult
+    public static func unlink(_ path: String, following descriptor: Int32?) -> Bool {
+        if Glibc.unlink(path) == 0 { return true }
+        guard errno == ENOENT, let descriptor, let moved = currentPath(of: descriptor) else { return false }
+        return Glibc.unlink(moved) == 0
+    }
+
+    /// Where the file open on `descriptor` is now, if it still has a name: the kernel's link
+    /// for it, checked to be the same file.
+    static func currentPath(of descriptor: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(cString: buffer)
+        var open = stat(), named = stat()
+        guard fstat(descriptor, &open) == 0, lstat(path, &named) == 0, open.st_dev == named.st_dev, open.st_ino == named.st_ino else {
+            return nil
+        }
+        return path
     }
 
     /// Notes that `name`, a stream, is being sent an output (until `streamEnded`).
@@ -57,9 +91,10 @@ public final class UnfinishedFiles: @unchecked Sendable {
     @discardableResult
     public func deleteAllBeforeExit(patience: TimeInterval = 10) -> Sweep? {
         guard lock.lock(before: Date(timeIntervalSinceNow: patience)) else { return nil }
-        let removed = paths.filter { unlink($0) == 0 }.count
+        let removed = paths.filter { Self.unlink($0, following: descriptors[$0]) }.count
         for path in paths { rmdir(path) } // a scratch file's own folder, emptied above
         paths.removeAll()
+        descriptors.removeAll()
         return Sweep(removed: removed, cutStreams: streams.keys.sorted())
     }
 }

@@ -191,7 +191,9 @@ public final class GPUContext: @unchecked Sendable {
         var layers: [String] = []
         var next: UnsafeRawPointer? = nil
         if let validationLog {
-            guard instanceLayers().contains("VK_LAYER_KHRONOS_validation") else { throw GPUError.validationLayerMissing }
+            guard instanceLayers().contains("VK_LAYER_KHRONOS_validation") else {
+                throw OpenFileLimit.blamed(otherwise: .validationLayerMissing)
+            }
             layers.append("VK_LAYER_KHRONOS_validation")
             extensions.append("VK_EXT_debug_utils")
             var features = VkValidationFeaturesEXT()
@@ -219,8 +221,8 @@ public final class GPUContext: @unchecked Sendable {
         info.ppEnabledExtensionNames = arena.cStrings(extensions)
         var instance: VkInstance? = nil
         let result = vkCreateInstance(&info, nil, &instance)
-        if result == VK_ERROR_INCOMPATIBLE_DRIVER { throw GPUError.noDevice }
-        if result == VK_ERROR_LAYER_NOT_PRESENT { throw GPUError.validationLayerMissing }
+        if result == VK_ERROR_INCOMPATIBLE_DRIVER { throw OpenFileLimit.blamed(otherwise: .noDevice) }
+        if result == VK_ERROR_LAYER_NOT_PRESENT { throw OpenFileLimit.blamed(otherwise: .validationLayerMissing) }
         try vkCheck(result, "vkCreateInstance")
         guard let instance else { throw GPUError.noVulkan("vkCreateInstance returned no instance") }
         return instance
@@ -272,7 +274,7 @@ public final class GPUContext: @unchecked Sendable {
         var devices = [VkPhysicalDevice?](repeating: nil, count: Int(count))
         try vkCheck(vkEnumeratePhysicalDevices(instance, &count, &devices), "vkEnumeratePhysicalDevices")
         let found = devices.prefix(Int(count)).compactMap { $0 }
-        guard !found.isEmpty else { throw GPUError.noDevice }
+        guard !found.isEmpty else { throw OpenFileLimit.blamed(otherwise: .noDevice) }
         return found
     }
 

@@ -5,6 +5,8 @@ import CVulkan
 public enum GPUError: Error, CustomStringConvertible, Equatable {
     case noVulkan(String)
     case noDevice
+    /// No device or layer, with the open-file limit this low: the loader could not open them.
+    case openFileLimit(Int)
     case deviceNotFound(request: String, available: [String])
     case deviceIndexOutOfRange(index: String, available: [String])
     case validationLayerMissing
@@ -19,6 +21,9 @@ public enum GPUError: Error, CustomStringConvertible, Equatable {
             return "Vulkan is not available (\(detail)): install libvulkan1 and a driver (mesa-vulkan-drivers for the lavapipe CPU device)"
         case .noDevice:
             return "no Vulkan device found: install a GPU driver or mesa-vulkan-drivers (lavapipe), or check VK_DRIVER_FILES"
+        case .openFileLimit(let limit):
+            return "no Vulkan device could be loaded with the open-file limit at \(limit) (ulimit -n): "
+                + "raise it to \(OpenFileLimit.driverNeeds) or more"
         case .deviceNotFound(let request, let available):
             return "no Vulkan device matches '\(request)' (VELVET_DEVICE/--device takes an index or part of a name); available: "
                 + available.joined(separator: "; ")

@@ -33,7 +33,7 @@ struct DeclaredLength: Sendable {
             streamSeconds = Double(stream.pointee.duration) * timeBase
         }
         if stream.pointee.nb_frames > 0 {
-            let count = Int(stream.pointee.nb_frames)
+            let count = Self.shownFrames(stream) ?? Int(stream.pointee.nb_frames)
             // An edit list can show fewer frames than the index holds (a stream-copied cut keeps
             // the pre-roll before its first key frame): then the time shown is the promise.
             if let seconds = streamSeconds, Int((seconds * self.frameRate).rounded()) + Self.slack(count) < count {
@@ -57,6 +57,19 @@ struct DeclaredLength: Sendable {
         } else {
             return nil
         }
+    }
+
+    /// The frames an MP4 index holds less those its edit list hides (a stream-copied cut's
+    /// pre-roll before its first key frame, which the demuxer marks to be discarded); nil
+    /// where the index is not one entry per frame.
+    private static func shownFrames(_ stream: UnsafePointer<AVStream>) -> Int? {
+        let entries = Int(avformat_index_get_entries_count(stream))
+        guard entries == Int(stream.pointee.nb_frames) else { return nil }
+        let mutable = UnsafeMutablePointer(mutating: stream)
+        let hidden = (0..<entries).filter { index in
+            (avformat_index_get_entry(mutable, Int32(index))?.pointee.flags ?? 0) & AVINDEX_DISCARD_FRAME != 0
+        }.count
+        return entries - hidden
     }
 
     /// Frames a stream may end short of a count without being damaged.

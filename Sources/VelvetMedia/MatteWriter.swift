@@ -18,6 +18,8 @@ public final class MatteWriter: @unchecked Sendable {
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     private let stream: UnsafeMutablePointer<AVStream>
     private let timeBase: AVRational
+    /// Keeps the frames' timestamps apart on the muxer's clock (a video's).
+    private var clock: OutputClock?
     private let packet: MediaPacket
     private var finished = false
 
@@ -96,7 +98,11 @@ public final class MatteWriter: @unchecked Sendable {
             try Self.check(opened, path)
         }
         try Self.check(avformat_write_header(context, nil), path)
+        if !isStillImage { clock = OutputClock(encoder: timeBase, muxer: stream.pointee.time_base) }
     }
+
+    /// What the matte's clock could not hold, one line (nil when every frame was written).
+    public var warning: String? { clock?.warning(output: path) }
 
     deinit { if !finished { abort() } }
 
@@ -123,7 +129,11 @@ public final class MatteWriter: @unchecked Sendable {
                 }
             }
         }
-        frame.pointee.pts = isStillImage ? 0 : Int64((time / av_q2d(timeBase)).rounded())
+        frame.pointee.pts = 0
+        if clock != nil {
+            guard let placed = clock!.place(Int64((time / av_q2d(timeBase)).rounded()), in: timeBase) else { return }
+            frame.pointee.pts = placed
+        }
         let sent = avcodec_send_frame(encoder, frame)
         guard sent >= 0 else { throw MediaError.encode(ffmpegMessage(sent)) }
         framesWritten += 1

@@ -69,10 +69,17 @@ final class MediaWriter: @unchecked Sendable {
     private var startShift: Int64 = 0
     /// Each routed input stream's time base, for the shift.
     private var inputTimeBases: [Int: AVRational] = [:]
+    /// The passed-through streams' timestamps, kept increasing, by input stream index.
+    private var timelines: [Int: PacketTimeline] = [:]
     /// y4m states one frame rate (its header's, from the stream's time base) and no
     /// timestamps, Theora counts frames, AVI holds a frame per tick: frames are numbered in a
     /// time base of one frame.
     private var numbersFrames = false
+    /// Keeps the frames' timestamps apart on the muxer's clock (set once the header fixed it).
+    private var clock: OutputClock?
+    /// Where `numbersFrames`: each frame's tick, and the last frame sent, to repeat over a gap.
+    private var slots: FrameSlots?
+    private var lastSent: UnsafeMutablePointer<AVFrame>?
 
     /// - Parameters:
     ///   - sourcePixelFormat: the format the pipeline produces (a GPU plane layout).
@@ -224,7 +231,17 @@ final class MediaWriter: @unchecked Sendable {
             let reason = logged.trimmingCharacters(in: .whitespacesAndNewlines)
             throw reason.isEmpty || header == -EPIPE ? failure(header) : MediaError.output(path: path, reason: reason)
         }
+        // y4m, which holds no audio to keep in step with, keeps every frame, one after another;
+        // picture files (image2) keep no timestamps, so nothing collides there.
+        if numbersFrames {
+            if container.name != "yuv4mpegpipe" { slots = FrameSlots(tick: encoder.pointee.time_base) }
+        } else if outputFormat.pointee.flags & AVFMT_NOTIMESTAMPS == 0 {
+            clock = OutputClock(encoder: encoder.pointee.time_base, muxer: stream.pointee.time_base)
+        }
     }
+
+    /// What the output's clock could not hold, one line (nil when every frame was written).
+    var warning: String? { clock?.warning(output: path) ?? slots?.warning(output: path) }
 
     deinit {
         if !finished { closeAndRemove() }
@@ -243,15 +260,36 @@ final class MediaWriter: @unchecked Sendable {
         source.pointer.pointee.colorspace = encoder!.pointee.colorspace
         source.pointer.pointee.color_range = encoder!.pointee.color_range
         source.pointer.pointee.chroma_location = encoder!.pointee.chroma_sample_location
-        let encoderTimeBase = encoder!.pointee.time_base, pts = source.pointer.pointee.pts
-        if numbersFrames {
+        let pts = source.pointer.pointee.pts, none = velvet_av_nopts_value()
+        let shifted = pts == none ? nil : pts + av_rescale_q(startShift, AVRational(num: 1, den: AV_TIME_BASE), frameTimeBase)
+        if numbersFrames && slots == nil {
             source.pointer.pointee.pts = Int64(framesWritten)
-        } else if pts != velvet_av_nopts_value() {
-            let shifted = pts + av_rescale_q(startShift, AVRational(num: 1, den: AV_TIME_BASE), frameTimeBase)
-            source.pointer.pointee.pts = av_rescale_q(shifted, frameTimeBase, encoderTimeBase)
+        } else if slots != nil {
+            guard let (tick, fill) = slots!.place(shifted, in: frameTimeBase) else { return }
+            for repeatedTick in tick - fill..<tick {
+                let repeated = lastSent ?? source.pointer
+                repeated.pointee.pts = repeatedTick
+                try send(repeated)
+            }
+            source.pointer.pointee.pts = tick
+        } else if let shifted {
+            if clock == nil {
+                source.pointer.pointee.pts = av_rescale_q(shifted, frameTimeBase, encoder!.pointee.time_base)
+            } else {
+                guard let placed = clock!.place(shifted, in: frameTimeBase) else { return }
+                source.pointer.pointee.pts = placed
+            }
         }
-        let sent = avcodec_send_frame(encoder, source.pointer)
-        source.pointer.pointee.pts = pts // the caller's frame keeps its own timestamp
+        defer { source.pointer.pointee.pts = pts } // the caller's frame keeps its own timestamp
+        try send(source.pointer)
+        if slots != nil {
+            av_frame_free(&lastSent)
+            lastSent = av_frame_clone(source.pointer)
+        }
+    }
+
+    private func send(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+        let sent = avcodec_send_frame(encoder, frame)
         guard sent >= 0 else { throw MediaError.encode(ffmpegMessage(sent)) }
         framesWritten += 1
         try drainEncoder()
@@ -259,6 +297,7 @@ final class MediaWriter: @unchecked Sendable {
 
     /// Writes a packet of a copied stream (timestamps in the input stream's time base).
     func writeCopied(_ copied: MediaPacket, inputStreamIndex: Int) throws {
+        timelines[inputStreamIndex, default: PacketTimeline()].place(copied.pointer)
         if startShift != 0, let timeBase = inputTimeBases[inputStreamIndex] {
             let shift = av_rescale_q(startShift, AVRational(num: 1, den: AV_TIME_BASE), timeBase), none = velvet_av_nopts_value()
             if copied.pointer.pointee.pts != none { copied.pointer.pointee.pts += shift }
@@ -366,6 +405,7 @@ final class MediaWriter: @unchecked Sendable {
     private func releaseContexts() {
         guard !released else { return }
         released = true
+        av_frame_free(&lastSent)
         transcodedStreams.removeAll()
         convertedSubtitles.removeAll()
         avcodec_free_context(&encoder)

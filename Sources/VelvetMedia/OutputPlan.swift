@@ -160,8 +160,10 @@ struct OutputPlan: @unchecked Sendable {
             return (0, false)
         }
         if let chosen = options.stillFrame {
-            if let frames, chosen >= frames {
-                throw MediaError.refused(path: info.path, reason: "--frame \(chosen) is past the end (the input has \(frames) frame(s))")
+            // Refused here only against a stated count: a count estimated from the duration
+            // misses frames that share a timestamp; the decoding finds the end otherwise.
+            if let counted = info.isStillImage ? 1 : info.countedFrames, chosen >= counted {
+                throw MediaError.refused(path: info.path, reason: "--frame \(chosen) is past the end (the input has \(counted) frame(s))")
             }
             return (chosen, false)
         }

@@ -361,7 +361,7 @@ public final class VideoRenderer: @unchecked Sendable {
                              busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, lookAheadBusy.wall),
                              cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, lookAheadBusy.cpu,
                                           CPUTime.process() - processCPUStart),
-                             warnings: reader.warnings + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + $0.warnings } ?? []),
+                             warnings: reader.warnings + [writerBox.writer?.warning].compactMap { $0 } + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + $0.warnings } ?? []),
                              lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
 

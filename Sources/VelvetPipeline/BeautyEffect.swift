@@ -127,7 +127,9 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     /// Everything read back of a frame waits for `completed(frame:)`.
     public var framesInFlight: Int { 2 }
-    public var warnings: [String] { faceSelector.unmatchedWarning.map { [$0] } ?? [] }
+    public var warnings: [String] {
+        [faceSelector.unmatchedWarning, matteRecording?.warning, zoneRecording?.warning].compactMap { $0 }
+    }
 
     public func completed(frame index: Int) throws {
         lookAheadTracker?.completed(through: index)

@@ -60,6 +60,9 @@ final class MatteRecording {
         try writer.write(Self.quantised(frame.readback.raw), time: frame.time)
     }
 
+    /// What the matte's clock could not hold (frames dropped), one line.
+    var warning: String? { writer?.warning }
+
     func finish() throws {
         try flush()
         guard let writer else { throw BeautyPipelineError.matte("no frame was rendered") }

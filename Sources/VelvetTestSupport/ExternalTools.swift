@@ -10,6 +10,11 @@ public enum Tool {
         public var output: Data
         public var stderr: String
         public var stdout: String { String(decoding: output, as: UTF8.self) }
+        /// stderr less the validation layer's report (`VELVET_VALIDATION`): what a user sees.
+        public var messages: String {
+            stderr.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.hasPrefix("velvet: validation layer on") }.joined(separator: "\n")
+        }
     }
 
     /// - Parameter stdoutPath: send stdout to this file (e.g. /dev/full) instead of capturing it.

@@ -1,4 +1,5 @@
 import Foundation
+import VelvetGPU
 #if canImport(Glibc)
 import Glibc
 
@@ -16,6 +17,7 @@ if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") {
 #endif
 
 _ = StandardStreams.closedAtStart
+OpenFileLimit.raise()
 TerminationSignals.install()
 // Swift repairs arguments that are not UTF-8 (U+FFFD for each bad byte), so a file name in
 // another encoding would be opened or written under a different name: such arguments are refused.

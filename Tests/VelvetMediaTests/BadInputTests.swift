@@ -811,6 +811,71 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(entries(), [], "nothing left in $TMPDIR")
     }
 
+    /// A scratch folder left by a killed `analyze` (SIGKILL: nothing runs) is deleted by the
+    /// next command that makes one, once no process holds it locked; a live one's is kept.
+    func testScratchFoldersOfAKilledProcessAreDeletedLater() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("long.mp4"), short = scratch.path("short.mp4"), temporary = scratch.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast", input])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "2", "-c:v", "libx264", short])
+        func entries() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: temporary))?.sorted() ?? [] }
+        func analyze(_ path: String) throws -> Tool.Running {
+            try Tool.start(Tool.velvet, ["analyze", path, "--tracks", scratch.path("t.json"), "--quiet"], environment: ["TMPDIR": temporary])
+        }
+        let killed = try analyze(input)
+        XCTAssertTrue(Tool.waitUntil(seconds: 60) { entries().count == 1 }, "never made its scratch folder")
+        _ = killed.stop(with: SIGKILL)
+        let abandoned = try XCTUnwrap(entries().first)
+        // A folder made in the last minute may not be locked yet: age it past that.
+        var old = [timeval(tv_sec: time(nil) - 120, tv_usec: 0), timeval(tv_sec: time(nil) - 120, tv_usec: 0)]
+        XCTAssertEqual(utimes(temporary + "/" + abandoned, &old), 0)
+        let live = try analyze(input)
+        XCTAssertTrue(Tool.waitUntil(seconds: 60) { !entries().contains(abandoned) && entries().count == 1 }, "\(entries())")
+        let liveFolder = try XCTUnwrap(entries().first)
+        XCTAssertEqual(utimes(temporary + "/" + liveFolder, &old), 0)
+        let other = try Tool.run(Tool.velvet, ["analyze", short, "--quiet"], environment: ["TMPDIR": temporary])
+        XCTAssertEqual(other.status, 0, other.stderr)
+        XCTAssertTrue(entries().contains(liveFolder), "a live process's folder is kept")
+        XCTAssertEqual(live.stop(with: SIGTERM).status, 128 + SIGTERM)
+        XCTAssertEqual(entries(), [])
+    }
+
+    /// The output's folder renamed while the render writes into it: the partial file is
+    /// deleted where it went, whether a signal ends the render or the final rename fails.
+    func testAPartialIsDeletedAfterItsFolderWasRenamed() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("long.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "12", "-c:v", "libx264", "-preset", "ultrafast", input])
+        for signal in [SIGTERM, 0] {
+            let folder = scratch.path("out"), moved = scratch.path("moved")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let render = try Tool.start(Tool.velvet, ["render", input, "-o", folder + "/out.mp4", "--preset-x264", "ultrafast", "--quiet",
+                                                                 "--no-effects"])
+            func partials(_ path: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.contains("velvet-partial") } }
+            XCTAssertTrue(Tool.waitUntil(seconds: 60) { !partials(folder).isEmpty }, "never started writing")
+            XCTAssertEqual(rename(folder, moved), 0)
+            let result = signal == 0 ? render.wait() : render.stop(with: signal)
+            XCTAssertEqual(result.status, signal == 0 ? 1 : 128 + signal, result.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: moved), [], "signal \(signal): \(result.stderr)")
+            try FileManager.default.removeItem(atPath: moved)
+        }
+    }
+
+    /// An open-file limit too low for the Vulkan driver to load is named (it was "no Vulkan
+    /// device found: install a GPU driver"); a low soft limit is raised to the hard one.
+    func testALowOpenFileLimitIsNamedOrRaised() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+        let render = "\(Tool.velvet) render \(input) -o \(scratch.path("out.png")) --no-effects -y"
+        let low = try Tool.run("/bin/sh", ["-c", "ulimit -n 8 && exec \(render)"])
+        XCTAssertEqual(low.status, 1)
+        XCTAssertEqual(low.messages, "velvet: error: no Vulkan device could be loaded with the open-file limit at 8 (ulimit -n): raise it to 64 or more\n")
+        let soft = try Tool.run("/bin/sh", ["-c", "ulimit -Sn 8 && exec \(render)"])
+        XCTAssertEqual(soft.status, 0, soft.stderr)
+    }
+
     /// With `--json` an error is also one JSON object on stdout; a full stdout fails the command.
     func testJSONErrorsAndAFullStandardOutput() throws {
         let scratch = try Scratch()

@@ -65,6 +65,128 @@ final class TimingAndOrientationTests: XCTestCase {
         XCTAssertEqual(try Tool.run(Tool.velvet, ["render", single, "-o", scratch.path("single.png"), "--no-effects"]).status, 0)
     }
 
+    /// Frames closer together than the output's clock (a 0.3 ms jitter into Matroska's 1 ms,
+    /// 120 fps into GIF's 1/100 s) never share a timestamp: a frame moves to the next free tick
+    /// or, where it would move a whole tick, is dropped with a warning (GIF refused the
+    /// render with "Invalid argument"; Matroska wrote two frames at one time).
+    func testFramesStayApartOnACoarserOutputClock() throws {
+        let scratch = try Scratch()
+        let tenThousandths = scratch.path("fine.mp4"), jittered = scratch.path("jittered.mp4"), fast = scratch.path("fast.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "10", "-c:v", "mjpeg",
+                         "-video_track_timescale", "10000", tenThousandths])
+        try Tool.ffmpeg(["-i", tenThousandths, "-c", "copy", "-video_track_timescale", "10000",
+                         "-bsf:v", "setts=ts='if(eq(N,5),4003,N*1000)'", jittered])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=120", "-frames:v", "120", "-c:v", "mjpeg", fast])
+        func times(_ path: String) throws -> [Double] {
+            try Tool.probe(path, "frame=best_effort_timestamp_time").split(separator: "\n").compactMap { Double($0) }
+        }
+        for output in ["jittered.mkv", "jittered.gif", "jittered.mpg"] {
+            let result = try Tool.run(Tool.velvet, ["render", jittered, "-o", scratch.path(output), "--no-effects"])
+            XCTAssertEqual(result.status, 0, "\(output): \(result.stderr)")
+            XCTAssertEqual(result.messages, "", output)
+            let counted = try Tool.run("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                                                   scratch.path(output)]).stdout
+            XCTAssertEqual(counted.trimmingCharacters(in: .whitespacesAndNewlines), "10", "\(output): every frame kept")
+            // MPEG-PS leaves some frames without a timestamp to read back.
+            guard output != "jittered.mpg" else { continue }
+            let written = try times(scratch.path(output))
+            XCTAssertEqual(written, written.sorted(), output)
+            XCTAssertEqual(Set(written).count, 10, "\(output): no two frames at one time: \(written)")
+        }
+        let gif = scratch.path("fast.gif")
+        let result = try Tool.run(Tool.velvet, ["render", fast, "-o", gif, "--no-effects"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let written = try times(gif)
+        XCTAssertEqual(Set(written).count, written.count, "no two frames at one time")
+        XCTAssertEqual(written.count, 101, "one second at 1/100 s ticks, the first frame's included")
+        XCTAssertEqual(result.messages, "velvet: warning: \(gif): 19 frame(s) dropped: their timestamps fall closer together "
+                       + "than its clock's tick (1/100 s) can hold\n")
+    }
+
+    /// MPEG-TS files joined with `cat` restart their clock: the audio copied beside the video
+    /// follows on after the first part as the video does (the render failed, "Invalid argument").
+    func testJoinedTransportStreamsKeepTheirAudioInStep() throws {
+        let scratch = try Scratch()
+        let part = scratch.path("part.ts"), joined = scratch.path("joined.ts"), output = scratch.path("out.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1", "-f", "lavfi", "-i", "sine=duration=1",
+                         "-c:v", "libx264", "-bf", "0", "-c:a", "aac", "-shortest", part])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: part))
+        try (bytes + bytes).write(to: URL(fileURLWithPath: joined))
+        let result = try Tool.run(Tool.velvet, ["render", joined, "-o", output, "--no-effects"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "50")
+        let audio = try XCTUnwrap(Double(try Tool.probe(output, "stream=duration", stream: "a:0")))
+        XCTAssertEqual(audio, 2.0, accuracy: 0.15, "both parts' audio, one after the other")
+        let audioTimes = try Tool.probe(output, "packet=pts", stream: "a:0").split(separator: "\n").compactMap { Int($0) }
+        XCTAssertEqual(audioTimes, audioTimes.sorted(), "the audio's timestamps increase")
+    }
+
+    /// `--frame` counts frames, also those that share a timestamp (it was refused against a
+    /// count estimated from the duration: "the input has 9 frame(s)" for 10).
+    func testFrameChoiceCountsFramesThatShareATimestamp() throws {
+        let scratch = try Scratch()
+        let source = scratch.path("source.mkv"), input = scratch.path("pairs.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "10", "-c:v", "mjpeg", source])
+        try Tool.ffmpeg(["-i", source, "-c", "copy", "-bsf:v", "setts=ts='floor(N/2)*200'", input])
+        XCTAssertEqual(try Tool.probe(input, "packet=pts").split(separator: "\n").count, 10)
+        let last = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("last.png"), "--no-effects", "--frame", "9"])
+        XCTAssertEqual(last.status, 0, last.stderr)
+        let past = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("past.png"), "--no-effects", "--frame", "10"])
+        XCTAssertEqual(past.status, 1)
+        XCTAssertEqual(past.stderr, "velvet: error: cannot render \(input): --frame 10 is past the end (the input has 10 frame(s))\n")
+    }
+
+    /// A stream-copied cut of an MP4 keeps the frames before the cut's first key frame, hidden
+    /// by its edit list: they are not counted (the refusal said 75 frames where 42 show).
+    func testAnEditListCutCountsTheFramesItShows() throws {
+        let scratch = try Scratch()
+        let source = scratch.path("source.mp4"), cut = scratch.path("cut.mp4")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=3", "-c:v", "libx264", "-g", "50", source])
+        try Tool.ffmpeg(["-ss", "1.3", "-i", source, "-c", "copy", cut])
+        let counted = try Tool.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                               "stream=nb_frames,nb_read_frames", "-of", "csv=p=0", cut]).stdout
+        XCTAssertEqual(counted.trimmingCharacters(in: .whitespacesAndNewlines), "75,42", "the index holds 75 frames, 42 show")
+        let output = scratch.path("frame.png")
+        let result = try Tool.run(Tool.velvet, ["render", cut, "-o", output, "--no-effects"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("\(cut) is a video (42 frames)"), result.stderr)
+        let past = try Tool.run(Tool.velvet, ["render", cut, "-o", output, "--no-effects", "--frame", "42"])
+        XCTAssertTrue(past.stderr.contains("the input has 42 frame(s)"), past.stderr)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", cut, "-o", output, "--no-effects", "--frame", "41"]).status, 0)
+    }
+
+    /// AVI and Ogg Theora hold one frame per tick: a gap in a variable-rate input, or a video
+    /// that starts after its audio, is filled by repeating a frame, as ffmpeg does, so the
+    /// video keeps its length and its sync with the audio (it lost the gap: 2 s of video
+    /// beside 3 s of audio).
+    func testConstantRateOutputsFillTheInputsGaps() throws {
+        let scratch = try Scratch()
+        let gap = scratch.path("gap.mkv"), late = scratch.path("late.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=3", "-f", "lavfi", "-i", "sine=duration=3",
+                         "-vf", "select='not(between(n,10,19))'", "-fps_mode", "vfr", "-c:v", "libx264", "-c:a", "aac", gap])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=duration=3", "-itsoffset", "1", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=2",
+                         "-map", "0", "-map", "1", "-c:v", "libx264", "-bf", "0", "-c:a", "aac", late])
+        for (input, name) in [(gap, "gap"), (late, "late")] {
+            for container in ["avi", "ogv"] {
+                let output = scratch.path("\(name).\(container)")
+                let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"])
+                XCTAssertEqual(result.status, 0, result.stderr)
+                XCTAssertEqual(result.messages, "velvet: warning: \(output) holds 10 frames a second: 10 frame(s) repeated over gaps "
+                               + "in the input's timing, 0 dropped\n")
+                let seconds = try XCTUnwrap(Double(try Tool.probe(output, "stream=duration")), output)
+                XCTAssertEqual(seconds, 3.0, accuracy: 0.05, "\(output): the video is as long as the input's timeline")
+            }
+        }
+        // Where the input's timing is regular, nothing is repeated or said.
+        let regular = scratch.path("regular.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=2", "-f", "lavfi", "-i", "sine=duration=2",
+                         "-c:v", "libx264", "-c:a", "aac", regular])
+        let result = try Tool.run(Tool.velvet, ["render", regular, "-o", scratch.path("regular.avi"), "--no-effects"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.messages, "")
+        XCTAssertEqual(try Tool.probe(scratch.path("regular.avi"), "stream=nb_frames"), "20")
+    }
+
     private func gaps(_ times: String) -> [Int] {
         let values = times.split(separator: "\n").compactMap { Double($0) }
         return zip(values.dropFirst(), values).map { Int((($0 - $1) * 1000).rounded()) }

@@ -1,0 +1,42 @@
+import CFFmpeg
+
+/// Numbers the frames of an output that holds one frame per tick of its rate beside its
+/// audio (AVI, Theora; y4m holds no audio and numbers every frame in turn): each frame goes to the tick its time falls on, so a variable-rate input keeps its
+/// timing, and its sync with the audio, as ffmpeg's `-fps_mode cfr` keeps them. The ticks of
+/// a gap repeat the frame before it (the first frame fills those before it: a video that
+/// starts after its audio); a frame whose tick is taken is dropped.
+struct FrameSlots {
+    /// One tick: 1/rate.
+    let tick: AVRational
+    private var next: Int64 = 0
+    private(set) var repeated: Int64 = 0
+    private(set) var dropped = 0
+
+    /// A gap longer than this is a break in the input's clock, not a pause: the frame then
+    /// takes the next tick, as ffmpeg treats a jump past its `-dts_delta_threshold`.
+    static let longestGap = 10.0
+
+    init(tick: AVRational) { self.tick = tick }
+
+    /// The tick for a frame at `pts` in `timeBase` (none: the next) and how many ticks before
+    /// it to fill with the frame before; nil where the frame is to be dropped.
+    mutating func place(_ pts: Int64?, in timeBase: AVRational) -> (tick: Int64, fill: Int64)? {
+        var placed = next
+        if let pts {
+            let wanted = Int64((Double(pts) * av_q2d(timeBase) / av_q2d(tick)).rounded())
+            guard wanted >= next else { dropped += 1; return nil }
+            if Double(wanted - next) * av_q2d(tick) <= Self.longestGap { placed = wanted }
+        }
+        let fill = placed - next
+        repeated += fill
+        next = placed + 1
+        return (placed, fill)
+    }
+
+    /// One line for the render's warnings, or nil where every frame took its own tick.
+    func warning(output path: String) -> String? {
+        guard repeated > 0 || dropped > 0 else { return nil }
+        return "\(path) holds \(String(format: "%g", 1 / av_q2d(tick))) frames a second: \(repeated) frame(s) repeated "
+            + "over gaps in the input's timing, \(dropped) dropped"
+    }
+}
