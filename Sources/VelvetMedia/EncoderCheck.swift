@@ -36,7 +36,8 @@ public enum EncoderCheck {
     /// Whether FFmpeg takes a picture of this size at all (`av_image_check_size`: about 268
     /// million pixels with its padding; 16384x16384 is past it).
     public static func isPictureSize(width: Int, height: Int) -> Bool {
-        width > 0 && height > 0 && av_image_check_size(UInt32(width), UInt32(height), 0, nil) == 0
+        // The check logs its refusal: the caller says it in its own words, on one line.
+        width > 0 && height > 0 && LogCapture.firstError { av_image_check_size(UInt32(width), UInt32(height), 0, nil) }.result == 0
     }
 
     /// The muxer FFmpeg writes `output` with (`--format`'s, else the one its extension names).

@@ -260,32 +260,32 @@ final class MediaWriter: @unchecked Sendable {
         source.pointer.pointee.colorspace = encoder!.pointee.colorspace
         source.pointer.pointee.color_range = encoder!.pointee.color_range
         source.pointer.pointee.chroma_location = encoder!.pointee.chroma_sample_location
-        let pts = source.pointer.pointee.pts, none = velvet_av_nopts_value()
+        let pts = source.pointer.pointee.pts
+        defer { source.pointer.pointee.pts = pts } // the caller's frame keeps its own timestamp
+        let none = velvet_av_nopts_value()
         let shifted = pts == none ? nil : pts + av_rescale_q(startShift, AVRational(num: 1, den: AV_TIME_BASE), frameTimeBase)
-        if numbersFrames && slots == nil {
-            source.pointer.pointee.pts = Int64(framesWritten)
-        } else if slots != nil {
+        if slots != nil {
             guard let (tick, fill) = slots!.place(shifted, in: frameTimeBase) else { return }
             for repeatedTick in tick - fill..<tick {
-                let repeated = lastSent ?? source.pointer
+                let repeated = lastSent ?? source.pointer // the first frame fills the ticks before it
                 repeated.pointee.pts = repeatedTick
                 try send(repeated)
             }
             source.pointer.pointee.pts = tick
-        } else if let shifted {
-            if clock == nil {
-                source.pointer.pointee.pts = av_rescale_q(shifted, frameTimeBase, encoder!.pointee.time_base)
-            } else {
-                guard let placed = clock!.place(shifted, in: frameTimeBase) else { return }
-                source.pointer.pointee.pts = placed
-            }
-        }
-        defer { source.pointer.pointee.pts = pts } // the caller's frame keeps its own timestamp
-        try send(source.pointer)
-        if slots != nil {
+            try send(source.pointer)
             av_frame_free(&lastSent)
             lastSent = av_frame_clone(source.pointer)
+            return
         }
+        if numbersFrames {
+            source.pointer.pointee.pts = Int64(framesWritten)
+        } else if let shifted, clock != nil {
+            guard let placed = clock!.place(shifted, in: frameTimeBase) else { return }
+            source.pointer.pointee.pts = placed
+        } else if let shifted {
+            source.pointer.pointee.pts = av_rescale_q(shifted, frameTimeBase, encoder!.pointee.time_base)
+        }
+        try send(source.pointer)
     }
 
     private func send(_ frame: UnsafeMutablePointer<AVFrame>) throws {
@@ -441,8 +441,11 @@ final class MediaWriter: @unchecked Sendable {
         // Unless asked for by name, only formats swscale can write (not pal8, whose palette it
         // cannot choose): the GPU's output is repacked into the encoder's format.
         supported = supported.filter { sws_isSupportedOutput($0) != 0 }
-        if supported.contains(source) { return source }
-        let hasAlpha: Int32 = (av_pix_fmt_desc_get(source)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 ? 1 : 0
+        // A YUV source's alpha is not read (`VideoPlaneLayout.dropsAlpha`): its format would
+        // promise an alpha plane that holds only opaque values.
+        let dropsAlpha = VideoPlaneLayout.dropsAlpha(source)
+        if supported.contains(source) && !dropsAlpha { return source }
+        let hasAlpha: Int32 = VideoPlaneLayout.hasAlpha(source) && !dropsAlpha ? 1 : 0
         func leastLossy(_ list: [AVPixelFormat]) -> AVPixelFormat? {
             let best = (list + [AV_PIX_FMT_NONE]).withUnsafeBufferPointer {
                 avcodec_find_best_pix_fmt_of_list($0.baseAddress, source, still ? hasAlpha : 0, nil)

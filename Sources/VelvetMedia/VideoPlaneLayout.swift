@@ -96,12 +96,20 @@ struct VideoPlaneLayout: Equatable {
     /// a YUV source with alpha keeps its depth and loses the alpha (video outputs hold none).
     static func closestReadable(to format: AVPixelFormat) -> VideoPlaneLayout {
         if let layout = VideoPlaneLayout(format) { return layout }
-        let flags = av_pix_fmt_desc_get(format)?.pointee.flags ?? 0
-        let isYUV = flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && (av_pix_fmt_desc_get(format)?.pointee.nb_components ?? 0) >= 3
-        let keepsAlpha: Int32 = flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 && !isYUV ? 1 : 0
+        let keepsAlpha: Int32 = hasAlpha(format) && !dropsAlpha(format) ? 1 : 0
         let list = readableFormats + [AV_PIX_FMT_NONE]
         let best = list.withUnsafeBufferPointer { avcodec_find_best_pix_fmt_of_list($0.baseAddress, format, keepsAlpha, nil) }
         return VideoPlaneLayout(best) ?? VideoPlaneLayout(AV_PIX_FMT_RGBA64LE)!
+    }
+
+    static func hasAlpha(_ format: AVPixelFormat) -> Bool {
+        (av_pix_fmt_desc_get(format)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
+
+    /// Whether `format` is YUV with alpha, whose alpha no layout holds (it is read as YUV alone).
+    static func dropsAlpha(_ format: AVPixelFormat) -> Bool {
+        guard hasAlpha(format), let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return false }
+        return descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && descriptor.nb_components >= 3
     }
 
     /// Whether swscale moves `source` into `target` without changing a sample: both YUV of the

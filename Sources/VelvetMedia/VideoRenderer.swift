@@ -361,8 +361,15 @@ public final class VideoRenderer: @unchecked Sendable {
                              busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, lookAheadBusy.wall),
                              cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, lookAheadBusy.cpu,
                                           CPUTime.process() - processCPUStart),
-                             warnings: reader.warnings + [writerBox.writer?.warning].compactMap { $0 } + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + $0.warnings } ?? []),
+                             warnings: reader.warnings + [Self.alphaWarning(reader), writerBox.writer?.warning].compactMap { $0 } + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + $0.warnings } ?? []),
                              lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
+    }
+
+    /// A YUV input's alpha, which is not read, said once (the output is opaque).
+    static func alphaWarning(_ reader: MediaReader) -> String? {
+        let format = AVPixelFormat(rawValue: reader.videoStream.pointee.codecpar.pointee.format)
+        guard VideoPlaneLayout.dropsAlpha(format) else { return nil }
+        return "\(reader.info.path) has alpha (\(MediaFrame.name(of: format))), which Velvet does not keep for YUV video: the output is opaque"
     }
 
     /// What the face tracker cannot do right with this input, said once: non-square pixels
@@ -406,17 +413,15 @@ public final class VideoRenderer: @unchecked Sendable {
         let keepsRange = inputLayout.kind == .rgba || encoderRange.map { $0 == inputColor.fullRange } ?? true
         let outputLayout = keepsRange && VideoPlaneLayout.repacksExactly(inputLayout.pixelFormat, to: encoderFormat) ? inputLayout
             : VideoPlaneLayout.closestReadable(to: encoderFormat)
-        let outputColor: ColorDescription
+        var outputColor: ColorDescription
         if outputLayout.kind == .rgba {
             outputColor = inputColor
-        } else if inputLayout.kind == .rgba {
-            outputColor = output.container.writesPictures ? .jpeg(fromRGB: inputColor)
-                : .video(fromRGB: inputColor, statesMatrix: output.container.statesMatrix)
         } else {
-            var color = inputColor
-            if let encoderRange, encoderRange != color.fullRange { (color.fullRange, color.statesRange) = (encoderRange, true) }
-            if outputLayout.forcesFullRange { color.fullRange = true }
-            outputColor = color
+            outputColor = inputLayout.kind != .rgba ? inputColor : output.container.writesPictures ? .jpeg(fromRGB: inputColor)
+                : .video(fromRGB: inputColor, statesMatrix: output.container.statesMatrix)
+            // RGB made YUV for a "J" format too (`--pix-fmt yuvj444p` was written limited, tagged full).
+            if let encoderRange, encoderRange != outputColor.fullRange { (outputColor.fullRange, outputColor.statesRange) = (encoderRange, true) }
+            if outputLayout.forcesFullRange { outputColor.fullRange = true }
         }
         // The display matrix is kept where the container carries it; anything else (stills,
         // Matroska, AVI, an EXIF tag, which is no stream matrix) is written upright.

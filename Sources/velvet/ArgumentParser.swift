@@ -10,9 +10,13 @@ struct UsageError: Error {
 /// `-` is a positional argument (standard input or output, as in ffmpeg); after `--` every
 /// argument is (a file named `-x.png`), as POSIX utilities take it.
 struct ArgumentParser {
-    private var options: [String: [String]] = [:]
+    /// Each option's values with their places on the line (for the last of two spellings).
+    private var options: [String: [(place: Int, value: String)]] = [:]
     private var flags: Set<String> = []
     private(set) var positional: [String] = []
+    /// An option last on the line with no value after it: a usage error in `finish()`, as a
+    /// missing value if velvet has such an option, else as an unknown option (a typo).
+    private var dangling: String?
 
     static let knownFlags: Set<String> = ["--json", "--quiet", "--beauty", "--no-effects", "--clear", "-y", "-n",
                                           "--allow-truncated", "--still", "--help", "-h", "--commands"]
@@ -30,10 +34,13 @@ struct ArgumentParser {
             } else if Self.knownFlags.contains(argument) {
                 flags.insert(argument)
             } else if argument.hasPrefix("--") || argument == "-o" {
-                guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
+                guard index + 1 < arguments.count else {
+                    dangling = argument
+                    break
+                }
                 // No option takes an empty value ('' names no file: compare made "<cwd>.json" from it).
                 guard !arguments[index + 1].isEmpty else { throw UsageError("\(argument) needs a value, got an empty one ('')") }
-                options[argument, default: []].append(arguments[index + 1])
+                options[argument, default: []].append((index, arguments[index + 1]))
                 index += 1
             } else {
                 guard !argument.isEmpty else { throw UsageError("an empty argument ('') names nothing") }
@@ -43,13 +50,26 @@ struct ArgumentParser {
         }
     }
 
-    mutating func value(_ name: String) -> String? { options.removeValue(forKey: name)?.last }
+    mutating func value(_ name: String) -> String? { options.removeValue(forKey: name)?.last?.value }
+
+    /// The last value of an option with two spellings (`-o`, `--output`), whichever came last.
+    mutating func value(_ name: String, or alias: String) -> String? {
+        let given = (options.removeValue(forKey: name) ?? []) + (options.removeValue(forKey: alias) ?? [])
+        return given.max { $0.place < $1.place }?.value
+    }
 
     /// The value `value(name)` would take, leaving it there.
-    func peek(_ name: String) -> String? { options[name]?.last }
+    func peek(_ name: String) -> String? { options[name]?.last?.value }
 
     /// Every value of a repeatable option, in order.
-    mutating func values(_ name: String) -> [String] { options.removeValue(forKey: name) ?? [] }
+    mutating func values(_ name: String) -> [String] { options.removeValue(forKey: name)?.map(\.value) ?? [] }
+
+    /// Forgets every option and flag (help, which `--help` makes win over anything else).
+    mutating func ignoreOptions() {
+        options.removeAll()
+        flags.removeAll()
+        dangling = nil
+    }
 
     /// Whether the command line sends its output file to standard output (`-o -`): then
     /// nothing but the video may go there.
@@ -82,6 +102,11 @@ struct ArgumentParser {
     mutating func takePositional() -> String? { positional.isEmpty ? nil : positional.removeFirst() }
 
     func finish() throws {
+        if let dangling {
+            // Every option velvet has is in its usage text, with its value's name after it.
+            let known = VelvetCommand.usage.contains(dangling + " ")
+            throw UsageError(known ? "\(dangling) needs a value" : "unknown option \(dangling)")
+        }
         if let name = options.keys.sorted().first { throw UsageError("unknown option \(name)") }
         if let name = flags.sorted().first { throw UsageError("unexpected flag \(name)") }
         if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }

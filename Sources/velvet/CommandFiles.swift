@@ -151,10 +151,7 @@ struct CommandFiles {
 
     private func checkStandardStreams() throws {
         let input = inputs.first { $0.path == Self.standardStream }, output = outputs.first { $0.path == Self.standardStream }
-        if !streams, let stream = input ?? output {
-            throw UsageError("\(stream.label) - (standard \(input != nil ? "input" : "output")) works only with velvet render, "
-                             + "which reads its input once")
-        }
+        if !streams, let stream = input ?? output { throw Self.streamRefusal(stream.label, isInput: input != nil) }
         if input != nil, StandardStreams.inputIsClosed {
             throw UsageError("the input is - but standard input is closed: pipe a video in (… | velvet render - …)")
         }
@@ -198,7 +195,14 @@ struct CommandFiles {
     }
 
     /// Usage error when an output cannot be encoded as asked (extension, pixel format).
-    static func checkEncoder(_ output: String, _ settings: EncoderSettings) throws {
+    /// - Parameter streams: whether the command writes `-` (standard output) at all; where it
+    ///   does not, `-` is refused for that, not asked for a format it could not use anyway.
+    static func checkEncoder(_ output: String, _ settings: EncoderSettings, streams: Bool = true) throws {
+        if !streams && output == standardStream { throw streamRefusal("-o", isInput: false) }
         if let problem = EncoderCheck.problem(output: output, settings: settings) { throw UsageError(problem) }
+    }
+
+    private static func streamRefusal(_ label: String, isInput: Bool) -> UsageError {
+        UsageError("\(label) - (standard \(isInput ? "input" : "output")) works only with velvet render, which reads its input once")
     }
 }

@@ -18,7 +18,7 @@ enum CompareCommand {
         var arguments = arguments
         guard let input = arguments.takePositional() else { throw UsageError("compare needs an INPUT file") }
         try SequenceArguments.parse(&arguments, input: input)
-        guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("compare needs -o OUTPUT") }
+        guard let output = arguments.value("-o", or: "--output") else { throw UsageError("compare needs -o OUTPUT") }
         let choiceA = try SideChoice.parse(&arguments, side: "a", method: "bilateral")
         let choiceB = try SideChoice.parse(&arguments, side: "b", method: "freqsep")
         let named = ImageSequence.isPattern(output) ? ImageSequence.stem(of: output) : output
@@ -45,7 +45,7 @@ enum CompareCommand {
             try sidePreset.validate(file: name)
             sidePresets[name] = sidePreset
         }
-        try CommandFiles.checkEncoder(output, settings)
+        try CommandFiles.checkEncoder(output, settings, streams: false)
         var files = CommandFiles(policy: policy)
         files.input(input)
         files.presetFiles(given: presetText, preset: preset)

@@ -28,12 +28,13 @@ enum DemoCommand {
         let clip = directory + "/before.mp4", still = directory + "/after.png", comparison = directory + "/before-after.png"
         let renders = [("after", BeautySettings.Smoothing.frequencySeparation), ("after-bilateral", .bilateral)]
             .map { (output: "\(directory)/\($0.0).mp4", smoothing: $0.1) }
+        // A --device that names none is a usage error: found before the folder is made.
+        let context = try GPUContext(request: request)
         try Directory.create(directory)
         var files = CommandFiles(policy: policy)
         files.input(photo, "the photo")
         for output in [clip] + renders.map(\.output) + [still, comparison] { files.output(output, "demo output") }
         try files.check()
-        let context = try GPUContext(request: request)
         let started = Date()
         func say(_ line: String) { if !quiet { printError("velvet demo: \(line)") } }
 

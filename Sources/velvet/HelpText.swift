@@ -4,7 +4,8 @@ enum HelpText {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
         let listsCommands = arguments.flag("--commands")
-        let name = arguments.takePositional()
+        arguments.ignoreOptions() // help wins over anything else on the line (`help render --json`)
+        let name = listsCommands ? nil : arguments.takePositional()
         try arguments.finish()
         if listsCommands {
             print(CommandList.all.map(\.name).joined(separator: "\n"))

@@ -10,7 +10,7 @@ enum RenderCommand {
         var arguments = arguments
         guard let input = arguments.takePositional() else { throw UsageError("render needs an INPUT file") }
         try SequenceArguments.parse(&arguments, input: input)
-        guard let output = arguments.value("-o") ?? arguments.value("--output") else { throw UsageError("render needs -o OUTPUT") }
+        guard let output = arguments.value("-o", or: "--output") else { throw UsageError("render needs -o OUTPUT") }
         let settings = try encoderSettings(&arguments)
         let policy = try OverwritePolicy.parse(&arguments)
         let renderOptions = try Self.renderOptions(&arguments)

@@ -107,9 +107,11 @@ enum VelvetCommand {
                 throw UsageError("argument \(index + 1) ('\(arguments[index])') is not UTF-8 text: velvet takes UTF-8 file names "
                                  + "and values (rename the file, or reach it through a link with a UTF-8 name)")
             }
-            // --help wins over anything else on the line, a malformed rest included.
-            if CommandList.named(command) != nil, rest.contains("--help") || rest.contains("-h") {
-                print(try HelpText.usage(of: command))
+            // --help wins over anything else on the line, a malformed rest included (not an
+            // operand after `--`: a file named --help).
+            let options = rest.prefix { $0 != "--" }
+            if options.contains("--help") || options.contains("-h") {
+                print(CommandList.named(command) != nil ? try HelpText.usage(of: command) : usage)
                 try StandardOutput.flush()
                 return 0
             }

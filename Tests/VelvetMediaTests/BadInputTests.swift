@@ -266,6 +266,11 @@ final class BadInputTests: XCTestCase {
         let allowed = scratch.path("allowed.png")
         let raised = try Tool.run(Tool.velvet, ["render", input, "-o", allowed, "--no-effects"], environment: ["VELVET_MEMORY_LIMIT": "1G"])
         XCTAssertEqual(raised.status, 0, raised.stderr)
+        // One picture to a video holds one frame: no encoder lookahead or queues of frames
+        // (an 8K picture to .mp4 was estimated at 22 GiB and peaked at 2 GB).
+        let video = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("still.mp4"), "--no-effects", "--preset-x264", "veryslow"],
+                                 environment: ["VELVET_MEMORY_LIMIT": "512M"])
+        XCTAssertEqual(video.status, 0, video.stderr)
     }
 
     func testAudioOnlyFile() throws {
@@ -369,6 +374,48 @@ final class BadInputTests: XCTestCase {
             let result = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("ok.mkv"), "-y", "--no-effects", "--encoder-opt", option])
             XCTAssertEqual(result.status, 0, "\(option): \(result.stderr)")
         }
+    }
+
+    /// The command line as CLI.md and ffmpeg's users take it: `--help` wins except as a file
+    /// name after `--`; a mistyped flag last on the line is an unknown option (it said "needs a
+    /// value"); `-o` and `--output` are one option, the last given wins (it said "unknown option
+    /// --output"); `help` ignores the options beside it, not an extra argument; a refusal that
+    /// FFmpeg also logs is one line; `demo` makes no folder for a bad `--device`; `compare -o -`
+    /// is refused for being standard output (it asked for a --format first).
+    func testTheCommandLineFollowsItsConventions() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png"), named = scratch.path("--help")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", input])
+        try FileManager.default.copyItem(atPath: input, toPath: named)
+        let operand = try Tool.run(Tool.velvet, ["render", "-o", scratch.path("operand.png"), "--no-effects", "--quiet", "--", named])
+        XCTAssertEqual(operand.status, 0, operand.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("operand.png")), "a file named --help after --, rendered")
+        for (arguments, message) in [
+            (["render", input, "-o", scratch.path("x.png"), "--no-effects", "--quite"], "velvet: unknown option --quite (see velvet render --help)"),
+            (["render", input, "-o", scratch.path("x.png"), "--no-effects", "--strength"], "velvet: --strength needs a value (see velvet render --help)"),
+            (["help", "--commands", "bogus"], "velvet: unexpected argument 'bogus' (see velvet help)"),
+            (["compare", input, "-o", "-"], "velvet: -o - (standard output) works only with velvet render, which reads its input once (see velvet compare --help)"),
+            (["demo", "--output-dir", scratch.path("demo"), "--size", "16384x16384"],
+             "velvet: --size 16384x16384 is past FFmpeg's limit of about 268 million pixels a picture (see velvet demo --help)"),
+        ] {
+            let result = try Tool.run(Tool.velvet, arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.messages, message + "\n", "\(arguments)")
+        }
+        let device = try Tool.run(Tool.velvet, ["demo", "--output-dir", scratch.path("demo"), "--device", "7"])
+        XCTAssertEqual(device.status, 2, device.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("demo")), "no folder made for a usage error")
+        for arguments in [["--help", "--json"], ["--version", "--help"], ["help", "render", "--json"], ["render", "--help", "--json"]] {
+            let result = try Tool.run(Tool.velvet, arguments)
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stdout.hasPrefix("usage: velvet"), "\(arguments): \(result.stdout.prefix(80))")
+        }
+        for order in [["-o", scratch.path("first.png"), "--output", scratch.path("last.png")], ["--output", scratch.path("first.png"), "-o", scratch.path("last.png")]] {
+            let result = try Tool.run(Tool.velvet, ["render", input, "--no-effects", "--quiet", "-y"] + order)
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("last.png")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("first.png")), "the last spelling given wins")
     }
 
     /// `--pix-fmt` is checked when parsed (FFmpeg's names) and against the encoder, before any

@@ -127,6 +127,24 @@ final class ColorConversionTests: GPUTestCase {
         }
     }
 
+    /// An RGB picture written as a "J" format (`--pix-fmt yuvj444p`, full range by name) holds
+    /// full-range samples, as ffmpeg writes them (they were limited, 16...235, under a full-range
+    /// tag: the picture came out washed out), with effects or without.
+    func testRGBToAFullRangeFormatIsFullRange() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "nullsrc=size=256x16,format=gray,geq=lum=X", "-frames:v", "1", "-pix_fmt", "rgb24", input])
+        for (name, extra) in [("plain.mkv", ["--no-effects"]), ("effects.mkv", [])] {
+            let output = scratch.path(name)
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--pix-fmt", "yuvj444p", "--crf", "0", "--quiet"] + extra)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(try Tool.probe(output, "stream=pix_fmt,color_range"), "yuvj444p,pc", name)
+            let luma = try Tool.pixels(output, "gray")
+            XCTAssertEqual(luma.min(), 0, "\(name): black at 0, not 16")
+            XCTAssertEqual(luma.max(), 255, "\(name): white at 255, not 235")
+        }
+    }
+
     /// A grey picture that states no range is full range, as swscale and ffmpeg take it: grey
     /// and grey + alpha PNG and TIFF come back exact through the GPU's colour path (grey +
     /// alpha was read and written as limited range: 0 and 255 clipped to 16 and 235, or the

@@ -219,6 +219,28 @@ final class MediaFidelityTests: XCTestCase {
         }
     }
 
+    /// A YUV input's alpha is not read, so the output does not take its alpha format (an
+    /// FFV1 yuva420p input made a yuva420p output whose alpha was all opaque, and a PNG of it
+    /// rgba): the format without alpha, and a warning; `--pix-fmt` can still name one. An RGBA
+    /// picture keeps its alpha.
+    func testAYUVInputsAlphaIsNotPromisedByTheOutput() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("alpha.mkv"), picture = scratch.path("alpha.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "2",
+                         "-vf", "format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(lt(X,40),0,255)'", "-c:v", "ffv1", input])
+        try Tool.ffmpeg(["-i", input, "-frames:v", "1", "-pix_fmt", "rgba", picture])
+        let warning = "velvet: warning: \(input) has alpha (yuva420p), which Velvet does not keep for YUV video: the output is opaque\n"
+        for (output, format, options) in [("out.mkv", "yuv420p", ["--codec", "ffv1"]), ("named.mkv", "yuva420p", ["--codec", "ffv1", "--pix-fmt", "yuva420p"]),
+                                          ("frame.png", "rgb24", ["--frame", "1"])] {
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path(output), "--no-effects", "--quiet"] + options)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(result.messages, warning, output)
+            XCTAssertEqual(try Tool.probe(scratch.path(output), "stream=pix_fmt"), format, output)
+        }
+        _ = try render([picture, "-o", scratch.path("kept.png")])
+        XCTAssertEqual(try Tool.probe(scratch.path("kept.png"), "stream=pix_fmt"), "rgba", "an RGBA picture's alpha is kept")
+    }
+
     private func lumaPSNR(_ a: String, _ b: String) throws -> Double {
         let result = try Tool.run("ffmpeg", ["-hide_banner", "-i", a, "-i", b, "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"])
         guard let range = result.stderr.range(of: "PSNR y:") else { return -1 }

@@ -63,6 +63,16 @@ final class TimingAndOrientationTests: XCTestCase {
         let single = scratch.path("single.mkv")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "1", "-c:v", "libx264", single])
         XCTAssertEqual(try Tool.run(Tool.velvet, ["render", single, "-o", scratch.path("single.png"), "--no-effects"]).status, 0)
+        // Nor one whose container states no length (NUT): it was "a video (several frames)".
+        let nut = scratch.path("single.nut")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "1", "-c:v", "ffv1", nut])
+        let fromNUT = try Tool.run(Tool.velvet, ["render", nut, "-o", scratch.path("nut.png"), "--no-effects"])
+        XCTAssertEqual(fromNUT.status, 0, fromNUT.stderr)
+        let twoFrames = scratch.path("two.nut")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "2", "-c:v", "ffv1", twoFrames])
+        let refused = try Tool.run(Tool.velvet, ["render", twoFrames, "-o", scratch.path("two.png"), "--no-effects"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("is a video"), refused.stderr)
     }
 
     /// Frames closer together than the output's clock (a 0.3 ms jitter into Matroska's 1 ms,
