@@ -43,6 +43,8 @@ final class MediaReader: @unchecked Sendable {
     private(set) var framesDecoded = 0
     private var firstPixelFormat: AVPixelFormat?
     private var readError: String?
+    /// A JPEG picture (a still or a sequence's): its end is checked (`JPEGEnd`).
+    private var checksJPEGEnd = false
     /// The files of an image sequence input (nil for any other input).
     private var sequencePictures: Int?
     private var timestamps: TimestampSynthesizer
@@ -143,6 +145,7 @@ final class MediaReader: @unchecked Sendable {
             decoderContext.pointee.pkt_timebase = stream.pointee.time_base
             try Self.check(avcodec_open2(decoderContext, decoder, nil), path)
 
+            checksJPEGEnd = (isStill || isSequence) && parameters.pointee.codec_id == AV_CODEC_ID_MJPEG
             let rate = av_guess_frame_rate(context, stream, nil)
             let frameRate = rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0
             timestamps = TimestampSynthesizer(frameRate: rate, timeBase: stream.pointee.time_base)
@@ -198,7 +201,9 @@ final class MediaReader: @unchecked Sendable {
             if !pendingFrames.isEmpty { return .video(pendingFrames.removeFirst()) }
             if decoderFinished {
                 if framesDecoded == 0 {
-                    throw MediaError.decode(path: info.path, reason: (readError ?? "no frame could be decoded") + pipeHint)
+                    // A picture that yields nothing (a PNG cut short after its header) is damaged.
+                    let nothing = info.isStillImage ? "truncated or damaged image" : "no frame could be decoded"
+                    throw MediaError.decode(path: info.path, reason: (readError ?? nothing) + pipeHint)
                 }
                 if let pictures = sequencePictures, framesDecoded < pictures, let damage = endDamage() {
                     // Each picture is a frame of its own: the damage is not where the frames end.
@@ -227,6 +232,17 @@ final class MediaReader: @unchecked Sendable {
             }
             let streamIndex = Int(packet.pointer.pointee.stream_index)
             if streamIndex == videoStreamIndex {
+                // Said at once: a still output stops after its first frame, before the end's checks.
+                if checksJPEGEnd, let data = packet.pointer.pointee.data,
+                   !JPEGEnd.isReached(UnsafeRawBufferPointer(start: data, count: Int(packet.pointer.pointee.size))) {
+                    let error = MediaError.truncated(path: info.path, framesDecoded: framesDecoded,
+                                                     reason: "its JPEG data ends before the end-of-image marker")
+                    guard keepsTruncated else {
+                        av_packet_unref(packet.pointer)
+                        throw error
+                    }
+                    if warnings.isEmpty { warnings.append("\(info.path): its JPEG data ends before the end-of-image marker; kept what decodes") }
+                }
                 let sent = avcodec_send_packet(codecContext, packet.pointer)
                 av_packet_unref(packet.pointer)
                 if sent < 0 && sent != velvet_averror_eagain() {

@@ -233,6 +233,33 @@ final class BadInputTests: XCTestCase {
         try Data(contentsOf: URL(fileURLWithPath: whole)).prefix(2000).write(to: URL(fileURLWithPath: cut))
         try expectFailure(["render", cut, "-o", output, "--no-effects"], in: scratch, output: output,
                           mentions: "cannot decode \(cut): truncated or damaged image")
+        // Cut after its first rows decode: it said "no frame could be decoded".
+        let noisy = scratch.path("noisy.png"), late = scratch.path("late.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-vf", "noise=alls=60:allf=t", "-frames:v", "1", noisy])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: noisy))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: late))
+        try expectFailure(["render", late, "-o", output, "--no-effects"], in: scratch, output: output,
+                          mentions: "cannot decode \(late): truncated or damaged image")
+    }
+
+    /// A JPEG cut short decodes in FFmpeg without a word, the rows past the cut filled green:
+    /// it is damage (it rendered, exit 0); `--allow-truncated` keeps it with a warning. A whole
+    /// JPEG with bytes after its end (a camera's trailer) is no damage.
+    func testTruncatedJPEGIsDamaged() throws {
+        let scratch = try Scratch()
+        let whole = scratch.path("whole.jpg"), cut = scratch.path("cut.jpg"), trailer = scratch.path("trailer.jpg"), output = scratch.path("out.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", "-q:v", "2", whole])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        try (bytes + Data([0xFF, 0xDA, 0x00, 0x04, 0x12, 0x34] + [UInt8](repeating: 0x55, count: 200))).write(to: URL(fileURLWithPath: trailer))
+        try expectFailure(["render", cut, "-o", output, "--no-effects"], in: scratch, output: output,
+                          mentions: "\(cut) is damaged or truncated after 0 frame(s) (its JPEG data ends before the end-of-image marker)")
+        let kept = try Tool.run(Tool.velvet, ["render", cut, "-o", output, "--no-effects", "--allow-truncated"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertEqual(kept.messages, "velvet: warning: \(cut): its JPEG data ends before the end-of-image marker; kept what decodes\n")
+        let ended = try Tool.run(Tool.velvet, ["render", trailer, "-o", scratch.path("trailer.png"), "--no-effects"])
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertEqual(ended.messages, "")
     }
 
     func testFramesBelowTheTrackerMinimumAreRefused() throws {
