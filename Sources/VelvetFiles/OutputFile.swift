@@ -168,6 +168,16 @@ public final class OutputFile: @unchecked Sendable {
         }
     }
 
+    /// Deletes the regular file at `path` (a link's target, as a commit writes it), which an
+    /// output replaced under `-y` leaves without a counterpart; a device or FIFO is left alone.
+    /// Whether a file was deleted.
+    public static func removeReplaced(_ path: String) -> Bool {
+        guard case .file(let file)? = try? OutputTarget.of(path) else { return false }
+        var info = stat()
+        guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+        return unlink(file) == 0
+    }
+
     /// Writes `data` to `path` through a temporary file (`ownsEntry`: see `init`).
     public static func write(_ data: Data, to path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false) throws {
         try prepared(data, to: path, policy: policy, ownsEntry: ownsEntry).commit()

@@ -68,8 +68,18 @@ public enum ImageSequence {
     /// the pattern makes of it is that file.
     public static func number(of file: String, in pattern: String, same: (String, String) -> Bool) -> Int? {
         let name = URL(fileURLWithPath: file).lastPathComponent
-        let runs = name.split(whereSeparator: { !$0.isASCII || !$0.isNumber }).compactMap { Int($0) }
-        return runs.first { number in self.name(pattern, number).map { same($0, file) } ?? false }
+        // Every number a run of digits holds, not the whole run alone: `gh1%d.jpg` names
+        // frame 1 `gh11.jpg`, whose run is 11 (the pattern's own digits touch the number's).
+        let runs = name.split(whereSeparator: { !$0.isASCII || !$0.isNumber }).map(Array.init)
+        var numbers: [Int] = []
+        for run in runs {
+            for start in run.indices {
+                for end in (start + 1)...run.count {
+                    if let number = Int(String(run[start..<end])), !numbers.contains(number) { numbers.append(number) }
+                }
+            }
+        }
+        return numbers.first { number in self.name(pattern, number).map { same($0, file) } ?? false }
     }
 
     /// A single file's name for what the sequence `pattern` holds (a report beside it): the

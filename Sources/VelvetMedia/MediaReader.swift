@@ -232,11 +232,17 @@ final class MediaReader: @unchecked Sendable {
             }
             let streamIndex = Int(packet.pointer.pointee.stream_index)
             if streamIndex == videoStreamIndex {
-                // Said at once: a still output stops after its first frame, before the end's checks.
                 if checksJPEGEnd, let data = packet.pointer.pointee.data,
                    !JPEGEnd.isReached(UnsafeRawBufferPointer(start: data, count: Int(packet.pointer.pointee.size))) {
-                    let error = MediaError.truncated(path: info.path, framesDecoded: framesDecoded,
-                                                     reason: "its JPEG data ends before the end-of-image marker")
+                    let reason = "its JPEG data ends before the end-of-image marker"
+                    // A sequence's picture is left out, as one that does not decode (counted at the end).
+                    if sequencePictures != nil {
+                        readError = readError ?? "a picture's JPEG data ends before its end-of-image marker"
+                        av_packet_unref(packet.pointer)
+                        continue
+                    }
+                    // A still's, said at once: a still output stops after its first frame, before the end's checks.
+                    let error = MediaError.truncated(path: info.path, framesDecoded: framesDecoded, reason: reason)
                     guard keepsTruncated else {
                         av_packet_unref(packet.pointer)
                         throw error

@@ -34,6 +34,8 @@ final class MediaWriter: @unchecked Sendable {
     /// The commit policy's last step where no single file is renamed into place (standard
     /// output, a sequence): run once, as `finish` ends.
     private let beforeCommit: (@Sendable (String) throws -> Void)?
+    /// The commit's preparation where no `OutputFile` runs it (a sequence, standard output).
+    private let prepareCommit: (@Sendable () throws -> Void)?
     /// The pixel format `encode` expects frames in.
     private(set) var framePixelFormat = AV_PIX_FMT_NONE
     /// One picture: the render ends after its frame.
@@ -98,6 +100,7 @@ final class MediaWriter: @unchecked Sendable {
         sequence = container.isSequence ? try PictureSequenceOutput(pattern: path, policy: framePolicy, input: reader?.info.path) : nil
         file = container.isStandardOutput || container.isSequence ? nil : try OutputFile(path: path, policy: commit)
         beforeCommit = file == nil ? commit.beforeRename : nil
+        prepareCommit = file == nil ? commit.prepare : nil
         if let reader, !container.isStandardOutput, !reader.isStandardInput, SameFile.check(path, reader.info.path) {
             throw MediaError.output(path: path, reason: "the output would overwrite the input")
         }
@@ -332,6 +335,7 @@ final class MediaWriter: @unchecked Sendable {
             guard closed >= 0 else { throw failure(closed) }
         }
         try file?.commit()
+        try prepareCommit?() // before the lock, as `OutputFile.commit` runs it (compare's report is GPU work)
         if let sequence {
             try UnfinishedFiles.shared.exclusively {
                 try beforeCommit?(sequence.pattern)

@@ -12,6 +12,10 @@ final class PictureSequenceOutput {
     /// replace, through a link either.
     private let inputKeys: Set<String>
     private(set) var frames: [OutputFile] = []
+    /// The sequence's claim: a partial of the pattern's own name, made before any frame, so
+    /// that of two renders to one sequence started together one is refused (`PartialFiles.claim`
+    /// looks for the other's), where each frame's claim does not look (their frames mixed).
+    private let claim: OutputFile
     static let firstNumber = 1
 
     init(pattern: String, policy: CommitPolicy, input: String?) throws {
@@ -22,6 +26,8 @@ final class PictureSequenceOutput {
         (self.pattern, self.policy) = (pattern, policy)
         let inputs = input.map { ImageSequence.isPattern($0) ? ImageSequence.files($0) : [$0] } ?? []
         inputKeys = Set(inputs.flatMap(SameFile.keys))
+        claim = try OutputFile(path: pattern, policy: policy)
+        _ = try claim.creating { _ in 0 }
     }
 
     /// The next frame's file, not yet created.
@@ -58,10 +64,12 @@ final class PictureSequenceOutput {
             for frame in moved { unlink(frame.path) }
             throw error
         }
+        claim.discard()
     }
 
     /// Removes every frame written so far.
     func discard() {
         for frame in frames { frame.discard() }
+        claim.discard()
     }
 }

@@ -72,7 +72,11 @@ enum CompareCommand {
         // with it, all three or none (a full disk used to leave the video and the metrics alone).
         let sidecars = CompareSidecars()
         sidecars.prepare = {
-            guard let capture = effect.capture, let face = capture.faces.first else { return [] } // no face: the video alone
+            guard let capture = effect.capture, let face = capture.faces.first else {
+                // No face: the video alone, and with -y no report or metrics of an earlier run beside it.
+                if policy.commit.replacesExisting { sidecars.stale = [report, metricsPath] }
+                return []
+            }
             effect.finishMeasuring()
             let names = (sides[0].label, sides[1].label)
             let stability = [effect.stabilityA.result, effect.stabilityB.result]
@@ -118,7 +122,8 @@ enum CompareCommand {
                                                                  progress: ProgressReporter(quiet: quiet), commit: commit)
         for warning in summary.warnings { printError("velvet: warning: \(warning)") }
         guard effect.capture?.faces.first != nil else {
-            throw MediaError.refused(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written)")
+            let removed = sidecars.removed.isEmpty ? "" : "; \(sidecars.removed.joined(separator: " and ")) of an earlier run removed"
+            throw MediaError.refused(path: input, reason: "no face was found, so there is nothing to compare (the A/B video was written\(removed))")
         }
         try ValidationReport.check(context)
         print("A/B video: \(output)\nreport: \(report)\nmetrics: \(metricsPath)")
@@ -154,7 +159,14 @@ private struct SideChoice {
 private final class CompareSidecars: @unchecked Sendable {
     var prepare: (() throws -> [OutputFile])?
     private var files: [OutputFile] = []
+    /// Report and metrics paths whose earlier files go with the video that replaces theirs.
+    var stale: [String] = []
+    private(set) var removed: [String] = []
 
     func make() throws { files = try prepare?() ?? [] }
-    func commit() throws { for file in files { try file.commit() } }
+
+    func commit() throws {
+        for file in files { try file.commit() }
+        for path in stale where OutputFile.removeReplaced(path) { removed.append(path) }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
-import VelvetMedia
+import VelvetFiles
+@testable import VelvetMedia
 import VelvetTestSupport
 import XCTest
 
@@ -194,6 +195,58 @@ final class ImageSequenceTests: XCTestCase {
         let batch = try Tool.run(Tool.velvet, ["batch", scratch.path("lit%03d.png"), "--output-dir", scratch.path("b"), "--no-effects"])
         XCTAssertEqual(batch.status, 2, batch.stderr)
         XCTAssertTrue(batch.stderr.contains("holds a frame number pattern"), batch.stderr)
+    }
+
+    /// A frame name the pattern's own digits run into (`gh1%d.jpg` names frame 1 `gh11.jpg`)
+    /// is found up front: the input was refused only after the whole render, exit 1.
+    func testAFrameWhoseDigitsTouchThePatternsIsFoundUpFront() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("gh11.png")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("gh1%d.png"), "-y", "--no-effects"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("would overwrite the input \(input)"), result.stderr)
+        XCTAssertEqual(ImageSequence.number(of: "gh11.png", in: "gh1%d.png", same: ==), 1)
+        XCTAssertEqual(ImageSequence.number(of: "a0071b.png", in: "a%03d1b.png", same: ==), 7)
+        XCTAssertNil(ImageSequence.number(of: "gh12.png", in: "gh1%d3.png", same: ==))
+    }
+
+    /// A sequence's JPEG cut short is left out as a picture that does not decode (it was kept,
+    /// green below the cut, under a warning that counted frames wrongly).
+    func testACutJPEGInASequenceIsLeftOut() throws {
+        let scratch = try Scratch()
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10", "-frames:v", "6", scratch.path("c%02d.jpg")])
+        let third = URL(fileURLWithPath: scratch.path("c03.jpg"))
+        let bytes = try Data(contentsOf: third)
+        try bytes.prefix(bytes.count / 2).write(to: third)
+        let refused = try Tool.run(Tool.velvet, ["render", scratch.path("c%02d.jpg"), "-o", scratch.path("r.mkv"), "--codec", "ffv1", "--no-effects"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("1 of its 6 pictures do not decode (a picture's JPEG data ends before its end-of-image marker)"),
+                      refused.stderr)
+        let kept = try Tool.run(Tool.velvet, ["render", scratch.path("c%02d.jpg"), "-o", scratch.path("k.mkv"), "--codec", "ffv1", "--no-effects",
+                                              "--allow-truncated"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertTrue(kept.messages.contains("kept the 5 that do"), kept.stderr)
+        let counted = try Tool.run("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                                               scratch.path("k.mkv")]).stdout
+        XCTAssertEqual(counted.trimmingCharacters(in: .whitespacesAndNewlines), "5")
+    }
+
+    /// Two renders to one sequence: the second to claim it is refused while the first holds it
+    /// (two renders with -y started together both exited 0, their frames mixed); once the
+    /// first is done, the sequence is free again.
+    func testASequenceHasOneWriterAtATime() throws {
+        let scratch = try Scratch()
+        let pattern = scratch.path("m%02d.png")
+        let first = try PictureSequenceOutput(pattern: pattern, policy: .replace, input: nil)
+        XCTAssertThrowsError(try PictureSequenceOutput(pattern: pattern, policy: .replace, input: nil)) { error in
+            XCTAssertTrue("\(error)".contains("is being written by velvet process \(getpid())"), "\(error)")
+        }
+        first.discard()
+        XCTAssertEqual(scratch.files, [], "the claim goes with the sequence")
+        let second = try PictureSequenceOutput(pattern: pattern, policy: .replace, input: nil)
+        try second.commit()
+        XCTAssertEqual(scratch.files, [])
     }
 
     /// y4m has no tag for the YUV matrix and its readers take BT.601: RGB is converted with it

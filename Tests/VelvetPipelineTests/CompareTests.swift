@@ -57,6 +57,29 @@ final class CompareTests: XCTestCase {
 
     /// `--a-preset` / `--b-preset` (a built-in name, a preset file): each side runs its whole
     /// preset, the JSON names it, and the sides differ where the presets do.
+    /// An image sequence output gets its report and metrics beside it (`ab_%03d.png` ->
+    /// `ab.html`, `ab.json`): they were named on stdout and never written. A run with no face
+    /// and `-y` takes away an earlier run's report and metrics, which no longer match the video.
+    func testSequenceOutputsGetTheirReportAndNoFaceTakesAnEarliersAway() throws {
+        let scratch = try Scratch()
+        let photo = repository.appendingPathComponent("test-assets/grace_hopper.jpg").path
+        let clip = scratch.path("clip.mp4"), noFace = scratch.path("noface.mp4")
+        try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf", "scale=240:-2", "-frames:v", "2", "-r", "10", "-pix_fmt", "yuv420p", clip])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-frames:v", "2", "-pix_fmt", "yuv420p", noFace])
+        try FileManager.default.createDirectory(atPath: scratch.path("seq"), withIntermediateDirectories: true)
+        let sequence = try Tool.run(Tool.velvet, ["compare", clip, "-o", scratch.path("seq/ab_%03d.png"), "--quiet"], environment: environment)
+        XCTAssertEqual(sequence.status, 0, sequence.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("seq")).sorted(),
+                       ["ab.html", "ab.json", "ab_001.png", "ab_002.png"])
+        XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("seq/ab.json")))))
+        try FileManager.default.createDirectory(atPath: scratch.path("v"), withIntermediateDirectories: true)
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["compare", clip, "-o", scratch.path("v/ab.mp4"), "--quiet"], environment: environment).status, 0)
+        let none = try Tool.run(Tool.velvet, ["compare", noFace, "-o", scratch.path("v/ab.mp4"), "-y", "--quiet"], environment: environment)
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("of an earlier run removed"), none.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("v")), ["ab.mp4"])
+    }
+
     func testCompareTwoPresets() throws {
         let scratch = try Scratch()
         try makeClip(scratch)
