@@ -1,10 +1,11 @@
 import CFFmpeg
 
 /// Numbers the frames of an output that holds one frame per tick of its rate beside its
-/// audio (AVI, Theora; y4m holds no audio and numbers every frame in turn): each frame goes to the tick its time falls on, so a variable-rate input keeps its
-/// timing, and its sync with the audio, as ffmpeg's `-fps_mode cfr` keeps them. The ticks of
-/// a gap repeat the frame before it (the first frame fills those before it: a video that
-/// starts after its audio); a frame whose tick is taken is dropped.
+/// audio (AVI, Theora; y4m holds no audio and numbers every frame in turn): each frame goes
+/// to the tick its time falls on, so a variable-rate input keeps its timing, and its sync
+/// with the audio, as ffmpeg's `-fps_mode cfr` keeps them. The ticks of a gap repeat the
+/// frame before it (the first frame fills those before it: a video that starts after its
+/// audio); a frame whose tick is taken is dropped.
 struct FrameSlots {
     /// One tick: 1/rate.
     let tick: AVRational
