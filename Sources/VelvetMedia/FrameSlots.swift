@@ -13,11 +13,13 @@ struct FrameSlots {
     private(set) var repeated: Int64 = 0
     private(set) var dropped = 0
 
-    /// A gap longer than this is a break in the input's clock, not a pause: the frame then
-    /// takes the next tick, as ffmpeg treats a jump past its `-dts_delta_threshold`.
-    static let longestGap = 10.0
+    /// Seconds the input's timeline lasts, where it states them: a frame past its end (and a
+    /// second more) follows a break in the input's clock, not a pause, so it takes the next
+    /// tick instead of a gap's worth of repeats. With no length stated every gap is filled.
+    let end: Double?
+    private(set) var breaks = 0
 
-    init(tick: AVRational) { self.tick = tick }
+    init(tick: AVRational, end: Double?) { (self.tick, self.end) = (tick, end) }
 
     /// The tick for a frame at `pts` in `timeBase` (none: the next) and how many ticks before
     /// it to fill with the frame before; nil where the frame is to be dropped.
@@ -26,7 +28,11 @@ struct FrameSlots {
         if let pts {
             let wanted = Int64((Double(pts) * av_q2d(timeBase) / av_q2d(tick)).rounded())
             guard wanted >= next else { dropped += 1; return nil }
-            if Double(wanted - next) * av_q2d(tick) <= Self.longestGap { placed = wanted }
+            if let end, Double(wanted) * av_q2d(tick) > end + 1 {
+                if wanted > next { breaks += 1 }
+            } else {
+                placed = wanted
+            }
         }
         let fill = placed - next
         repeated += fill
@@ -36,8 +42,9 @@ struct FrameSlots {
 
     /// One line for the render's warnings, or nil where every frame took its own tick.
     func warning(output path: String) -> String? {
-        guard repeated > 0 || dropped > 0 else { return nil }
+        guard repeated > 0 || dropped > 0 || breaks > 0 else { return nil }
+        let closed = breaks > 0 ? "; \(breaks) jump(s) past the input's stated end closed" : ""
         return "\(path) holds \(String(format: "%g", 1 / av_q2d(tick))) frames a second: \(repeated) frame(s) repeated "
-            + "over gaps in the input's timing, \(dropped) dropped"
+            + "over gaps in the input's timing, \(dropped) dropped" + closed
     }
 }

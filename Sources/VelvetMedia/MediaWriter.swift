@@ -127,12 +127,12 @@ final class MediaWriter: @unchecked Sendable {
         encoder.pointee.height = Int32(height)
         let inputTimeBase = input?.pointee.time_base ?? AVRational(num: frameRate.den, den: frameRate.num)
         let rate = reader.map { av_guess_frame_rate($0.formatContext, input, nil) } ?? frameRate
-        if rate.num > 0 { encoder.pointee.framerate = rate }
+        if rate.num > 0 { encoder.pointee.framerate = container.name == "avi" ? Self.aviRate(rate) : rate }
         // AVI holds one frame per tick of its stream's rate: the input's time base (1/12800)
         // made a "12800 fps" file of empty ticks, which players and velvet read as damaged.
         numbersFrames = ["yuv4mpegpipe", "avi"].contains(container.name) || EncoderTuning.numbersFrames(codec)
         iccProfile = setup.iccProfile
-        encoder.pointee.time_base = numbersFrames ? EncoderTuning.frameTimeBase(rate)
+        encoder.pointee.time_base = numbersFrames ? EncoderTuning.frameTimeBase(container.name == "avi" ? Self.aviRate(rate) : rate)
             : EncoderTuning.timeBase(for: codec, input: inputTimeBase, frameRate: rate)
         frameTimeBase = inputTimeBase.num > 0 ? inputTimeBase : encoder.pointee.time_base
         // The container's pixel aspect ratio (MP4's pasp, Matroska's display size) or else the
@@ -237,7 +237,11 @@ final class MediaWriter: @unchecked Sendable {
         // y4m, which holds no audio to keep in step with, keeps every frame, one after another;
         // picture files (image2) keep no timestamps, so nothing collides there.
         if numbersFrames {
-            if container.name != "yuv4mpegpipe" { slots = FrameSlots(tick: encoder.pointee.time_base) }
+            if container.name != "yuv4mpegpipe" {
+                let duration = reader?.formatContext.pointee.duration ?? velvet_av_nopts_value()
+                let end = duration != velvet_av_nopts_value() && duration > 0 ? Double(duration) / Double(AV_TIME_BASE) : nil
+                slots = FrameSlots(tick: encoder.pointee.time_base, end: end)
+            }
         } else if outputFormat.pointee.flags & AVFMT_NOTIMESTAMPS == 0 {
             clock = OutputClock(encoder: encoder.pointee.time_base, muxer: stream.pointee.time_base)
         }
@@ -414,6 +418,12 @@ final class MediaWriter: @unchecked Sendable {
         convertedSubtitles.removeAll()
         avcodec_free_context(&encoder)
         avformat_free_context(formatContext)
+    }
+
+    /// AVI's rate, at most 1000 frames a second: FFmpeg's AVI muxer refuses more ("Invalid
+    /// argument" at its header); faster input drops frames to it (`FrameSlots`, with a warning).
+    static func aviRate(_ rate: AVRational) -> AVRational {
+        rate.num > 0 && rate.den > 0 && av_q2d(rate) > 1000 ? AVRational(num: 1000, den: 1) : rate
     }
 
     /// The encoder's format: the requested one, else the source's if the encoder takes it,

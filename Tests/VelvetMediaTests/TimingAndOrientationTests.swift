@@ -187,6 +187,26 @@ final class TimingAndOrientationTests: XCTestCase {
                 XCTAssertEqual(seconds, 3.0, accuracy: 0.05, "\(output): the video is as long as the input's timeline")
             }
         }
+        // A late start past ten seconds is a pause too (it was closed as a clock break, the video
+        // 12 s ahead of its audio); only a frame past the input's stated end follows a break.
+        let later = scratch.path("later.mp4"), plainVideo = scratch.path("plain.mp4"), audio = scratch.path("a.m4a")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x72:rate=10", "-frames:v", "20", "-c:v", "libx264", "-bf", "0", plainVideo])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "sine=duration=15", "-c:a", "aac", audio])
+        try Tool.ffmpeg(["-itsoffset", "12", "-i", plainVideo, "-i", audio, "-map", "0", "-map", "1", "-c", "copy", later])
+        let laterAVI = scratch.path("later.avi")
+        let laterResult = try Tool.run(Tool.velvet, ["render", later, "-o", laterAVI, "--no-effects"])
+        XCTAssertEqual(laterResult.status, 0, laterResult.stderr)
+        XCTAssertEqual(try Tool.probe(laterAVI, "stream=nb_frames"), "140", "120 repeats of the first frame, then its 20")
+        // Past AVI's 1000 frames a second (the muxer refused the header, "Invalid argument").
+        let fast = scratch.path("fast.mp4"), fastAVI = scratch.path("fast.avi")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x72:rate=2000", "-frames:v", "20", "-c:v", "libx264", "-bf", "0",
+                         "-video_track_timescale", "90000", fast])
+        let fastResult = try Tool.run(Tool.velvet, ["render", fast, "-o", fastAVI, "--no-effects"])
+        XCTAssertEqual(fastResult.status, 0, fastResult.stderr)
+        XCTAssertEqual(try Tool.probe(fastAVI, "stream=r_frame_rate"), "1000/1")
+        // Frames every 0.5 ms on 1 ms ticks: frame 0 and each odd one keep a tick of their own.
+        XCTAssertEqual(fastResult.messages, "velvet: warning: \(fastAVI) holds 1000 frames a second: 0 frame(s) repeated over gaps "
+                       + "in the input's timing, 9 dropped\n")
         // Where the input's timing is regular, nothing is repeated or said.
         let regular = scratch.path("regular.mkv")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=2", "-f", "lavfi", "-i", "sine=duration=2",
