@@ -34,7 +34,7 @@ build preset $(gpu_free VelvetBeauty) Tools/Fuzz/PresetFuzzTarget.swift
 build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.swift Sources/VelvetMedia/MediaReader.swift \
     Sources/VelvetMedia/DeclaredLength.swift Sources/VelvetMedia/TimestampSynthesizer.swift \
     Sources/VelvetMedia/Orientation.swift Sources/VelvetMedia/OutputContainer.swift Sources/VelvetMedia/LogCapture.swift \
-    Sources/VelvetMedia/ExifTagReader.swift Sources/VelvetMedia/ImageSequence.swift Sources/VelvetMedia/JPEGEnd.swift \
+    Sources/VelvetMedia/ExifTagReader.swift Sources/VelvetMedia/ImageSequence.swift Sources/VelvetMedia/JPEGEnd.swift Sources/VelvetMedia/ClockJumps.swift \
     Tools/Fuzz/MediaFuzzTarget.swift
 
 mkdir -p "$out/tflite/corpus" "$out/media/corpus" "$out/cube/corpus" "$out/preset/corpus"

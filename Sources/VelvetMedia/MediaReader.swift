@@ -45,6 +45,8 @@ final class MediaReader: @unchecked Sendable {
     private var readError: String?
     /// A JPEG picture (a still or a sequence's): its end is checked (`JPEGEnd`).
     private var checksJPEGEnd = false
+    /// For a format whose clock may jump (MPEG-TS, MPEG-PS): the jumps closed.
+    private var clockJumps: ClockJumps?
     /// The files of an image sequence input (nil for any other input).
     private var sequencePictures: Int?
     private var timestamps: TimestampSynthesizer
@@ -146,6 +148,7 @@ final class MediaReader: @unchecked Sendable {
             try Self.check(avcodec_open2(decoderContext, decoder, nil), path)
 
             checksJPEGEnd = (isStill || isSequence) && parameters.pointee.codec_id == AV_CODEC_ID_MJPEG
+            if context.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 { clockJumps = ClockJumps() }
             let rate = av_guess_frame_rate(context, stream, nil)
             let frameRate = rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0
             timestamps = TimestampSynthesizer(frameRate: rate, timeBase: stream.pointee.time_base)
@@ -231,6 +234,12 @@ final class MediaReader: @unchecked Sendable {
                 continue
             }
             let streamIndex = Int(packet.pointer.pointee.stream_index)
+            // Sparse streams (subtitles, data) may be silent for long: only audio and video tell a jump.
+            if clockJumps != nil, let stream = formatContext.pointee.streams[streamIndex] {
+                let type = stream.pointee.codecpar.pointee.codec_type
+                clockJumps!.place(packet.pointer, timeBase: stream.pointee.time_base,
+                                  tells: type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO)
+            }
             if streamIndex == videoStreamIndex {
                 if checksJPEGEnd, let data = packet.pointer.pointee.data,
                    !JPEGEnd.isReached(UnsafeRawBufferPointer(start: data, count: Int(packet.pointer.pointee.size))) {
@@ -302,7 +311,8 @@ final class MediaReader: @unchecked Sendable {
     private func endDamage() -> String? {
         if let readError { return readError }
         guard let declared = info.declaredLength else { return nil }
-        let end = Double(timestamps.end) * av_q2d(videoStream.pointee.time_base)
+        // On the input's own clock, which the closed jumps no longer show.
+        let end = Double(timestamps.end) * av_q2d(videoStream.pointee.time_base) - (clockJumps?.offset ?? 0)
         guard declared.isShort(decodedFrames: framesDecoded, decodedEnd: end) else { return nil }
         return "the container declares \(declared.description) frames"
     }

@@ -64,12 +64,8 @@ struct ArgumentParser {
     /// Every value of a repeatable option, in order.
     mutating func values(_ name: String) -> [String] { options.removeValue(forKey: name)?.map(\.value) ?? [] }
 
-    /// Forgets every option and flag (help, which `--help` makes win over anything else).
-    mutating func ignoreOptions() {
-        options.removeAll()
-        flags.removeAll()
-        dangling = nil
-    }
+    /// Forgets every flag (`help`, whose text `--json` or `--quiet` beside it do not change).
+    mutating func ignoreFlags() { flags.removeAll() }
 
     /// Whether the command line sends its output file to standard output (`-o -`): then
     /// nothing but the video may go there.

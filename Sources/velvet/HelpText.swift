@@ -4,7 +4,7 @@ enum HelpText {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
         let listsCommands = arguments.flag("--commands")
-        arguments.ignoreOptions() // help wins over anything else on the line (`help render --json`)
+        arguments.ignoreFlags() // `help render --json` is render's help; an unknown option is still an error
         let name = listsCommands ? nil : arguments.takePositional()
         try arguments.finish()
         if listsCommands {

@@ -109,8 +109,10 @@ enum VelvetCommand {
             }
             // --help wins over anything else on the line, a malformed rest included (not an
             // operand after `--`: a file named --help).
+            // An unknown command stays an error (`velvet frobnicate --help`); an option in the
+            // command's place (`velvet --version --help`) gets the whole usage.
             let options = rest.prefix { $0 != "--" }
-            if options.contains("--help") || options.contains("-h") {
+            if options.contains("--help") || options.contains("-h"), CommandList.named(command) != nil || command.hasPrefix("-") {
                 print(CommandList.named(command) != nil ? try HelpText.usage(of: command) : usage)
                 try StandardOutput.flush()
                 return 0

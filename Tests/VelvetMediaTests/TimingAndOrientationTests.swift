@@ -129,6 +129,23 @@ final class TimingAndOrientationTests: XCTestCase {
         XCTAssertEqual(audio, 2.0, accuracy: 0.15, "both parts' audio, one after the other")
         let audioTimes = try Tool.probe(output, "packet=pts", stream: "a:0").split(separator: "\n").compactMap { Int($0) }
         XCTAssertEqual(audioTimes, audioTimes.sorted(), "the audio's timestamps increase")
+        // A second part whose clock runs 100 s ahead: the jump is closed for every stream, as
+        // ffmpeg closes one past 10 s in a TS (it left 99 s of frozen, silent video; AVI's
+        // header declared 101 s for 2 s of frames).
+        let ahead = scratch.path("ahead.ts"), jumping = scratch.path("jumping.ts")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1", "-f", "lavfi", "-i", "sine=duration=1",
+                         "-c:v", "libx264", "-bf", "2", "-c:a", "aac", "-shortest", "-output_ts_offset", "100", ahead])
+        try (bytes + Data(contentsOf: URL(fileURLWithPath: ahead))).write(to: URL(fileURLWithPath: jumping))
+        for name in ["jumped.mp4", "jumped.avi"] {
+            let jumped = scratch.path(name)
+            let result = try Tool.run(Tool.velvet, ["render", jumping, "-o", jumped, "--no-effects"])
+            XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
+            let seconds = try XCTUnwrap(Double(try Tool.probe(jumped, "format=duration")), name)
+            XCTAssertLessThan(seconds, 2.5, "\(name): the two parts, one after the other")
+            // AVI repeats a frame where a part's video starts after its audio (B-frame delay).
+            let frames = Int(try Tool.probe(jumped, "stream=nb_frames").split(separator: "\n").first ?? "") ?? 0
+            XCTAssertTrue((50...52).contains(frames), "\(name): \(frames) frames")
+        }
     }
 
     /// `--frame` counts frames, also those that share a timestamp (it was refused against a
