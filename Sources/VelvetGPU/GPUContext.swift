@@ -138,6 +138,10 @@ public final class GPUContext: @unchecked Sendable {
         vkDestroyInstance(instance, nil)
     }
 
+    /// Call before the process exits: no pipeline is left compiling on a worker thread while
+    /// exit unloads the driver.
+    public static func stopCompilingBeforeExit() { PipelineCompiler.stopAllForExit() }
+
     /// Waits until every kernel created so far has its pipeline; throws the first pipeline
     /// that failed to compile since the context opened. Optional: a kernel's pipeline is
     /// awaited when it is recorded, and a failure thrown by that recorder's `submit()`.

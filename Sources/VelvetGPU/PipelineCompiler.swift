@@ -1,5 +1,6 @@
 import CVulkan
 import Foundation
+import Synchronization
 
 /// Compiles the context's compute pipelines on a few worker threads. A kernel's init only
 /// queues its pipeline: vkCreateComputePipelines is what a cold start costs (about 90
@@ -26,6 +27,28 @@ final class PipelineCompiler: @unchecked Sendable {
     /// - Parameter threadLimit: 0 (or less): no workers.
     init(threadLimit: Int) {
         self.threadLimit = max(threadLimit, 0)
+        Self.live.withLock { $0.append(Weak(self)) }
+    }
+
+    private struct Weak { weak var compiler: PipelineCompiler?; init(_ compiler: PipelineCompiler) { self.compiler = compiler } }
+    private static let live = Mutex<[Weak]>([])
+
+    /// Before the process exits: every compiler's queued pipelines dropped and those being
+    /// compiled waited for. A worker inside the driver (and the validation layer) while exit
+    /// unloads them crashed the process (SIGSEGV on a usage refusal made after an effect's
+    /// kernels were queued).
+    static func stopAllForExit() {
+        for compiler in live.withLock({ $0.compactMap(\.compiler) }) { compiler.stopForExit() }
+    }
+
+    private func stopForExit() {
+        condition.lock()
+        defer { condition.unlock() }
+        for build in queued { build.state = .done(.failure(GPUError.unsupported("the process is ending"))) }
+        unfinished -= queued.count
+        queued.removeAll()
+        condition.broadcast()
+        while unfinished > 0 { condition.wait() }
     }
 
     /// `VELVET_COMPILE_THREADS` when it is a count, else the default.

@@ -24,4 +24,6 @@ TerminationSignals.install()
 let notUTF8 = (1..<Int(CommandLine.argc)).filter { index in
     CommandLine.unsafeArgv[index].map { String(validatingCString: $0) == nil } ?? false
 }
-exit(VelvetCommand.run(Array(CommandLine.arguments.dropFirst()), notUTF8: notUTF8.map { $0 - 1 }))
+let status = VelvetCommand.run(Array(CommandLine.arguments.dropFirst()), notUTF8: notUTF8.map { $0 - 1 })
+GPUContext.stopCompilingBeforeExit()
+exit(status)
