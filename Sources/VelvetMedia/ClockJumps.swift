@@ -11,7 +11,6 @@ struct ClockJumps {
     /// Seconds added to every timestamp from here on.
     private(set) var offset = 0.0
     private var lastDecode: [Int32: Double] = [:]
-    private(set) var closed = 0
 
     /// Moves `packet` by the jumps closed so far; `tells`: whether its stream may close one.
     mutating func place(_ packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational, tells: Bool) {
@@ -23,7 +22,6 @@ struct ClockJumps {
         if tells, let last = lastDecode[index], abs(decode - last) > Self.threshold {
             offset -= decode - last
             decode = last
-            closed += 1
         }
         lastDecode[index] = decode
         guard offset != 0 else { return }

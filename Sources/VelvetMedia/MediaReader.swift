@@ -256,7 +256,7 @@ final class MediaReader: @unchecked Sendable {
                         av_packet_unref(packet.pointer)
                         throw error
                     }
-                    if warnings.isEmpty { warnings.append("\(info.path): its JPEG data ends before the end-of-image marker; kept what decodes") }
+                    if warnings.isEmpty { warnings.append("\(info.path): \(reason); kept what decodes") }
                 }
                 let sent = avcodec_send_packet(codecContext, packet.pointer)
                 av_packet_unref(packet.pointer)
