@@ -16,6 +16,9 @@ public final class UnfinishedFiles: @unchecked Sendable {
     /// Outputs written as they go (standard output, a FIFO), by the name the user gave: an end
     /// of the process ends what they were sent, which nothing can take back.
     private var streams: [String: Int] = [:]
+    /// Child processes writing registered files (`bench media`'s ffmpeg): the sweep ends them
+    /// first, or one would go on writing its file after the sweep deleted it.
+    private var writers: Set<pid_t> = []
 
     /// Registers `path`, then runs `body` (which may create it) under the lock.
     public func adding<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
@@ -66,6 +69,25 @@ public final class UnfinishedFiles: @unchecked Sendable {
         return path
     }
 
+    /// Starts a child process that writes a registered file (`start` runs it), so no sweep
+    /// comes between its start and its registration.
+    public func startingWriter(_ start: () throws -> pid_t) rethrows {
+        try lock.withLock { _ = writers.insert(try start()) }
+    }
+
+    /// Forgets a writer that has exited.
+    public func writerEnded(_ process: pid_t) {
+        lock.withLock { _ = writers.remove(process) }
+    }
+
+    /// Whether `process` still runs: neither gone nor a zombie (state Z or X in /proc).
+    private static func isRunning(_ process: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        return state != "Z" && state != "X"
+    }
+
     /// Notes that `name`, a stream, is being sent an output (until `streamEnded`).
     public func streaming(_ name: String) {
         lock.withLock { streams[name, default: 0] += 1 }
@@ -91,6 +113,12 @@ public final class UnfinishedFiles: @unchecked Sendable {
     @discardableResult
     public func deleteAllBeforeExit(patience: TimeInterval = 10) -> Sweep? {
         guard lock.lock(before: Date(timeIntervalSinceNow: patience)) else { return nil }
+        // Killed (a signal it could catch would let ffmpeg finish its file) and waited for
+        // (not reaped: Foundation's `Process` does that): dead, it writes nothing more.
+        for writer in writers { kill(writer, SIGKILL) }
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while writers.contains(where: Self.isRunning), Date() < deadline { usleep(1000) }
+        writers.removeAll()
         let removed = paths.filter { Self.unlink($0, following: descriptors[$0]) }.count
         for path in paths { rmdir(path) } // a scratch file's own folder, emptied above
         paths.removeAll()

@@ -55,6 +55,8 @@ final class MediaWriter: @unchecked Sendable {
     /// Only when the encoder takes another format than the GPU writes.
     private let repacker: PixelRepacker?
     private var finished = false
+    /// Registered as a stream being sent (`UnfinishedFiles.streaming`) until it is closed.
+    private var sendsToStandardOutput = false
     var isFinished: Bool { finished }
     private(set) var framesWritten = 0
     /// Whether what is written is sent as it goes (standard output, a FIFO or device), so a
@@ -227,6 +229,9 @@ final class MediaWriter: @unchecked Sendable {
         } else {
             let opened = avio_open(&context.pointee.pb, "pipe:1", AVIO_FLAG_WRITE)
             guard opened >= 0 else { throw MediaError.output(path: path, reason: ffmpegMessage(opened)) }
+            // What is sent cannot be taken back: a signal's line says the stream ends where it was cut.
+            UnfinishedFiles.shared.streaming(OutputContainer.standardOutput)
+            sendsToStandardOutput = true
         }
         // Why a muxer refuses its header (MXF at 10 fps) is only logged.
         let (header, logged) = LogCapture.firstError { avformat_write_header(context, nil) }
@@ -256,17 +261,19 @@ final class MediaWriter: @unchecked Sendable {
 
     /// Encodes one frame in `framePixelFormat` with its timestamp in the input's time base.
     func encode(_ frame: MediaFrame) throws {
+        // Some encoders take the colour tags from the frame, not the stream (PNG's cHRM and
+        // gAMA, ProRes's frame header, which lost them all), as ffmpeg's frames carry them. Set
+        // before the repacking too, which must convert with the output's range: a limited-range
+        // grey frame repacked as full range was dithered (9-bit grey lost a code at every other pixel).
+        frame.pointer.pointee.color_primaries = encoder!.pointee.color_primaries
+        frame.pointer.pointee.color_trc = encoder!.pointee.color_trc
+        frame.pointer.pointee.colorspace = encoder!.pointee.colorspace
+        frame.pointer.pointee.color_range = encoder!.pointee.color_range
+        frame.pointer.pointee.chroma_location = encoder!.pointee.chroma_sample_location
         let source = try repacker?.repack(frame, to: encoder!.pointee.pix_fmt) ?? frame
         if let iccProfile { source.attach(iccProfile: iccProfile) }
         // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
         source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        // Some encoders take the colour tags from the frame, not the stream (PNG's cHRM and
-        // gAMA, ProRes's frame header, which lost them all), as ffmpeg's frames carry them.
-        source.pointer.pointee.color_primaries = encoder!.pointee.color_primaries
-        source.pointer.pointee.color_trc = encoder!.pointee.color_trc
-        source.pointer.pointee.colorspace = encoder!.pointee.colorspace
-        source.pointer.pointee.color_range = encoder!.pointee.color_range
-        source.pointer.pointee.chroma_location = encoder!.pointee.chroma_sample_location
         let pts = source.pointer.pointee.pts
         defer { source.pointer.pointee.pts = pts } // the caller's frame keeps its own timestamp
         let none = velvet_av_nopts_value()
@@ -338,6 +345,7 @@ final class MediaWriter: @unchecked Sendable {
             let closed = avio_closep(&formatContext.pointee.pb)
             guard closed >= 0 else { throw failure(closed) }
         }
+        endStandardOutput()
         try file?.commit()
         try prepareCommit?() // before the lock, as `OutputFile.commit` runs it (compare's report is GPU work)
         if let sequence {
@@ -393,6 +401,7 @@ final class MediaWriter: @unchecked Sendable {
 
     private func closeAndRemove() {
         if !writesPictures, formatContext.pointee.pb != nil { avio_closep(&formatContext.pointee.pb) }
+        endStandardOutput()
         // SVT-AV1 complains on stderr when closed mid-stream: end it, dropping its packets.
         if framesWritten > 0, let encoder, EncoderTuning.hangWithoutFrames.contains(String(cString: encoder.pointee.codec.pointee.name)),
            avcodec_send_frame(encoder, nil) >= 0 {
@@ -401,6 +410,11 @@ final class MediaWriter: @unchecked Sendable {
         releaseContexts()
         file?.discard()
         sequence?.discard()
+    }
+
+    private func endStandardOutput() {
+        if sendsToStandardOutput { UnfinishedFiles.shared.streamEnded(OutputContainer.standardOutput) }
+        sendsToStandardOutput = false
     }
 
     /// The file the image2 muxer writes the next picture to.

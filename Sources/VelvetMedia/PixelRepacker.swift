@@ -9,27 +9,28 @@ import CFFmpeg
 /// or 4:1:1 output asked for by name; docs/ARCHITECTURE.md lists them).
 final class PixelRepacker: @unchecked Sendable {
     private var context: OpaquePointer?
-    private var key: (source: AVPixelFormat, target: AVPixelFormat, width: Int32, height: Int32)?
+    private var key: (source: AVPixelFormat, target: AVPixelFormat, width: Int32, height: Int32, range: AVColorRange, matrix: AVColorSpace)?
 
     deinit { sws_freeContext(context) }
 
     /// `frame` in `target`, its timestamps, colour tags, field order and metadata kept.
     func repack(_ frame: MediaFrame, to target: AVPixelFormat) throws -> MediaFrame {
         let source = frame.pixelFormat, width = frame.pointer.pointee.width, height = frame.pointer.pointee.height
-        if context == nil || key.map({ $0 != (source, target, width, height) }) ?? true {
+        if let copied = try GreyAlphaSamples.copy(frame, to: target) { return copied }
+        let range = frame.pointer.pointee.color_range, matrix = frame.pointer.pointee.colorspace
+        if context == nil || key.map({ $0 != (source, target, width, height, range, matrix) }) ?? true {
             sws_freeContext(context)
             context = sws_getContext(width, height, source, width, height, target, Self.flags(source: source), nil, nil, nil)
-            key = (source, target, width, height)
+            key = (source, target, width, height, range, matrix)
             guard let context else { throw MediaError.unsupported("no conversion from \(Self.name(source)) to \(Self.name(target))") }
             // The tag's range on both sides (a "J" source's is full), and a grey side is full
             // unless the range is tagged (RGB sides ignore it).
-            let range = frame.pointer.pointee.color_range
             let byTag = range == AVCOL_RANGE_JPEG || VideoPlaneLayout(source)?.forcesFullRange == true
             let unstated = range == AVCOL_RANGE_UNSPECIFIED
             let sourceFull: Int32 = byTag || unstated && ColorDescription.isGrey(source) ? 1 : 0
             let targetFull: Int32 = byTag || unstated && ColorDescription.isGrey(target) ? 1 : 0
-            let matrix = sws_getCoefficients(Int32(frame.pointer.pointee.colorspace.rawValue))
-            sws_setColorspaceDetails(context, matrix, sourceFull, matrix, targetFull, 0, 1 << 16, 1 << 16)
+            let coefficients = sws_getCoefficients(Int32(matrix.rawValue))
+            sws_setColorspaceDetails(context, coefficients, sourceFull, coefficients, targetFull, 0, 1 << 16, 1 << 16)
         }
         let converted = try MediaFrame()
         converted.pointer.pointee.format = target.rawValue

@@ -361,7 +361,7 @@ public final class VideoRenderer: @unchecked Sendable {
                              busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, lookAheadBusy.wall),
                              cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, lookAheadBusy.cpu,
                                           CPUTime.process() - processCPUStart),
-                             warnings: reader.warnings + [Self.alphaWarning(reader), writerBox.writer?.warning].compactMap { $0 } + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + $0.warnings } ?? []),
+                             warnings: reader.warnings + [Self.alphaWarning(reader), writerBox.writer?.warning].compactMap { $0 } + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + Self.hdrWarnings(reader) + $0.warnings } ?? []),
                              lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
 
@@ -380,6 +380,16 @@ public final class VideoRenderer: @unchecked Sendable {
         guard aspect.num > 0, aspect.den > 0, abs(av_q2d(aspect) - 1) > 0.03 else { return [] }
         return ["\(reader.info.path) has non-square pixels (SAR \(aspect.num):\(aspect.den)); the face tracker reads them as square, "
                 + "so the effect may land off the faces: render a square-pixel copy (ffmpeg -vf scale=iw*sar:ih,setsar=1)"]
+    }
+
+    /// HDR input (a PQ or HLG transfer), said once: the effects work on its code values as on
+    /// SDR video, so a makeup colour or a LUT made for SDR lands elsewhere (a lipstick's full red
+    /// is a PQ code of 10,000 nits). The tags and HDR metadata are kept.
+    static func hdrWarnings(_ reader: MediaReader) -> [String] {
+        let names = [AVCOL_TRC_SMPTE2084: "PQ", AVCOL_TRC_ARIB_STD_B67: "HLG"]
+        guard let name = names[reader.videoStream.pointee.codecpar.pointee.color_trc] else { return [] }
+        return ["\(reader.info.path) is HDR (\(name)); the effects work on its code values as on SDR video, so makeup colours "
+                + "and LUTs made for SDR look different (brighter) on it: tone-map it to SDR first for an SDR look"]
     }
 
     /// Whether the reader holds another video frame (what is left of it is read).

@@ -111,18 +111,16 @@ enum AnalyzeCommand {
                                  tracker: TrackFile.Tracker(mode: still ? "still" : "video", detector: detector.rawValue, maxFaces: maxFaces),
                                  frames: frames).encoded()
         if let tracksPath { try OutputFile.write(Data((document + "\n").utf8), to: tracksPath, policy: policy.commit) }
-        if json {
-            print(document)
-        } else {
-            for frame in frames {
-                let faces = frame.faces.map { face in
-                    String(format: "#%d score %.3f box %.1f,%.1f %.1fx%.1f", face.trackID, face.score,
-                           face.box.x, face.box.y, face.box.width, face.box.height)
-                        + (face.missedFrames > 0 ? String(format: " held %d (weight %.2f)", face.missedFrames, face.weight) : "")
-                }
-                print("frame \(frame.index) (\(String(format: "%.3f", frame.time)) s): \(frame.faces.count) face(s)"
-                      + (faces.isEmpty ? "" : ": " + faces.joined(separator: "; ")))
+        // Printed once every output is written: an interruption or a failure in the drawings
+        // leaves standard output with the error alone, not a whole-looking report before it.
+        let report = json ? [document] : frames.map { frame in
+            let faces = frame.faces.map { face in
+                String(format: "#%d score %.3f box %.1f,%.1f %.1fx%.1f", face.trackID, face.score,
+                       face.box.x, face.box.y, face.box.width, face.box.height)
+                    + (face.missedFrames > 0 ? String(format: " held %d (weight %.2f)", face.missedFrames, face.weight) : "")
             }
+            return "frame \(frame.index) (\(String(format: "%.3f", frame.time)) s): \(frame.faces.count) face(s)"
+                + (faces.isEmpty ? "" : ": " + faces.joined(separator: "; "))
         }
 
         // Pass 2: drawings, each through the renderer (stills and videos alike).
@@ -143,6 +141,8 @@ enum AnalyzeCommand {
                                     commit: policy.commit)
         }
         try ValidationReport.check(context)
+        report.forEach { print($0) }
+        try StandardOutput.flush() // whole before a signal's `_exit`, which flushes nothing
     }
 
     /// The share of the model-sized person probability at 0.5 or more (the segmentation the

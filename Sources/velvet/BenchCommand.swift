@@ -37,16 +37,7 @@ enum BenchCommand {
         try files.check()
 
         let context = try GPUContext(request: request)
-        let pixels: [UInt8]
-        if let inputPath {
-            guard FileManager.default.fileExists(atPath: inputPath) else { throw MediaError.cannotOpen(path: inputPath, reason: "no such file") }
-            guard let data = FileManager.default.contents(atPath: inputPath), data.count == width * height * 4 else {
-                throw GPUError.invalidArgument("\(inputPath): expected \(width * height * 4) bytes of raw RGBA8")
-            }
-            pixels = [UInt8](data)
-        } else {
-            pixels = (0..<(width * height * 4)).map { UInt8(truncatingIfNeeded: ($0 &* 2654435761) >> 13) }
-        }
+        let pixels = try BenchPixels.load(inputPath, width: width, height: height)
         let source = try GPUImage(context: context, width: width, height: height, format: .rgba8)
         let scratch = try GPUImage(context: context, width: width, height: height, format: .rgba16f)
         let destination = try GPUImage(context: context, width: width, height: height, format: .rgba8)

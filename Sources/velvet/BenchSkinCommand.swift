@@ -1,10 +1,3 @@
-// `velvet bench skin`: GPU time of the skin pipeline per frame, for Tools/bench-skin.py.
-//
-// Wiring (for the lead): add "VelvetBeauty" to the `velvet` target's dependencies in
-// Package.swift, delete the `#if VELVET_BEAUTY_CLI` / `#endif` guard below, and dispatch
-// `bench skin` to `BenchSkinCommand.run(_:)` from BenchCommand (e.g. when the first
-// positional is "skin"; the positional "skin" must be taken before calling `run`, or
-// `run` accepts it as shown). The guard keeps the executable linking until then.
 import Foundation
 import VelvetBeauty
 import VelvetFiles
@@ -57,16 +50,7 @@ enum BenchSkinCommand {
         try files.check()
 
         let context = try GPUContext(request: request)
-        let pixels: [UInt8]
-        if let inputPath {
-            guard FileManager.default.fileExists(atPath: inputPath) else { throw MediaError.cannotOpen(path: inputPath, reason: "no such file") }
-            guard let data = FileManager.default.contents(atPath: inputPath), data.count == width * height * 4 else {
-                throw GPUError.invalidArgument("\(inputPath): expected \(width * height * 4) bytes of raw RGBA8 (\(width)x\(height))")
-            }
-            pixels = [UInt8](data)
-        } else {
-            pixels = (0..<(width * height * 4)).map { UInt8(truncatingIfNeeded: ($0 &* 2654435761) >> 13) }
-        }
+        let pixels = try BenchPixels.load(inputPath, width: width, height: height)
         let (faces, mask) = try facesPath.map(loadFaces) ?? ([], nil)
 
         let image = try GPUImage(context: context, width: width, height: height, format: .rgba8)

@@ -212,8 +212,14 @@ enum MediaBenchmark {
         process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c:v", settings.encoderName(forMuxer: muxer),
                              "-crf", "\(settings.crf)", "-preset", settings.preset, "-f", muxer, file.temporaryPath]
         let start = Date()
-        try file.creating { _ in try process.run() }
+        try file.creating { _ in
+            try UnfinishedFiles.shared.startingWriter {
+                try process.run()
+                return process.processIdentifier
+            }
+        }
         process.waitUntilExit()
+        UnfinishedFiles.shared.writerEnded(process.processIdentifier)
         let seconds = Date().timeIntervalSince(start)
         guard process.terminationStatus == 0 else { return nil }
         try file.commit()

@@ -748,6 +748,16 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(result.stderr, "velvet: interrupted (SIGTERM); what was sent to \(fifo) ends there\n")
         XCTAssertTrue(Tool.waitUntil(seconds: 10) { reader.isFinished })
         XCTAssertEqual(scratch.files, ["cut.mkv", "long.mp4"], "no partial file beside the FIFO")
+
+        // Standard output alike (it said "no unfinished output was left" there).
+        let sent = scratch.path("sent.mkv")
+        let piped = try Tool.start("/bin/bash", ["-c", "exec '\(Tool.velvet)' render '\(input)' -o - --format matroska --preset-x264 ultrafast "
+                                                 + "--quiet --no-effects > '\(sent)'"])
+        XCTAssertTrue(Tool.waitUntil(seconds: 60) { ((try? FileManager.default.attributesOfItem(atPath: sent)[.size] as? Int) ?? 0) > 4096 },
+                      "never started sending")
+        let stopped = piped.stop(with: SIGTERM)
+        XCTAssertEqual(stopped.status, 128 + SIGTERM, stopped.stderr)
+        XCTAssertEqual(stopped.stderr, "velvet: interrupted (SIGTERM); what was sent to standard output ends there\n")
     }
 
     /// A muxer that refuses its header says why (it was only "Invalid argument"): MXF at 10 fps.

@@ -167,6 +167,13 @@ final class MediaFidelityTests: XCTestCase {
         let frameSideData = try Tool.run("ffprobe", ["-v", "error", "-show_frames", "-read_intervals", "%+#1", mp4]).stdout
         XCTAssertTrue(frameSideData.contains("side_data_type=Mastering display metadata"), "SEI in the HEVC stream")
         XCTAssertTrue(frameSideData.contains("max_content=1000"))
+
+        // With effects the render says the HDR input is worked on as SDR (makeup colours and
+        // LUTs are SDR colours); with none it says nothing.
+        XCTAssertEqual(try render([input, "-o", mkv, "-y", "--no-effects"]).messages, "")
+        XCTAssertEqual(try render([input, "-o", mkv, "-y"]).messages,
+                       "velvet: warning: \(input) is HDR (PQ); the effects work on its code values as on SDR video, so makeup "
+                       + "colours and LUTs made for SDR look different (brighter) on it: tone-map it to SDR first for an SDR look\n")
     }
 
     func testSixteenBitPNGRoundTripsAtSixteenBits() throws {

@@ -88,6 +88,24 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["grace.mkv", "grace.png", "overlay.png"], "no scratch or partial files left")
     }
 
+    /// `analyze --json` prints its report once every output is written: interrupted while it
+    /// draws the overlay, standard output holds the error's object alone (the whole track
+    /// document came first and the error after it, two documents).
+    func testAnInterruptedAnalyzePrintsTheErrorAlone() throws {
+        let scratch = try Scratch()
+        let video = scratch.path("long.mkv"), printed = scratch.path("stdout.json")
+        try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf", "scale=160:-2", "-r", "10", "-t", "20", "-c:v", "ffv1", video])
+        let analyze = try Tool.start("/bin/bash", ["-c", "exec '\(Tool.velvet)' analyze '\(video)' --json --overlay '\(scratch.path("overlay.mkv"))' "
+                                                   + "> '\(printed)'"])
+        XCTAssertTrue(Tool.waitUntil(seconds: 300) { scratch.files.contains { $0.hasPrefix(".overlay.mkv.velvet-partial") } },
+                      "the overlay was never started")
+        let result = analyze.stop(with: SIGTERM)
+        XCTAssertEqual(result.status, 128 + SIGTERM, result.stderr)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: printed))) as? [String: Any]
+        XCTAssertEqual(object?["exit_code"] as? Int, 143, "one JSON object, the error's")
+        XCTAssertEqual(scratch.files, ["long.mkv", "stdout.json"])
+    }
+
     /// `velvet --version` and `velvet version`: the release, the git describe stamped at build
     /// time (the checkout's own, as the tests build from it), the device and FFmpeg's libraries.
     func testVersion() throws {
@@ -237,6 +255,39 @@ final class CommandTests: XCTestCase {
         let planted = try Tool.run(Tool.velvet, ["bench", "media", "--photo", photo, "--frames", "1", "--size", "16x16"], environment: environment)
         XCTAssertEqual(planted.status, 1, planted.stderr)
         XCTAssertTrue(planted.stderr.contains("is not a private folder"), planted.stderr)
+    }
+
+    /// A signal while `bench media` times the ffmpeg CLI ends that ffmpeg too (it ran on,
+    /// orphaned, for a second or two and then left its `.velvet-partial` file in the work folder).
+    func testAnInterruptedBenchEndsItsFFmpeg() throws {
+        let scratch = try Scratch()
+        let bench = try Tool.start(Tool.velvet, ["bench", "media", "--photo", photo, "--frames", "600", "--size", "160x90",
+                                                 "--preset-x264", "ultrafast", "--work-dir", scratch.url.path])
+        let parent = bench.process.processIdentifier
+        var child: Int32?
+        XCTAssertTrue(Tool.waitUntil(seconds: 300) {
+            child = Self.children(of: parent).first { (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8)) == "ffmpeg\n" }
+            return child != nil
+        }, "the ffmpeg CLI row never started")
+        let result = bench.stop(with: SIGTERM)
+        XCTAssertEqual(result.status, 128 + SIGTERM, result.stderr)
+        guard let child else { return }
+        let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.split(separator: ")").last?
+            .trimmingCharacters(in: .whitespaces).first
+        XCTAssertTrue(state == nil || state == "Z", "ffmpeg \(child) still runs (state \(state.map(String.init) ?? "-"))")
+        Thread.sleep(forTimeInterval: 3) // an orphan would have written its file by now
+        let partials = scratch.files.filter { $0.contains("velvet-partial") }
+        XCTAssertEqual(partials, [], "left behind")
+    }
+
+    /// The processes whose parent is `parent` (from /proc).
+    private static func children(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { process in
+            guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+                  let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 1 else { return false }
+            return Int32(fields[1]) == parent
+        }
     }
 
     /// The renders' scratch files are named for what they hold: `--format nut` wrote NUT into
