@@ -63,6 +63,8 @@ enum AnalyzeCommand {
                 throw UsageError("\(option) \(path) is a picture but \(input) is a video: give a video path (.mp4, .mkv)")
             }
         }
+        // The device first: a --device that names none is a usage error, found before any file is checked.
+        let context = try GPUContext(request: request)
         try paths.check()
         guard FileManager.default.fileExists(atPath: input) || ImageSequence.isPattern(input) else {
             throw MediaError.cannotOpen(path: input, reason: "no such file")
@@ -80,7 +82,6 @@ enum AnalyzeCommand {
             options.holdFrames = max(options.holdFrames, lookAhead) // as `LookAheadTracker` holds a lost face
         }
         let files = models.map { FaceModelFiles(directory: URL(fileURLWithPath: $0, isDirectory: true)) } ?? .standard
-        let context = try GPUContext(request: request)
         let tracker = try FaceTracker(context: context, options: options, files: files)
 
         // Pass 1: track every frame (the renderer decodes; its output is thrown away).

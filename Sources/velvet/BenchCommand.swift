@@ -34,9 +34,10 @@ enum BenchCommand {
         var files = CommandFiles(policy: .overwrite)
         if let inputPath { files.input(inputPath, "--input") }
         if let outputPath { files.output(outputPath, "--output") }
+        // The device first: a --device that names none is a usage error, found before any file is checked.
+        let context = try GPUContext(request: request)
         try files.check()
 
-        let context = try GPUContext(request: request)
         let pixels = try BenchPixels.load(inputPath, width: width, height: height)
         let source = try GPUImage(context: context, width: width, height: height, format: .rgba8)
         let scratch = try GPUImage(context: context, width: width, height: height, format: .rgba16f)

@@ -47,9 +47,10 @@ enum BenchSkinCommand {
         if let inputPath { files.input(inputPath, "--input") }
         if let facesPath { files.input(facesPath, "--faces") }
         if let outputPrefix { methods.forEach { files.output("\(outputPrefix)-\($0.rawValue).rgba", "--output") } }
+        // The device first: a --device that names none is a usage error, found before any file is checked.
+        let context = try GPUContext(request: request)
         try files.check()
 
-        let context = try GPUContext(request: request)
         let pixels = try BenchPixels.load(inputPath, width: width, height: height)
         let (faces, mask) = try facesPath.map(loadFaces) ?? ([], nil)
 

@@ -53,9 +53,10 @@ enum CompareCommand {
         files.output(output, "-o")
         files.output(report, "--report")
         files.output(metricsPath, givenMetrics != nil ? "--metrics" : "the metrics file (the report's name with .json)")
+        // The device first: a --device that names none is a usage error, found before any file is checked.
+        let context = try GPUContext(request: request)
         try files.check()
 
-        let context = try GPUContext(request: request)
         // Two methods compare the skin stages; a preset on either side makes both sides whole renders.
         let wholeRenders = choiceA.preset != nil || choiceB.preset != nil
         let sides = try [choiceA, choiceB].map { choice in

@@ -36,10 +36,11 @@ enum RenderCommand {
         }
         files.output(output, "-o")
         sidecarArguments.add(to: &files)
+        // The device first: a --device that names none is a usage error, found before any file is checked.
+        let context = try GPUContext(request: request)
         try files.check()
         if json { try files.checkSummaryDestination() }
 
-        let context = try GPUContext(request: request)
         let sidecars = try sidecarArguments.open(input: input, context: context, stillFrame: renderOptions.stillFrame, faces: beauty?.faces ?? .all,
                                                  commit: policy.commit)
         let effect = try beauty.map { request in

@@ -106,6 +106,18 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["long.mkv", "stdout.json"])
     }
 
+    /// A `--device` that names no device is a usage error before any file is looked at, in every
+    /// command that takes one (render said "directory does not exist" first, exit 1, where the
+    /// input was missing it named the device; analyze named the missing input).
+    func testABadDeviceIsAUsageErrorBeforeAnyFile() throws {
+        let scratch = try Scratch()
+        let missing = scratch.path("missing.mp4"), nowhere = scratch.path("no/such/folder/out.mp4")
+        for command in [["render", missing, "-o", nowhere], ["compare", missing, "-o", nowhere], ["analyze", missing, "--overlay", nowhere]] {
+            let result = try velvet(command + ["--device", "99"], status: 2)
+            XCTAssertTrue(result.stderr.hasPrefix("velvet: there is no Vulkan device 99"), "\(command[0]): \(result.stderr)")
+        }
+    }
+
     /// `velvet --version` and `velvet version`: the release, the git describe stamped at build
     /// time (the checkout's own, as the tests build from it), the device and FFmpeg's libraries.
     func testVersion() throws {
