@@ -16,11 +16,16 @@ public enum OpenFileLimit {
         _ = setrlimit(nofile, &limit)
     }
 
+    /// The soft limit now, where it is below what the driver needs (nil otherwise).
+    public static var tooLow: Int? {
+        var limit = rlimit()
+        guard getrlimit(nofile, &limit) == 0, limit.rlim_cur < rlim_t(driverNeeds) else { return nil }
+        return Int(limit.rlim_cur)
+    }
+
     /// `error` (no device, or no validation layer), or `.openFileLimit` where the limit is too
     /// low for the loader to have opened what it looked for.
     static func blamed(otherwise error: GPUError) -> GPUError {
-        var limit = rlimit()
-        guard getrlimit(nofile, &limit) == 0, limit.rlim_cur < rlim_t(driverNeeds) else { return error }
-        return .openFileLimit(Int(limit.rlim_cur))
+        tooLow.map { .openFileLimit($0) } ?? error
     }
 }

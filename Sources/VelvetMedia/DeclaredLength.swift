@@ -13,12 +13,19 @@ struct DeclaredLength: Sendable {
 
     let basis: Basis
     let frameRate: Double
+    /// Seconds of the stream's first frame.
+    let start: Double
+    /// The count includes empty chunks, one a tick (AVI: a capture's dropped frames), so a
+    /// stream that decodes fewer frames is whole when its last ends where the count says.
+    let countsEmptyChunks: Bool
 
     init?(stream: UnsafePointer<AVStream>, context: UnsafePointer<AVFormatContext>, frameRate: Double) {
         self.frameRate = frameRate > 0 ? frameRate : 25
         let none = velvet_av_nopts_value()
         let timeBase = av_q2d(stream.pointee.time_base)
         let start = stream.pointee.start_time == none ? 0 : Double(stream.pointee.start_time) * timeBase
+        self.start = start
+        countsEmptyChunks = String(cString: context.pointee.iformat.pointee.name) == "avi"
         // The stream's own length: Matroska's DURATION tag for the track, else its duration,
         // which FFmpeg fills in from the file's for Matroska (the longest stream's): that one
         // speaks for the video only when the video is all there is.
@@ -48,12 +55,12 @@ struct DeclaredLength: Sendable {
                   context.pointee.nb_streams == 1 {
             // The file's duration is the longest stream's: it speaks for the video only when
             // the video is all there is (audio or subtitles may run on past the last frame).
-            let start = context.pointee.start_time == none ? 0 : Double(context.pointee.start_time) / Double(AV_TIME_BASE)
+            let fileStart = context.pointee.start_time == none ? 0 : Double(context.pointee.start_time) / Double(AV_TIME_BASE)
             let duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
             // A duration FFmpeg measured from timestamps (MPEG-PS, TS) runs from the first one;
             // one a demuxer read from its header (Matroska) ends that long after zero.
             let measured = context.pointee.duration_estimation_method == AVFMT_DURATION_FROM_PTS
-            basis = .seconds(start: start, end: measured ? start + duration : max(duration, start))
+            basis = .seconds(start: fileStart, end: measured ? fileStart + duration : max(duration, fileStart))
         } else {
             return nil
         }
@@ -95,10 +102,13 @@ struct DeclaredLength: Sendable {
     /// Whether a stream that ended after `decodedFrames` frames, the last ending at
     /// `decodedEnd` seconds, fell short of the declaration. A frame or two (B-frame edit
     /// lists, a rounded duration, the last frame's length) or 1 % is normal; a duration is
-    /// judged by time, so variable-rate video is not miscounted.
+    /// judged by time, so variable-rate video is not miscounted. An AVI's count is met by the
+    /// time too (`countsEmptyChunks`).
     func isShort(decodedFrames: Int, decodedEnd: Double) -> Bool {
         switch basis {
-        case .frames(let count): return decodedFrames + Self.slack(count) < count
+        case .frames(let count):
+            let endsWhereCounted = countsEmptyChunks && decodedEnd + Double(Self.slack(count)) / frameRate >= start + Double(count) / frameRate
+            return decodedFrames + Self.slack(count) < count && !endsWhereCounted
         case .seconds(let start, let end): return decodedEnd + max(2 / frameRate, (end - start) / 100) < end
         }
     }

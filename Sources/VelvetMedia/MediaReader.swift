@@ -43,6 +43,9 @@ final class MediaReader: @unchecked Sendable {
     private(set) var framesDecoded = 0
     private var firstPixelFormat: AVPixelFormat?
     private var readError: String?
+    /// Frames decoded when the first read or decode error came: frames decoded after it mean
+    /// the damage is in the middle, not where the stream ends.
+    private var framesBeforeDamage: Int?
     /// A JPEG picture (a still or a sequence's): its end is checked (`JPEGEnd`).
     private var checksJPEGEnd = false
     /// For a format whose clock may jump (MPEG-TS, MPEG-PS): the jumps closed.
@@ -216,7 +219,7 @@ final class MediaReader: @unchecked Sendable {
                     }
                     if warnings.isEmpty { warnings.append("\(info.path): \(what); kept the \(framesDecoded) that do") }
                 } else if let damage = endDamage() {
-                    let error = MediaError.truncated(path: info.path, framesDecoded: framesDecoded, reason: damage)
+                    let error = MediaError.truncated(path: info.path, framesDecoded: framesBeforeDamage ?? framesDecoded, reason: damage)
                     guard keepsTruncated else { throw error }
                     if warnings.isEmpty { warnings.append(error.keptDescription) }
                 }
@@ -228,7 +231,7 @@ final class MediaReader: @unchecked Sendable {
             }
             let result = av_read_frame(formatContext, packet.pointer)
             if result < 0 {
-                if result != velvet_averror_eof() { readError = Self.describe(result) }
+                if result != velvet_averror_eof() { noteDamage(Self.describe(result)) }
                 demuxerFinished = true
                 avcodec_send_packet(codecContext, nil)
                 continue
@@ -261,7 +264,7 @@ final class MediaReader: @unchecked Sendable {
                 let sent = avcodec_send_packet(codecContext, packet.pointer)
                 av_packet_unref(packet.pointer)
                 if sent < 0 && sent != velvet_averror_eagain() {
-                    readError = Self.describe(sent)
+                    noteDamage(Self.describe(sent))
                 }
                 try receiveFrames(flushing: false)
             } else if copiedStreamIndices.contains(streamIndex) {
@@ -284,7 +287,7 @@ final class MediaReader: @unchecked Sendable {
                 return
             }
             if result < 0 {
-                readError = Self.describe(result)
+                noteDamage(Self.describe(result))
                 if flushing { decoderFinished = true }
                 return
             }
@@ -309,12 +312,22 @@ final class MediaReader: @unchecked Sendable {
     /// Why the stream's end is not a clean one: a read or decode error, or fewer frames than
     /// the container declares (a file cut short with its index intact ends like a whole one).
     private func endDamage() -> String? {
-        if let readError { return readError }
+        if let readError {
+            guard let before = framesBeforeDamage, framesDecoded > before else { return readError }
+            return "\(readError); the \(framesDecoded - before) frame(s) after it decode"
+        }
         guard let declared = info.declaredLength else { return nil }
         // On the input's own clock, which the closed jumps no longer show.
         let end = Double(timestamps.end) * av_q2d(videoStream.pointee.time_base) - (clockJumps?.offset ?? 0)
         guard declared.isShort(decodedFrames: framesDecoded, decodedEnd: end) else { return nil }
         return "the container declares \(declared.description) frames"
+    }
+
+    /// Keeps the first read or decode error, and where it came.
+    private func noteDamage(_ reason: String) {
+        guard readError == nil else { return }
+        readError = reason
+        framesBeforeDamage = framesDecoded
     }
 
     /// EXIF orientation of a still: what its decoder exported (JPEG, WebP), else the tag in

@@ -279,14 +279,16 @@ final class MediaWriter: @unchecked Sendable {
         let none = velvet_av_nopts_value()
         let shifted = pts == none ? nil : pts + av_rescale_q(startShift, AVRational(num: 1, den: AV_TIME_BASE), frameTimeBase)
         if slots != nil {
-            guard let (tick, fill) = slots!.place(shifted, in: frameTimeBase) else { return }
-            for repeatedTick in tick - fill..<tick {
+            guard let (first, previous, copies) = slots!.place(shifted, in: frameTimeBase) else { return }
+            for tick in first..<first + previous {
                 let repeated = lastSent ?? source.pointer // the first frame fills the ticks before it
-                repeated.pointee.pts = repeatedTick
+                repeated.pointee.pts = tick
                 try send(repeated)
             }
-            source.pointer.pointee.pts = tick
-            try send(source.pointer)
+            for tick in first + previous..<first + previous + copies {
+                source.pointer.pointee.pts = tick
+                try send(source.pointer)
+            }
             av_frame_free(&lastSent)
             lastSent = av_frame_clone(source.pointer)
             return

@@ -25,7 +25,14 @@ enum ErrorMessage {
         case let posix as POSIXError: text = String(cString: strerror(posix.code.rawValue))
         default: text = "\(error)"
         }
-        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return (text + openFileLimitHint(text)).split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// Where files ran out under a low open-file limit, the limit named, as a missing device
+    /// names it (which of the two comes first depends on what the command opened first).
+    private static func openFileLimitHint(_ text: String) -> String {
+        guard text.contains(String(cString: strerror(EMFILE))), let limit = OpenFileLimit.tooLow else { return "" }
+        return " (the open-file limit is \(limit), ulimit -n: raise it to \(OpenFileLimit.driverNeeds) or more)"
     }
 
     private static func describe(_ error: CocoaError) -> String {

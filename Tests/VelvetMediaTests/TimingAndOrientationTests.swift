@@ -221,9 +221,10 @@ final class TimingAndOrientationTests: XCTestCase {
         let fastResult = try Tool.run(Tool.velvet, ["render", fast, "-o", fastAVI, "--no-effects"])
         XCTAssertEqual(fastResult.status, 0, fastResult.stderr)
         XCTAssertEqual(try Tool.probe(fastAVI, "stream=r_frame_rate"), "1000/1")
-        // Frames every 0.5 ms on 1 ms ticks: frame 0 and each odd one keep a tick of their own.
+        // Frames every 0.5 ms on 1 ms ticks: each takes the next tick until it is more than 1.1
+        // ticks late, then every other one is dropped (ffmpeg -fps_mode cfr: dup=0 drop=8).
         XCTAssertEqual(fastResult.messages, "velvet: warning: \(fastAVI) holds 1000 frames a second: 0 frame(s) repeated over gaps "
-                       + "in the input's timing, 9 dropped\n")
+                       + "in the input's timing, 8 dropped\n")
         // Where the input's timing is regular, nothing is repeated or said.
         let regular = scratch.path("regular.mkv")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=2", "-f", "lavfi", "-i", "sine=duration=2",
@@ -232,6 +233,26 @@ final class TimingAndOrientationTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.messages, "")
         XCTAssertEqual(try Tool.probe(scratch.path("regular.avi"), "stream=nb_frames"), "20")
+    }
+
+    /// A webcam's timestamps jitter around its rate: to AVI every frame keeps a tick of its own,
+    /// as ffmpeg's `-fps_mode cfr` keeps them (rounding each to its nearest tick dropped 16 of
+    /// 60 frames of a 30 fps clip jittering by 5 ms, and repeated others in their place).
+    func testJitteryTimestampsLoseNoFrameToAConstantRate() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("webcam.mkv"), output = scratch.path("webcam.avi")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=2", "-f", "lavfi", "-i", "sine=r=48000:duration=2.1",
+                         "-filter_complex", "[0]settb=1/1000,setpts='PTS+50+5*sin(N*1.7)'[v]", "-map", "[v]", "-map", "1:a",
+                         "-c:v", "mjpeg", "-q:v", "3", "-enc_time_base:v", "1/1000", "-fps_mode", "passthrough", "-c:a", "pcm_s16le", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--codec", "ffv1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.messages.hasSuffix(", 0 dropped\n"), result.messages)
+        func distinctFrames(_ path: String) throws -> Int {
+            let sums = try Tool.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"]).stdout
+            return Set(sums.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }).count
+        }
+        XCTAssertEqual(try distinctFrames(input), 60)
+        XCTAssertEqual(try distinctFrames(output), 60, "every frame of the input is in the output")
     }
 
     private func gaps(_ times: String) -> [Int] {
