@@ -267,6 +267,9 @@ void main() {
     } else if (parameters.memory == MEMORY_MOVED) {
         weight = min(mix(last, weight, parameters.newWeight), allowed);
     }
+    // The weight as the memory holds it (r16): a held frame fills with the stored weight, so
+    // this frame must fill with the same, or the first repeat after motion moves by a level.
+    weight = round(weight * 65535.0) / 65535.0;
     vec3 lift = useFine ? fineLift : coarseLift;
     imageStore(destination, pixel, vec4(original.rgb + weight * lift, weight));
     imageStore(memoryOut, pixel, vec4(weight));
