@@ -100,8 +100,8 @@ final class SpotMemoryTests: GPUTestCase {
 
         // The first repeat after a frame that decided its own weights (a new track) or moved
         // them (the mesh moved): the fills are those the memory holds, so the repeat is exact
-        // (the frame filled with its unrounded weight and the repeat with the 16-bit one it
-        // stored: a level apart at some pixels).
+        // (with a 16-bit memory the frame filled with its exact weight and the repeat with the
+        // rounded one it stored: a level apart at some pixels of a real clip).
         let moved = try BeautyFace(landmarks: fixture.faces[0].landmarks.map { $0 + SIMD2(1, 0) }, track: 4)
         let fresh = try BeautyFace(landmarks: fixture.faces[0].landmarks, track: 4)
         let sequence: [(BeautyFace, [UInt8])] = [(fresh, frames[0]), (fresh, frames[0]), (moved, frames[1]), (moved, frames[1])]

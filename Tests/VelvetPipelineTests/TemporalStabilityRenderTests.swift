@@ -88,7 +88,7 @@ final class TemporalStabilityRenderTests: GPUTestCase {
     /// A webcam that freezes after a pan (noisy frames, then one repeated 12 times): every
     /// repeat renders exactly as the first frame of the freeze, at the default preset (the
     /// first repeat moved by a level at some pixels: the frame before it filled its spots with
-    /// unrounded weights, the repeat with the 16-bit ones the spot memory keeps).
+    /// exact weights, the repeat with the 16-bit ones the spot memory kept).
     func testAFrozenCameraRepeatsExactly() throws {
         let scratch = try Scratch()
         let clip = scratch.path("frozen.mkv"), output = scratch.path("out.mkv")
