@@ -82,6 +82,11 @@ void main() {
         }
     }
     d -= sum / max(1.0, weights);
+    // Near the frame's edge the displacement shrinks to half the way there, so the edge maps
+    // onto itself and nothing is read past it: the sampler would repeat the outermost column
+    // (a face cut by the edge with a line there got a 3-pixel band of it across the cheek).
+    vec2 size = vec2(textureSize(source, 0));
+    d = clamp(d, -0.5 * (p - 0.5), 0.5 * (size - 0.5 - p));
     if (!beautyInRegion(pixel, parameters.origin, parameters.regionSize)) {
         return;
     }

@@ -103,7 +103,8 @@ public struct ReshapeField: Sendable {
 
     public var isIdentity: Bool { faces.allSatisfy { $0.eyes.isEmpty && $0.anchors.isEmpty } }
 
-    /// The backward displacement at p (pixel centres are at integer + 0.5).
+    /// The backward displacement at p (pixel centres are at integer + 0.5), away from the
+    /// frame's edge (`reshape_warp.comp` also shrinks it near the edge, so nothing past it is read).
     public func displacement(at p: SIMD2<Float>) -> SIMD2<Float> {
         var d = SIMD2<Float>.zero
         for face in faces {

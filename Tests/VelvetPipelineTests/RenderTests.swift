@@ -30,6 +30,29 @@ final class RenderTests: XCTestCase {
         return ([UInt8](try Tool.pixels(path, "rgb24")), size[0], size[1])
     }
 
+    /// A close-up cut by the frame's right edge, with a 1-pixel white line there: slimming pulls
+    /// the cheek in without reading past the edge, so the line stays one pixel and no skin
+    /// beside it turns white (the sampler repeated the line over 3 columns across the cheek).
+    func testReshapeNearTheFrameEdgeReadsNothingPastIt() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("close-up.png"), output = scratch.path("slim.png")
+        try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), "-vf", "crop=150:150:190:170,scale=640:640,pad=641:640:0:0:white", input])
+        _ = try velvet(["render", input, "-o", output, "--preset", "none", "--slim", "0.15"])
+        let before = try rgb(input), after = try rgb(output)
+        XCTAssertNotEqual(after.bytes, before.bytes, "the face was slimmed")
+        var whitened = 0
+        for y in 0..<before.height {
+            for x in before.width - 4..<before.width - 1 {
+                let index = (y * before.width + x) * 3
+                let white: [UInt8] = [255, 255, 255]
+                if Array(after.bytes[index..<index + 3]) == white && Array(before.bytes[index..<index + 3]) != white { whitened += 1 }
+            }
+            let edge = (y * before.width + before.width - 1) * 3
+            XCTAssertEqual(Array(after.bytes[edge..<edge + 3]), Array(before.bytes[edge..<edge + 3]), "the edge column at row \(y)")
+        }
+        XCTAssertEqual(whitened, 0, "skin beside the edge turned into the edge's line")
+    }
+
     func testStillChangesTheFaceAndNothingFarFromIt() throws {
         let scratch = try Scratch()
         let input = scratch.path("grace.png")
