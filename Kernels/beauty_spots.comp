@@ -46,7 +46,7 @@ layout(binding = 0) uniform sampler2D source;   // linear sampler
 layout(binding = 1) uniform sampler2D mask;     // linear sampler, skin mask image
 layout(binding = 2) writeonly uniform image2D destination;
 layout(binding = 3) uniform sampler2D memoryIn;              // linear: the last frame's weights
-layout(binding = 4) writeonly uniform image2D memoryOut;    // this frame's (r32f: a held frame fills with the very weight)
+layout(binding = 4) writeonly uniform image2D memoryOut;    // this frame's (r16)
 #include "beauty_pixel_list.glsl"
 PIXEL_LIST(SpotCandidates, candidates, 5);  // may be spots: the full test's pixels
 PIXEL_LIST(SpotFills, fills, 6);            // filled: the peak list's and the cap's pixels

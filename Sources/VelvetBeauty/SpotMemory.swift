@@ -45,9 +45,7 @@ final class SpotMemory {
     /// A new frame: what was seen becomes the last frame's.
     func beginFrame(width: Int, height: Int) throws {
         if weights.first.map({ $0.width != width || $0.height != height }) ?? true {
-            // 32-bit float: a held frame fills with exactly the weight the frame before used (at
-            // 16 bits the first repeat after motion moved by a level where a spot was filled).
-            weights = try (0..<2).map { _ in try GPUImage(context: context, width: width, height: height, format: .r32f) }
+            weights = try (0..<2).map { _ in try GPUImage(context: context, width: width, height: height, format: .r16) }
             seen = [:]
         }
         last = seen

@@ -92,11 +92,10 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
 
     public var minimumFrameSide: Int { FaceTracker.minimumFrameSide }
     public var drawsInColour: Bool { options.debugView.map { $0 != .mask } ?? false }
-    /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory;
-    /// 24 bytes, and 4 more since the spot memory's two images are 32-bit), and the tracker's
-    /// copy of the last frame (rgba16f) that repeats are found against; with per-face settings
-    /// each pass has its own, and the image between the passes (rgba16f).
-    public var workingBytesPerPixel: Int { passes.isSplit ? 2 * 28 + 8 + 8 : 28 + 8 }
+    /// The skin stages' full-frame masks and intermediates, measured (docs/RELIABILITY.md, Memory),
+    /// and the tracker's copy of the last frame (rgba16f) that repeats are found against; with
+    /// per-face settings each pass has its own, and the image between the passes (rgba16f).
+    public var workingBytesPerPixel: Int { passes.isSplit ? 2 * 24 + 8 + 8 : 24 + 8 }
     /// What the fronts recorded ahead keep (`FrontSchedule.bytesPerPixel`).
     public var lookAheadBytesPerPixel: Int { recordsFrontsAhead ? FrontSchedule<Void>.bytesPerPixel(skinStages: 1) : 0 }
     /// Frames the renderer holds ahead: the tracker's look-ahead (none with a track file, which

@@ -97,20 +97,6 @@ final class SpotMemoryTests: GPUTestCase {
         XCTAssertNotEqual(outputs[1], outputs[2])
         XCTAssertEqual(outputs[3], outputs[2], "a repeat renders the same")
         XCTAssertEqual(outputs[4], outputs[2])
-
-        // The first repeat after a frame that decided its own weights (a new track) or moved
-        // them (the mesh moved): the fills are those the memory holds, so the repeat is exact
-        // (with a 16-bit memory the frame filled with its exact weight and the repeat with the
-        // rounded one it stored: a level apart at some pixels of a real clip).
-        let moved = try BeautyFace(landmarks: fixture.faces[0].landmarks.map { $0 + SIMD2(1, 0) }, track: 4)
-        let fresh = try BeautyFace(landmarks: fixture.faces[0].landmarks, track: 4)
-        let sequence: [(BeautyFace, [UInt8])] = [(fresh, frames[0]), (fresh, frames[0]), (moved, frames[1]), (moved, frames[1])]
-        let repeats = try sequence.map { face, input in
-            try PipelineRunner.run(context: context, pipeline: pipeline, rgba: input, width: fixture.width, height: fixture.height,
-                                   faces: [face], personMask: fixture.personMask, settings: .spotsAlone).output
-        }
-        XCTAssertEqual(repeats[1], repeats[0], "the repeat of a new track's first frame")
-        XCTAssertEqual(repeats[3], repeats[2], "the repeat of a frame that moved")
     }
 
     /// The face moves 2 px right and 1 px down a frame (picture and mesh): each spot's fill

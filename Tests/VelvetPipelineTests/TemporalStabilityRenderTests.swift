@@ -85,30 +85,6 @@ final class TemporalStabilityRenderTests: GPUTestCase {
         XCTAssertEqual(result.framesWithoutBeauty, 0, "M15c")
     }
 
-    /// A webcam that freezes after a pan (noisy frames, then one repeated 12 times): every
-    /// repeat renders exactly as the first frame of the freeze, at the default preset (the
-    /// first repeat moved by a level at some pixels: the frame before it filled its spots with
-    /// exact weights, the repeat with the 16-bit ones the spot memory kept).
-    func testAFrozenCameraRepeatsExactly() throws {
-        let scratch = try Scratch()
-        let clip = scratch.path("frozen.mkv"), output = scratch.path("out.mkv")
-        try Tool.ffmpeg(["-loop", "1", "-i", Self.asset("grace_hopper.jpg"), "-vf",
-                         "scale=400:-2,crop=320:240:x='min(n,9)*6':y=20,noise=alls=8:allf=t+u,trim=end_frame=10,tpad=stop=20:stop_mode=clone",
-                         "-frames:v", "30", "-r", "15", "-c:v", "ffv1", clip])
-        func runs(_ path: String) throws -> [Int] {
-            let sums = try Tool.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"]).stdout
-                .split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
-            return sums.reduce(into: [(Substring, Int)]()) { runs, sum in
-                if runs.last?.0 == sum { runs[runs.count - 1].1 += 1 } else { runs.append((sum, 1)) }
-            }.map(\.1)
-        }
-        let frozen = try XCTUnwrap(try runs(clip).last)
-        XCTAssertGreaterThanOrEqual(frozen, 10, "the clip ends in a freeze")
-        let result = try Tool.run(Tool.velvet, ["render", clip, "-o", output, "--codec", "ffv1"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(try runs(output).last, frozen, "the freeze renders as one picture")
-    }
-
     /// A still face under fresh noise: the render changes less from frame to frame than the
     /// source does (M15b ≤ 1), and no frame loses the effect.
     func testStaticNoisyClipIsNoJumpierThanItsSource() throws {
