@@ -8,7 +8,8 @@ import Foundation
 /// `minimumFaceSize`. Every level's tiles overlap by a quarter of their side, so a face up
 /// to a quarter of a tile lies whole in one of them, and the next level takes over below
 /// 1/8 of the tile: each face size is covered by some level. When nothing is found
-/// upright, the frame is searched again turned by 90, 180 and 270 degrees.
+/// upright, the frame is searched again turned by 90, 180 and 270 degrees; a still's face
+/// found upright is looked at again turned around itself.
 public struct DetectionPolicy: Sendable, Equatable {
     /// Faces whose box side is below this many pixels are not searched for by tiling.
     public var minimumFaceSize: Float = 24
@@ -22,6 +23,10 @@ public struct DetectionPolicy: Sendable, Equatable {
 
     /// The smallest face the full-range model finds, as a share of its view's side.
     static let fullRangeReach: Float = 0.05
+    /// A still's face found upright is looked at again turned, in a square this many times its
+    /// landmark box's side: a face whose parts were read upright (an upside-down face's mouth
+    /// and chin as a face) is at most about twice the reading, so it lies whole in the square.
+    static let turnedCheckScale: Float = 4
     /// Tiles overlap by this share of their side.
     static let tileOverlap: Float = 0.25
 

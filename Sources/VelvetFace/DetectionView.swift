@@ -40,6 +40,9 @@ public struct DetectionView: Sendable, Equatable {
         return view
     }
 
+    /// Whether the view is a tile of a `width` x `height` frame, not the whole frame.
+    func isTile(width: Int, height: Int) -> Bool { square.side < Float(max(width, height)) }
+
     /// Frame position of a point given in 0...1 units of the square.
     public func framePoint(_ unit: SIMD2<Float>) -> SIMD2<Float> { square.framePoint(unit) }
 

@@ -381,9 +381,15 @@ public final class FaceTracker: @unchecked Sendable {
         let models = NNBatch()
         var ran: [String] = []
         var detectionLists: DetectionMerge.Lists?
+        // Tiles look for faces of the policy's minimum size and up: anything smaller one finds
+        // is at the models' reach, likelier a pattern (a 13-px "face" on a coat's hem) than a face.
+        var uprightMinimumSide: Float = 0
         if detectNow {
-            let runs = try detectors(for: uprightViews(for: image, fullSearch: fullSearch))
-            detectionLists = try merge.add(runs, of: image, to: models, on: recorder)
+            let views = uprightViews(for: image, fullSearch: fullSearch)
+            if views.contains(where: { $0.1.isTile(width: image.width, height: image.height) }) {
+                uprightMinimumSide = options.policy.minimumFaceSize
+            }
+            detectionLists = try merge.add(try detectors(for: views), of: image, to: models, on: recorder)
             ran.append("detect")
         }
         for index in tracks.indices { tracks[index].usedROI = tracks[index].nextROI(predict: options.predictsMotion) }
@@ -462,7 +468,7 @@ public final class FaceTracker: @unchecked Sendable {
         // Detections as recorded, or now (the whole frame) when a face was lost.
         var ranDetection = detectNow
         if detectNow {
-            try addFaces(merging: pendingDetections!, in: image, time: time, submit: submit)
+            try addFaces(merging: pendingDetections!, in: image, time: time, minimumSide: uprightMinimumSide, submit: submit)
         } else if lostAny && tracks.count < options.maxFaces {
             let recorder = try CommandRecorder(context: context)
             recorder.beginSection("face.detect")
@@ -474,12 +480,18 @@ public final class FaceTracker: @unchecked Sendable {
         // The frame turned by quarter turns (a photo taken sideways): when nothing was found
         // upright, every turn at the coarse levels; then, at the turns the faces found lie
         // at, the finer levels too (the upright search finds a sideways face only when large).
+        // A face found upright in a still (or a video's first frame) is looked at again
+        // turned, around itself: a sideways or upside-down face's parts can pass for an
+        // upright face (its mouth and chin as eyes and nose), which its own reading replaces.
         if options.detector == .auto, options.policy.searchesRotations, fullSearch {
             var searched = Set<DetectionPolicy.TurnedLevel>()
             if tracks.isEmpty {
                 let coarse = options.policy.turnedLevels(width: image.width, height: image.height, turns: [1, 2, 3], coarsestOnly: true)
                 try searchTurned(coarse, in: image, time: time, submit: submit)
                 searched.formUnion(coarse)
+                ranDetection = true
+            } else if checksReadings {
+                try searchTurned(around: tracks.filter { $0.missed == 0 }, in: image, submit: submit)
                 ranDetection = true
             }
             let turns = Set(tracks.map { Self.quarterTurns($0.roi.rotation) }).subtracting([0]).sorted()
@@ -503,6 +515,10 @@ public final class FaceTracker: @unchecked Sendable {
                                  ranDetection: ranDetection)
     }
 
+    /// Whether faces found are checked against other readings of them: in a still and a
+    /// video's first frame, where no tracked landmarks would jump.
+    private var checksReadings: Bool { !options.tracking || frameIndex == 0 }
+
     /// Searches the frame turned as `levels` say (one submission for the detectors).
     private func searchTurned(_ levels: [DetectionPolicy.TurnedLevel], in image: GPUImage, time: Double,
                               submit: (CommandRecorder) throws -> Void) throws {
@@ -519,6 +535,51 @@ public final class FaceTracker: @unchecked Sendable {
         // the models' reach (a 9-px "face" in ffmpeg's testsrc2 turned) is likelier than a face,
         // so it keeps what the policy promises to find, faces of minimumFaceSize or more.
         try addFaces(merging: pending, in: image, time: time, minimumSide: options.policy.minimumFaceSize, submit: submit)
+    }
+
+    /// Looks at each of `faces` again in a square around it, turned by 90, 180 and 270 degrees
+    /// (by the short-range model: a face a quarter to a half of the square is its kind; one
+    /// submission), and lets what the mesh reads there replace a face it
+    /// reads better. Nothing is added: this checks faces, it does not search.
+    private func searchTurned(around faces: [Track], in image: GPUImage, submit: (CommandRecorder) throws -> Void) throws {
+        guard !faces.isEmpty else { return }
+        let views = faces.flatMap { face in
+            let box = face.landmarkBox
+            let side = DetectionPolicy.turnedCheckScale * max(box.width, box.height)
+            return (1...3).map { turns in
+                DetectionView.tile(x: box.centre.x - side / 2, y: box.centre.y - side / 2, side: side,
+                                   width: image.width, height: image.height, quarterTurns: turns)
+            }
+        }
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("face.detect")
+        let pending = try recordDetection(views.map { (FaceDetectorModel.shortRange, $0) }, of: image, on: recorder)
+        try submit(recorder)
+        // Only a detection that could replace a face is meshed: one turned otherwise than a face
+        // it meets, or meeting a face the mesh is unsure of (one turned alike replaces no sure face).
+        let found = try meshedFaces(pending, in: image, minimumSide: options.policy.minimumFaceSize, avoiding: [],
+                                    count: 2 * views.count, submit: submit) { roi in
+            faces.contains { face in
+                roi.unrotatedBox.intersectionOverSmaller(face.landmarkBox) > 0
+                    && (abs(FaceROI.normalised(roi.rotation - face.roi.rotation)) > .pi / 4 || face.presence < Self.surePresence)
+            }
+        }
+        replaceBetterRead(faces, with: found)
+    }
+
+    /// Each of `faces` that a reading in `found` reads better (`readsBetter`) takes that
+    /// reading, under its own ID; the rest of `found` is left out.
+    private func replaceBetterRead(_ faces: [Track], with found: [Track]) {
+        var faces = faces
+        for reading in found {
+            guard let index = faces.firstIndex(where: { isSameFace($0, reading) }), readsBetter(reading, than: faces[index]) else { continue }
+            let id = faces[index].id
+            faces[index] = reading
+            faces[index].id = id
+        }
+        for face in faces {
+            if let index = tracks.firstIndex(where: { $0.id == face.id }) { tracks[index] = face }
+        }
     }
 
     /// The quarter turn (0...3, clockwise) nearest a face's roll.
@@ -567,30 +628,11 @@ public final class FaceTracker: @unchecked Sendable {
         let active = tracks.filter { $0.missed == 0 }
         let free = options.maxFaces - active.count
         guard free > 0 else { return }
-        // Short range first: where both models' meshes are accepted, the face keeps the mesh
-        // MediaPipe's face mesh makes (it detects with short range).
-        let detections = FaceDetectorModel.allCases.flatMap { model in
-            pending.detections(model).filter { min($0.box.width, $0.box.height) >= minimumSide }.sorted { $0.box.area > $1.box.area }
-        }
-        let tracked = active.map { $0.roi.unrotatedBox }
-        let rois = detections.map(FaceROI.init(detection:)).filter { roi in
-            tracked.allSatisfy { $0.intersectionOverUnion(roi.unrotatedBox) < options.sameFaceOverlap }
-        }.prefix(2 * free)
-        guard !rois.isEmpty else { return }
-        let recorder = try CommandRecorder(context: context)
-        recorder.beginSection("face.mesh")
-        let mesh = try self.mesh
-        let meshes = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
-        try submit(recorder)
-        let accepted = zip(rois, meshes.map(mesh.decode)).filter { $0.1.presence >= options.minPresence }
-            .map { Seed(points: $0.1.landmarks, presence: $0.1.presence, roi: $0.0, fromDetection: true) }
-        var found: [Track] = []
-        for seed in try settled(accepted, in: image, submit: submit) {
-            let smoother = options.tracking ? options.smoothing.map(LandmarkSmoother.init) : nil
-            found.append(Track(id: 0, raw: seed.points, smoothed: seed.points, presence: seed.presence, smoother: smoother,
-                               fromDetection: seed.fromDetection, usedROI: seed.roi))
-        }
-        // The largest new faces first, as the cap keeps the first.
+        let found = try meshedFaces(pending, in: image, minimumSide: minimumSide, avoiding: active, count: 2 * free, submit: submit)
+        // In a still a face read better takes that reading (a video's tracked faces keep
+        // theirs: their landmarks do not jump); the largest new faces first, as the cap keeps
+        // the first.
+        if checksReadings { replaceBetterRead(active, with: found) }
         let new = removingDuplicates(active + found).dropFirst(active.count)
             .sorted { $0.roi.side > $1.roi.side }.prefix(free)
         for var track in new {
@@ -615,6 +657,36 @@ public final class FaceTracker: @unchecked Sendable {
         while tracks.count > options.maxFaces, let index = tracks.indices.filter({ tracks[$0].missed > 0 })
             .max(by: { tracks[$0].missed < tracks[$1].missed }) {
             tracks.remove(at: index)
+        }
+    }
+
+    /// New tracks (ID 0) for the faces the mesh accepts of at most `count` detections, short
+    /// range's first and the largest first, less those smaller than `minimumSide`, of a face in
+    /// `avoiding` or not `wanted`.
+    private func meshedFaces(_ pending: DetectionMerge.Pending, in image: GPUImage, minimumSide: Float, avoiding: [Track],
+                             count: Int, submit: (CommandRecorder) throws -> Void,
+                             keeping wanted: (FaceROI) -> Bool = { _ in true }) throws -> [Track] {
+        // Short range first: where both models' meshes are accepted, the face keeps the mesh
+        // MediaPipe's face mesh makes (it detects with short range).
+        let detections = FaceDetectorModel.allCases.flatMap { model in
+            pending.detections(model).filter { min($0.box.width, $0.box.height) >= minimumSide }.sorted { $0.box.area > $1.box.area }
+        }
+        let tracked = avoiding.map { $0.roi.unrotatedBox }
+        let rois = detections.map(FaceROI.init(detection:)).filter { roi in
+            tracked.allSatisfy { $0.intersectionOverUnion(roi.unrotatedBox) < options.sameFaceOverlap } && wanted(roi)
+        }.prefix(count)
+        guard !rois.isEmpty else { return [] }
+        let recorder = try CommandRecorder(context: context)
+        recorder.beginSection("face.mesh")
+        let mesh = try self.mesh
+        let meshes = try rois.map { try mesh.record(on: recorder, image: image, roi: $0) }
+        try submit(recorder)
+        let accepted = zip(rois, meshes.map(mesh.decode)).filter { $0.1.presence >= options.minPresence }
+            .map { Seed(points: $0.1.landmarks, presence: $0.1.presence, roi: $0.0, fromDetection: true) }
+        return try settled(accepted, in: image, submit: submit).map { seed in
+            let smoother = options.tracking ? options.smoothing.map(LandmarkSmoother.init) : nil
+            return Track(id: 0, raw: seed.points, smoothed: seed.points, presence: seed.presence, smoother: smoother,
+                         fromDetection: seed.fromDetection, usedROI: seed.roi)
         }
     }
 
@@ -644,28 +716,55 @@ public final class FaceTracker: @unchecked Sendable {
         }
     }
 
-    /// One track per face: of two tracks whose ROIs overlap as much as one face's would, the
-    /// earlier is kept; of two where one lies almost wholly inside the other (a mesh on part of a
-    /// face: a half face cut by the frame's edge fools the mesh that way), the larger,
-    /// under the earlier's ID.
-    /// A mesh whose landmarks' box lies this much inside another's is on part of that face.
+    /// One track per face: two tracks are one face when their ROIs overlap as much as one
+    /// face's would, or when most of the smaller's landmark box lies in the larger's (two
+    /// readings of one face: a mesh slid off it, or a face's parts read as a face, as a half
+    /// face cut by the frame's edge or an upside-down face's mouth and chin read upright).
+    /// Of two readings of one face: where one lies inside the other and covers at most half
+    /// of it, it is a reading of part of the face and the larger is kept; of two turned alike
+    /// (within 45 degrees: two views of one reading) the earlier, as MediaPipe's order has it,
+    /// unless the mesh is unsure of it and surer of the other; of two turned otherwise (one
+    /// face read as upright and as upside down), the one the mesh is surer of. The kept
+    /// reading takes the earlier's ID.
+    /// Most of a landmark box, as a share of the smaller box.
+    static let sameFaceShare: Float = 0.5
+    /// A reading lies inside another when this much of it does ...
     static let partOfFace: Float = 0.8
+    /// ... and is part of it when it covers at most this share of the other's area.
+    static let partOfFaceArea: Float = 0.5
+    /// The mesh is sure of a face from this presence up (faces seen whole score 0.97–1.0; of
+    /// the 23 photos' faces all but four score 0.99 or more).
+    static let surePresence: Float = 0.99
 
     private func isSameFace(_ a: Track, _ b: Track) -> Bool {
         a.roi.unrotatedBox.intersectionOverUnion(b.roi.unrotatedBox) >= options.sameFaceOverlap
-            || a.landmarkBox.intersectionOverSmaller(b.landmarkBox) >= Self.partOfFace
+            || a.landmarkBox.intersectionOverSmaller(b.landmarkBox) >= Self.sameFaceShare
+    }
+
+    /// Whether `challenger` is a better reading of `kept`'s face (`isSameFace`).
+    private func readsBetter(_ challenger: Track, than kept: Track) -> Bool {
+        let (a, b) = (challenger.landmarkBox, kept.landmarkBox)
+        let smallerArea = min(a.area, b.area), largerArea = max(a.area, b.area)
+        if a.intersectionOverSmaller(b) >= Self.partOfFace, smallerArea <= Self.partOfFaceArea * largerArea {
+            return a.area > b.area
+        }
+        if Self.turnedAlike(challenger, kept), kept.presence >= Self.surePresence { return false }
+        return challenger.presence > kept.presence
+    }
+
+    /// Two readings whose rolls are within 45 degrees.
+    private static func turnedAlike(_ a: Track, _ b: Track) -> Bool {
+        abs(FaceROI.normalised(a.roi.rotation - b.roi.rotation)) <= .pi / 4
     }
 
     private func removingDuplicates(_ candidates: [Track]) -> [Track] {
         var result: [Track] = []
         for track in candidates {
-            let box = track.roi.unrotatedBox
             guard let index = result.firstIndex(where: { isSameFace($0, track) }) else {
                 result.append(track)
                 continue
             }
-            let kept = result[index].roi.unrotatedBox
-            if kept.intersectionOverUnion(box) < options.sameFaceOverlap, box.area > kept.area {
+            if readsBetter(track, than: result[index]) {
                 let id = result[index].id
                 result[index] = track
                 result[index].id = id

@@ -19,6 +19,14 @@ struct DeclaredLength: Sendable {
     /// stream that decodes fewer frames is whole when its last ends where the count says.
     let countsEmptyChunks: Bool
 
+    /// An image sequence's: its files' count (`ImageSequence.files`).
+    init(pictures: Int, frameRate: Double) {
+        basis = .frames(pictures)
+        self.frameRate = frameRate > 0 ? frameRate : 25
+        start = 0
+        countsEmptyChunks = false
+    }
+
     init?(stream: UnsafePointer<AVStream>, context: UnsafePointer<AVFormatContext>, frameRate: Double) {
         self.frameRate = frameRate > 0 ? frameRate : 25
         let none = velvet_av_nopts_value()

@@ -18,6 +18,9 @@ public final class MatteWriter: @unchecked Sendable {
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     private let stream: UnsafeMutablePointer<AVStream>
     private let timeBase: AVRational
+    /// Added to every frame's timestamp, in `timeBase`: the main output's shift, so the matte
+    /// starts where the render does (`MediaReader.outputStartShift`).
+    private let startShift: Int64
     /// Keeps the frames' timestamps apart on the muxer's clock (a video's).
     private var clock: OutputClock?
     private let packet: MediaPacket
@@ -60,6 +63,7 @@ public final class MatteWriter: @unchecked Sendable {
         let inputStream = reader.videoStream
         let rate = av_guess_frame_rate(reader.formatContext, inputStream, nil)
         timeBase = inputStream.pointee.time_base.num > 0 ? inputStream.pointee.time_base : AVRational(num: 1, den: 25)
+        startShift = av_rescale_q(reader.outputStartShift, AVRational(num: 1, den: AV_TIME_BASE), timeBase)
 
         var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
         guard avformat_alloc_output_context2(&allocated, container.format, nil, path) >= 0, let context = allocated else {
@@ -131,7 +135,7 @@ public final class MatteWriter: @unchecked Sendable {
         }
         frame.pointee.pts = 0
         if clock != nil {
-            guard let placed = clock!.place(Int64((time / av_q2d(timeBase)).rounded()), in: timeBase) else { return }
+            guard let placed = clock!.place(Int64((time / av_q2d(timeBase)).rounded()) + startShift, in: timeBase) else { return }
             frame.pointee.pts = placed
         }
         let sent = avcodec_send_frame(encoder, frame)

@@ -52,6 +52,8 @@ final class MediaReader: @unchecked Sendable {
     private var clockJumps: ClockJumps?
     /// The files of an image sequence input (nil for any other input).
     private var sequencePictures: Int?
+    /// The pictures of a sequence read so far.
+    private var sequencePicturesRead = 0
     private var timestamps: TimestampSynthesizer
     /// Keep what decodes of a damaged or truncated input (a warning instead of an error).
     var keepsTruncated = false
@@ -157,8 +159,10 @@ final class MediaReader: @unchecked Sendable {
             timestamps = TimestampSynthesizer(frameRate: rate, timeBase: stream.pointee.time_base)
             info = MediaInfo(
                 path: path, width: width, height: height,
-                announcedFrameCount: Int(stream.pointee.nb_frames),
-                declaredLength: isStill ? nil : DeclaredLength(stream: stream, context: context, frameRate: frameRate),
+                announcedFrameCount: sequencePictures ?? Int(stream.pointee.nb_frames),
+                // A sequence's length is its files' count (image2's may reach past a gap).
+                declaredLength: isStill ? nil : sequencePictures.map { DeclaredLength(pictures: $0, frameRate: frameRate) }
+                    ?? DeclaredLength(stream: stream, context: context, frameRate: frameRate),
                 frameRate: frameRate,
                 orientation: Orientation(stream: stream),
                 isStillImage: isStill,
@@ -229,6 +233,14 @@ final class MediaReader: @unchecked Sendable {
                 try receiveFrames(flushing: true)
                 continue
             }
+            // image2 finds a sequence's last number by probing in doubling steps, which can
+            // step over a gap (of 1, 2, 3 and 5 it reads to 5 and fails at 4): the sequence
+            // ends at its first gap, as `ImageSequence.files` has it.
+            if let pictures = sequencePictures, sequencePicturesRead >= pictures {
+                demuxerFinished = true
+                avcodec_send_packet(codecContext, nil)
+                continue
+            }
             let result = av_read_frame(formatContext, packet.pointer)
             if result < 0 {
                 if result != velvet_averror_eof() { noteDamage(Self.describe(result)) }
@@ -244,6 +256,7 @@ final class MediaReader: @unchecked Sendable {
                                   tells: type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO)
             }
             if streamIndex == videoStreamIndex {
+                sequencePicturesRead += 1
                 if checksJPEGEnd, let data = packet.pointer.pointee.data,
                    !JPEGEnd.isReached(UnsafeRawBufferPointer(start: data, count: Int(packet.pointer.pointee.size))) {
                     let reason = "its JPEG data ends before the end-of-image marker"
@@ -321,6 +334,19 @@ final class MediaReader: @unchecked Sendable {
         let end = Double(timestamps.end) * av_q2d(videoStream.pointee.time_base) - (clockJumps?.offset ?? 0)
         guard declared.isShort(decodedFrames: framesDecoded, decodedEnd: end) else { return nil }
         return "the container declares \(declared.description) frames"
+    }
+
+    /// What an output adds to every timestamp (AV_TIME_BASE units): video that starts before
+    /// zero (a TS whose clock wrapped) starts at zero, else MP4's edit list would hide what
+    /// comes before. (Audio alone before zero is AAC's priming, which the edit list rightly
+    /// hides.) A file whose clock starts late (a camcorder's or broadcast TS, 1000 s in) starts
+    /// at zero, as ffmpeg's output does: the streams keep their offsets from one another.
+    var outputStartShift: Int64 {
+        let none = velvet_av_nopts_value()
+        let start = videoStream.pointee.start_time, fileStart = formatContext.pointee.start_time
+        if start != none, start < 0 { return av_rescale_q(-start, videoStream.pointee.time_base, AVRational(num: 1, den: AV_TIME_BASE)) }
+        if fileStart != none, fileStart > 0 { return -fileStart }
+        return 0
     }
 
     /// Keeps the first read or decode error, and where it came.

@@ -65,11 +65,7 @@ final class MediaWriter: @unchecked Sendable {
     /// The time base of the frames `encode` is given (the input stream's).
     private var frameTimeBase = AVRational(num: 1, den: 25)
     private var iccProfile: [UInt8]?
-    /// Added to every stream's timestamps (AV_TIME_BASE units): video that starts before zero (a
-    /// TS whose clock wrapped) starts at zero, else MP4's edit list would hide what comes before.
-    /// (Audio alone before zero is AAC's priming, which the edit list rightly hides.) A file
-    /// whose clock starts late (a camcorder's or broadcast TS, 1000 s in) starts at zero, as
-    /// ffmpeg's output does: the streams keep their offsets from one another.
+    /// Added to every stream's timestamps (`MediaReader.outputStartShift`).
     private var startShift: Int64 = 0
     /// Each routed input stream's time base, for the shift.
     private var inputTimeBases: [Int: AVRational] = [:]
@@ -193,14 +189,7 @@ final class MediaWriter: @unchecked Sendable {
             if !writesPictures { try Self.check(velvet_copy_chapters(reader.formatContext, context), path) }
         }
 
-        if let input, !writesPictures {
-            let start = input.pointee.start_time, fileStart = reader?.formatContext.pointee.start_time ?? velvet_av_nopts_value()
-            if start != velvet_av_nopts_value(), start < 0 {
-                startShift = av_rescale_q(-start, input.pointee.time_base, AVRational(num: 1, den: AV_TIME_BASE))
-            } else if fileStart != velvet_av_nopts_value(), fileStart > 0 {
-                startShift = -fileStart
-            }
-        }
+        if let reader, !writesPictures { startShift = reader.outputStartShift }
 
         // The input's other streams, as the plan routes them.
         if !writesPictures, let reader {

@@ -34,18 +34,22 @@ public enum FaceSelection: Sendable, Equatable, CustomStringConvertible {
 struct FaceSelector {
     let selection: FaceSelection
     private var largestTrack: Int?
-    /// Every track seen, and whether track IDs asked for ever matched one.
+    /// Every track seen.
     private var seenTracks: Set<Int> = []
-    private var matchedAny = false
 
     init(_ selection: FaceSelection) { self.selection = selection }
 
-    /// Track IDs that selected no face in the whole render, where faces were tracked: nothing
-    /// was treated, which must not pass for a render that did its work.
+    /// Track IDs asked for that selected no face in the whole render, where faces were
+    /// tracked: what they ask for was not done, which must not pass for a render that did its
+    /// work (a typo, `1,29` for `1,2`, treats fewer faces than asked).
     var unmatchedWarning: String? {
-        guard case .tracks = selection, !matchedAny, !seenTracks.isEmpty else { return nil }
-        return "--faces \(selection): no face had that track (the render's were \(seenTracks.sorted().map(String.init).joined(separator: ", "))), "
-            + "so no face was treated (velvet analyze lists the tracks)"
+        guard case .tracks(let ids) = selection, !seenTracks.isEmpty else { return nil }
+        let missing = ids.subtracting(seenTracks)
+        guard !missing.isEmpty else { return nil }
+        let treated = ids.count > missing.count ? "so only \(FaceSelection.tracks(ids.intersection(seenTracks))) was treated"
+            : "so no face was treated"
+        return "--faces \(selection): no face had track \(FaceSelection.tracks(missing)) (the render's were "
+            + "\(seenTracks.sorted().map(String.init).joined(separator: ", "))), \(treated) (velvet analyze lists the tracks)"
     }
 
     mutating func select(_ faces: [Face]) -> [Face] {
@@ -54,9 +58,7 @@ struct FaceSelector {
             return faces
         case .tracks(let ids):
             seenTracks.formUnion(faces.map(\.trackID))
-            let selected = faces.filter { ids.contains($0.trackID) }
-            if !selected.isEmpty { matchedAny = true }
-            return selected
+            return faces.filter { ids.contains($0.trackID) }
         case .largest:
             if let largestTrack, let face = faces.first(where: { $0.trackID == largestTrack }) { return [face] }
             guard let face = faces.max(by: { $0.interOcularDistance < $1.interOcularDistance }) else {

@@ -4,9 +4,10 @@ enum HelpText {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
         let listsCommands = arguments.flag("--commands")
-        arguments.ignoreFlags() // `help render --json` is render's help; an unknown option is still an error
+        arguments.ignoreFlags() // `help --json` is the usage
         let name = listsCommands ? nil : arguments.takePositional()
-        try arguments.finish()
+        // `help CMD` wins over the options beside it, as `CMD --help` does (docs/CLI.md).
+        if name == nil { try arguments.finish() }
         if listsCommands {
             print(CommandList.all.map(\.name).joined(separator: "\n"))
         } else if let name {

@@ -42,6 +42,26 @@ final class ImageSequenceTests: XCTestCase {
         XCTAssertEqual(try Tool.pixels(still, "rgb24"), try Tool.pixels(scratch.path("seq/img003.png"), "rgb24"))
     }
 
+    /// A sequence ends at its first gap, whatever lies beyond it: image2 probes for the last
+    /// number in doubling steps (1, 2, 4, 8, ...), which can land past a gap, and reading the
+    /// missing file then failed the render as damage (3, 7 or 11 files and one more after the
+    /// gap; 4, 5 or 6 were read right).
+    func testASequenceEndsAtItsFirstGap() throws {
+        let scratch = try Scratch()
+        for count in [3, 4, 7, 11] {
+            let pattern = try makeSequence(in: scratch, frames: count + 2)
+            try FileManager.default.removeItem(atPath: scratch.path(String(format: "seq/img%03d.png", count + 1)))
+            let video = scratch.path("gap\(count).mkv")
+            let result = try Tool.run(Tool.velvet, ["render", pattern, "-o", video, "--no-effects", "--codec", "ffv1", "--quiet"])
+            XCTAssertEqual(result.status, 0, "\(count) files before the gap: \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("warning") || result.stderr.contains("error"), "\(count): \(result.stderr)")
+            let frames = try Tool.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                                  "stream=nb_read_frames", "-of", "csv=p=0", video]).stdout
+            XCTAssertEqual(frames.trimmingCharacters(in: .whitespacesAndNewlines), "\(count)", "\(count) files, \(count) frames")
+            try FileManager.default.removeItem(atPath: scratch.path("seq"))
+        }
+    }
+
     /// No output may be one of the sequence's files; a sequence with no frame is "no such file";
     /// batch takes files, not sequences; a file whose very name holds `%03d` is that file.
     func testSequenceRefusals() throws {

@@ -168,6 +168,12 @@ final class CommandTests: XCTestCase {
             XCTAssertEqual(help.status, 0, "\(line): \(help.stderr)")
             XCTAssertTrue(help.stdout.hasPrefix("usage: velvet \(line[0]) [options]"), "\(line)")
         }
+        // So does `velvet help CMD` over the options and arguments beside it (they were usage errors).
+        for beside in [["-o", "x.mp4"], ["--strength", "2"], ["--bogus"], ["extra"]] {
+            let help = try Tool.run(Tool.velvet, ["help", "render"] + beside)
+            XCTAssertEqual(help.status, 0, "help render \(beside): \(help.stderr)")
+            XCTAssertTrue(help.stdout.hasPrefix("usage: velvet render [options]"), "help render \(beside)")
+        }
         XCTAssertFalse(try velvet(["devices", "--help"]).stdout.contains("--encoder-opt"), "only the command's own section")
         // Each command's own options (demo's, devices' and analyze's model options were missing).
         for (command, options) in [("demo", ["--output-dir", "--assets", "--frames", "--size", "--quiet"]), ("devices", ["--json"]),

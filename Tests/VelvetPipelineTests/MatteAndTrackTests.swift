@@ -116,6 +116,18 @@ final class MatteAndTrackTests: XCTestCase {
         XCTAssertFalse(scratch.files.contains { $0.hasPrefix(".") }, "no partial files: \(scratch.files)")
     }
 
+    /// A file whose clock starts late (here 10 s in) starts at zero in the render, and so in its
+    /// matte (the matte kept the input's 10 s: out of step with the render by time).
+    func testVideoMatteOfALateStartingFileStartsWithTheRender() throws {
+        let scratch = try Scratch()
+        let late = scratch.path("late.mkv")
+        try Tool.ffmpeg(["-i", try clip(scratch), "-c", "copy", "-output_ts_offset", "10", late])
+        try velvet(["render", late, "-o", scratch.path("out.mkv"), "--matte", scratch.path("matte.mkv"), "--preset-x264", "ultrafast"])
+        let times = try packetTimes(scratch.path("out.mkv"))
+        XCTAssertEqual(times.first.flatMap(Double.init), 0, "the render starts at zero")
+        XCTAssertEqual(try packetTimes(scratch.path("matte.mkv")), times, "the matte has the render's timestamps")
+    }
+
     func testMatteOptionsAreCheckedBeforeWork() throws {
         let scratch = try Scratch()
         let input = try still(scratch), video = try clip(scratch)

@@ -140,10 +140,16 @@ final class RenderTests: XCTestCase {
         let input = scratch.path("grace.png")
         try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), "-vf", "scale=256:300", input])
         let none = try velvet(["render", input, "-o", scratch.path("none.png"), "--faces", "7"])
-        XCTAssertTrue(none.stderr.contains("velvet: warning: --faces 7: no face had that track (the render's were 1)"), none.stderr)
+        XCTAssertTrue(none.stderr.contains("velvet: warning: --faces 7: no face had track 7 (the render's were 1), so no face was treated"),
+                      none.stderr)
         XCTAssertEqual(try Tool.pixels(scratch.path("none.png"), "rgb24"), try Tool.pixels(input, "rgb24"), "nothing treated, as it says")
         let one = try velvet(["render", input, "-o", scratch.path("one.png"), "--faces", "1"])
         XCTAssertFalse(one.stderr.contains("warning"), one.stderr)
+        // One ID there and one not (a typo): fewer faces treated than asked, said too (it was silent).
+        let some = try velvet(["render", input, "-o", scratch.path("some.png"), "--faces", "1,99"])
+        XCTAssertTrue(some.stderr.contains("velvet: warning: --faces 1,99: no face had track 99 (the render's were 1), so only 1 was treated"),
+                      some.stderr)
+        XCTAssertEqual(try Tool.pixels(scratch.path("some.png"), "rgb24"), try Tool.pixels(scratch.path("one.png"), "rgb24"))
     }
 
     func testZeroStrengthAndNoFaceAreBitExact() throws {
