@@ -107,8 +107,15 @@ struct PresetSection {
         }
     }
 
+    /// The value at `key`, nil where the key is missing; a null there is a wrong type, as it
+    /// is for a knob (`decodeIfPresent` would take it for a missing key).
+    func value<T: Decodable>(_ key: String) throws -> T? {
+        let key = PresetKey(key)
+        return container.contains(key) ? try container.decode(T.self, forKey: key) : nil
+    }
+
     func value<T: Decodable>(_ key: String, _ fallback: T) throws -> T {
-        try container.decodeIfPresent(T.self, forKey: PresetKey(key)) ?? fallback
+        try value(key) ?? fallback
     }
 }
 
@@ -230,7 +237,7 @@ extension BeautyPreset.LUT: Codable {
         let section = try PresetSection(decoder, knobs: Self.knobs, others: ["builtIn", "file"])
         self.init()
         let builtIn: BuiltInLUT?
-        if let name = try section.value("builtIn", String?.none) {
+        if let name: String = try section.value("builtIn") {
             guard let lut = BuiltInLUT(rawValue: name) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [PresetKey("builtIn")],
                                                         debugDescription: "'\(name)' is not one of \(BuiltInLUT.allCases.map(\.rawValue).joined(separator: ", "))"))
@@ -239,7 +246,7 @@ extension BeautyPreset.LUT: Codable {
         } else {
             builtIn = nil
         }
-        let file: String? = try section.value("file", nil)
+        let file: String? = try section.value("file")
         switch (builtIn, file) {
         case (let name?, nil): source = .builtIn(name)
         case (nil, let path?):

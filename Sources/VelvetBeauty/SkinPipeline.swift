@@ -92,6 +92,9 @@ public final class SkinPipeline {
     public let context: GPUContext
     /// Also write the final blend weight per pixel (for tests and the A/B report).
     public var capturesWeights = false
+    /// Run on every face even where strength and spot removal are 0, which otherwise leave the
+    /// frame as it is untouched: a debug view draws the mask, zones or spots whatever they are.
+    public var showsMaps = false
 
     fileprivate let pool: ImagePool
     private let skinMask: SkinMask
@@ -162,7 +165,7 @@ public final class SkinPipeline {
         let width = image.width, height = image.height
         let kept = slot.map { "#\($0)" } ?? ""
         let geometry = SkinMaskGeometry(faces: faces, settings: settings, frameWidth: width, frameHeight: height)
-        let active = !geometry.reach.isEmpty && (settings.strength > 0 || settings.spotRemoval > 0)
+        let active = !geometry.reach.isEmpty && (settings.strength > 0 || settings.spotRemoval > 0 || showsMaps)
         guard active else {
             strengthFit.skip()
             spots.skipFrame()

@@ -14,13 +14,19 @@ public final class ScratchFile: @unchecked Sendable {
 
     private static let prefix = "velvet-"
 
+    /// The temporary folder: `TMPDIR` as Foundation reads it, but an empty `TMPDIR` taken as
+    /// unset (Foundation would make it the root folder).
+    public static var temporaryFolder: String {
+        ProcessInfo.processInfo.environment["TMPDIR"] == "" ? "/tmp" : NSTemporaryDirectory()
+    }
+
     /// `$TMPDIR/velvet-XXXXXX/NAME`.
     public init(_ name: String) throws {
-        let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
+        let temporary = URL(fileURLWithPath: Self.temporaryFolder)
         Self.deleteAbandoned(in: temporary)
         var template = Array(temporary.appendingPathComponent(Self.prefix + "XXXXXX").path.utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw OutputFileError.cannotWrite(path: NSTemporaryDirectory(), reason: String(cString: strerror(errno)))
+            throw OutputFileError.cannotWrite(path: Self.temporaryFolder, reason: String(cString: strerror(errno)))
         }
         folder = String(cString: made)
         path = folder + "/" + name

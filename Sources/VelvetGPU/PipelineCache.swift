@@ -75,6 +75,11 @@ public final class PipelineCache: @unchecked Sendable {
         spirv.withUnsafeBytes { hash.update($0) }
         specialization.withUnsafeBytes { hash.update($0) }
         let path = (directory as NSString).appendingPathComponent(hash.hex + ".bin")
+        if let kind = Self.notAFile(path) {
+            // A FIFO would block the read until someone wrote to it.
+            warn("ignoring pipeline cache file \(path): \(kind)")
+            return Entry(path: path, initialData: nil)
+        }
         guard let file = FileManager.default.contents(atPath: path) else { return Entry(path: path, initialData: nil) }
         switch validate(file) {
         case .success(let payload):
@@ -125,11 +130,26 @@ public final class PipelineCache: @unchecked Sendable {
         do {
             // Under the lock: two threads making the folder at once could see each other's mkdir fail.
             try lock.withLock { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            // A FIFO, device or socket there (or a link to one) would be written through, and a
+            // FIFO would block the write: its entry goes, and a file is written in its place.
+            if Self.notAFile(path) != nil { unlink(path) }
             try OutputFile.write(Data(file), to: path)
         } catch {
             // A cache that cannot be written costs only the next start's compile time: one line
             // for the folder, not one per pipeline.
             warn("cannot write the pipeline cache in \(directory): \(Self.reason(error, directory: directory))")
+        }
+    }
+
+    /// What is at `path` when it is something other than a file or a folder (following a
+    /// link); nil when it is a file, a folder or nothing.
+    private static func notAFile(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a FIFO, not a file"
+        default: return "a device or socket, not a file"
         }
     }
 

@@ -69,6 +69,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
         // The LUT through the skin mask, the mask debug view and the matte output need the blend weight.
         skin.capturesWeights = capturesWeights || options.grade?.throughSkinMask == true || options.debugView == .mask
             || sidecars.matteOut != nil
+        skin.showsMaps = options.debugView.map { [.mask, .zones, .spots].contains($0) } ?? false
         let skinStage = try SkinStage(pipeline: skin, settings: options.skin)
         if let view = options.debugView { return [skinStage, try DebugViewStage(context: context, view: view)] }
         var stages: [any BeautyStage] = [skinStage, try SharpenStage(context: context, amount: options.skin.sharpen)]

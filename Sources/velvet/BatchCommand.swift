@@ -17,6 +17,7 @@ enum BatchCommand {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
         guard let outputDirectory = arguments.value("--output-dir") else { throw UsageError("batch needs --output-dir DIR") }
+        try CommandFiles.refuseStandardStream(outputDirectory, option: "--output-dir")
         var inputs = arguments.positional
         while arguments.takePositional() != nil {}
         let list = arguments.value("--list")

@@ -26,6 +26,7 @@ enum BenchSkinCommand {
         let inputPath = arguments.value("--input")
         let facesPath = arguments.value("--faces")
         let outputPrefix = arguments.value("--output")
+        try CommandFiles.refuseStandardStream(outputPrefix, option: "--output")
         let request = arguments.value("--device")
         try arguments.finish()
 

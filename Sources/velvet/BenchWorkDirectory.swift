@@ -8,7 +8,7 @@ import VelvetFiles
 enum BenchWorkDirectory {
     static func resolve(_ given: String?) throws -> String {
         if let given { return given }
-        let path = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true).appendingPathComponent("velvet-bench-\(getuid())").path
+        let path = URL(fileURLWithPath: ScratchFile.temporaryFolder, isDirectory: true).appendingPathComponent("velvet-bench-\(getuid())").path
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw OutputFileError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
         }

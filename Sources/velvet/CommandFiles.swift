@@ -59,7 +59,6 @@ struct CommandFiles {
     /// Runs every check; usage errors first.
     func check() throws {
         try checkDistinct()
-        checkTrace()
         for output in outputs where output.path != Self.standardStream { try Self.claim(output.path, policy: policy) }
     }
 
@@ -73,7 +72,8 @@ struct CommandFiles {
         }
     }
 
-    /// Usage error when an output is also an input or another output, or `-` is where it cannot be.
+    /// Usage error when an output is also an input or another output, or `-` is where it cannot
+    /// be; the trace (`VELVET_TRACE`) is kept from replacing any of them.
     func checkDistinct() throws {
         try checkStandardStreams()
         var taken: [String: (label: String, path: String, isInput: Bool)] = [:]
@@ -90,6 +90,7 @@ struct CommandFiles {
             for key in keys { taken[key] = (output.label, output.path, false) }
         }
         try checkSequences()
+        checkTrace()
     }
 
     /// An image sequence output (`frame%04d.png`) names many files: none may be an input, a
@@ -200,6 +201,13 @@ struct CommandFiles {
     static func checkEncoder(_ output: String, _ settings: EncoderSettings, streams: Bool = true) throws {
         if !streams && output == standardStream { throw streamRefusal("-o", isInput: false) }
         if let problem = EncoderCheck.problem(output: output, settings: settings) { throw UsageError(problem) }
+    }
+
+    /// A folder or a name prefix given as `-`: `-` is standard input or output, never a name.
+    static func refuseStandardStream(_ value: String?, option: String) throws {
+        if value == standardStream {
+            throw UsageError("\(option) -: - is standard input or output, which \(option) cannot be; write ./- for a name -")
+        }
     }
 
     private static func streamRefusal(_ label: String, isInput: Bool) -> UsageError {

@@ -13,7 +13,8 @@ enum DemoCommand {
     static func run(_ arguments: ArgumentParser) throws {
         var arguments = arguments
         let directory = arguments.value("--output-dir") ?? "demo-output"
-        let assets = arguments.value("--assets") ?? ProcessInfo.processInfo.environment["VELVET_TEST_ASSETS"] ?? "test-assets"
+        try CommandFiles.refuseStandardStream(directory, option: "--output-dir")
+        let assets = arguments.value("--assets") ?? ProcessInfo.processInfo.environment["VELVET_TEST_ASSETS"].flatMap { $0.isEmpty ? nil : $0 } ?? "test-assets"
         let frames = try arguments.int("--frames", default: 48, range: 2...2000)
         let size = try MediaBenchmark.parseSize(arguments.value("--size") ?? "640x360")
         let request = arguments.value("--device")

@@ -13,6 +13,7 @@ enum LUTsCommand {
             BuiltInLUT.allCases.forEach { print($0.rawValue) }
         case "export":
             guard let directory = arguments.takePositional(), !directory.isEmpty else { throw UsageError("luts export needs a DIR") }
+            try CommandFiles.refuseStandardStream(directory, option: "luts export DIR")
             let policy = try OverwritePolicy.parse(&arguments)
             try arguments.finish()
             try Directory.create(directory)

@@ -18,6 +18,7 @@ enum MediaBenchmark {
         let size = try parseSize(arguments.value("--size") ?? "1920x1080")
         let settings = try RenderCommand.encoderSettings(&arguments)
         let workDir = arguments.value("--work-dir")
+        try CommandFiles.refuseStandardStream(workDir, option: "--work-dir")
         let request = arguments.value("--device")
         let repeats = try arguments.int("--repeats", default: 1, range: 1...20)
         let json = arguments.flag("--json")

@@ -17,6 +17,7 @@ enum SoakCommand {
         let size = try MediaBenchmark.parseSize(arguments.value("--size") ?? "1280x720")
         let photo = arguments.value("--photo") ?? "test-assets/grace_hopper.jpg"
         let workDir = arguments.value("--work-dir")
+        try CommandFiles.refuseStandardStream(workDir, option: "--work-dir")
         let request = arguments.value("--device")
         let maxGrowth = try arguments.float("--max-growth", default: 2, range: -100...1000)
         try arguments.finish()

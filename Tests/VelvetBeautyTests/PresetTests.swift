@@ -103,6 +103,12 @@ final class PresetTests: GPUTestCase {
             (#"{"blush": {"size": 1e40}}"#, "field blush.size"),
             (#"{"lut": {"builtIn": "sepia"}}"#, "field lut.builtIn: 'sepia' is not one of"),
             (#"{"lut": {"builtIn": "warm", "file": "/x.cube"}}"#, "field lut.file: give either builtIn or file"),
+            // A null section or field is a wrong type, as a null knob is (they were taken for missing).
+            (#"{"skin": null}"#, "field skin: expected an object, found null"),
+            (#"{"others": null}"#, "field others: expected an object, found null"),
+            (#"{"skin": {"zones": null}}"#, "field skin.zones: expected an object, found null"),
+            (#"{"lut": {"builtIn": null, "strength": 1}}"#, "field lut.builtIn: expected a string, found null"),
+            (#"{"lut": {"file": null}}"#, "field lut.file: expected a string, found null"),
         ]
         // A preset file with a key repeated was read with the first value kept: a hand edit
         // appended after it was lost.

@@ -80,6 +80,13 @@ final class PipelineCacheTests: XCTestCase {
             let again = try build()
             XCTAssertEqual([again.hits, again.misses], [1, 0], "\(reason): rewritten valid")
         }
+        // A FIFO in a file's place blocked the read or the write (every GPU command hung).
+        try FileManager.default.removeItem(atPath: path)
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        let cache = try build()
+        XCTAssertEqual([cache.hits, cache.misses], [0, 1])
+        XCTAssertTrue(cache.warnings.first?.contains("a FIFO, not a file") ?? false, "\(cache.warnings)")
+        XCTAssertEqual([try build().hits], [1], "a file written in its place")
     }
 
     func testOffWritesNothing() throws {

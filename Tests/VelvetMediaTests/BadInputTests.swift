@@ -604,6 +604,21 @@ final class BadInputTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: video)), original)
             XCTAssertEqual(try Tool.probe(output, "stream=codec_name"), "h264")
         }
+        // batch and bench media check the trace against their files too (it replaced an input).
+        let second = scratch.path("w.mp4"), photo = scratch.path("p.png")
+        try FileManager.default.copyItem(atPath: video, toPath: second)
+        try Tool.ffmpeg(["-i", video, "-frames:v", "1", photo])
+        let photoBytes = try Data(contentsOf: URL(fileURLWithPath: photo))
+        for (arguments, trace, label) in [(["batch", video, second, "--output-dir", scratch.path("bt"), "--quiet"], second, "input"),
+                                          (["bench", "media", "--photo", photo, "--frames", "2", "--size", "64x48",
+                                            "--work-dir", scratch.path("bw")], photo, "the photo")] {
+            try FileManager.default.createDirectory(atPath: scratch.path("bw"), withIntermediateDirectories: true)
+            let result = try Tool.run(Tool.velvet, arguments, environment: environment.merging(["VELVET_TRACE": trace]) { $1 })
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("VELVET_TRACE: \(trace) would replace \(label) \(trace): no trace written"), result.stderr)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: second)), original)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: photo)), photoBytes)
     }
 
     /// ffmpeg's -y/-n: an existing output is refused unless -y (with -n, and without either as

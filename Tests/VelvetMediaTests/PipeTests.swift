@@ -211,6 +211,12 @@ final class PipeTests: XCTestCase {
             ("$velvet render '\(input)' -o - --format nut --no-effects >> '\(input)'", "-o - is the input \(input): it would be overwritten"),
             ("$velvet analyze - < '\(input)'", "the input - (standard input) works only with velvet render"),
             ("$velvet batch - --output-dir '\(scratch.path("out"))' < '\(input)'", "input - (standard input) works only with velvet render"),
+            // `-` as a folder or a name prefix (a folder named -, files named --bilateral.rgba were made).
+            ("cd '\(scratch.url.path)' && $velvet luts export -", "luts export DIR -: - is standard input or output"),
+            ("cd '\(scratch.url.path)' && $velvet bench skin --width 4 --height 4 --output -", "--output -: - is standard input or output"),
+            ("cd '\(scratch.url.path)' && $velvet bench media --work-dir -", "--work-dir -: - is standard input or output"),
+            ("cd '\(scratch.url.path)' && $velvet batch in.mkv --output-dir -", "--output-dir -: - is standard input or output"),
+            ("cd '\(scratch.url.path)' && $velvet demo --output-dir -", "--output-dir -: - is standard input or output"),
         ]
         for (script, mentions) in cases {
             let result = try pipeline(script)

@@ -273,6 +273,12 @@ final class CommandTests: XCTestCase {
         let planted = try Tool.run(Tool.velvet, ["bench", "media", "--photo", photo, "--frames", "1", "--size", "16x16"], environment: environment)
         XCTAssertEqual(planted.status, 1, planted.stderr)
         XCTAssertTrue(planted.stderr.contains("is not a private folder"), planted.stderr)
+        // An empty TMPDIR is unset (Foundation read it as the root folder: /velvet-bench-0).
+        let empty = try Tool.run(Tool.velvet, ["bench", "media", "--photo", photo, "--frames", "1", "--size", "16x16", "--json"],
+                                 environment: ["TMPDIR": ""])
+        XCTAssertEqual(empty.status, 0, empty.stderr)
+        let report = try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any]
+        XCTAssertTrue((report?["clip"] as? String)?.hasPrefix("/tmp/velvet-bench-\(getuid())/") == true, empty.stdout)
     }
 
     /// A signal while `bench media` times the ffmpeg CLI ends that ffmpeg too (it ran on,

@@ -197,6 +197,9 @@ final class RenderTests: XCTestCase {
             XCTAssertEqual(try Tool.probe(scratch.path("\(view).png"), "stream=width,height"), "512,512")
         }
         XCTAssertNotEqual(try Tool.pixels(scratch.path("zones.png"), "rgb24"), before, "the zone map is drawn")
+        // Whatever the strength: at 0 with no spot removal the skin stage did not run and the view was the input.
+        _ = try velvet(["render", input, "-o", scratch.path("zones0.png"), "--debug-view", "zones", "--strength", "0", "--spots", "0"])
+        XCTAssertEqual(try Tool.pixels(scratch.path("zones0.png"), "rgb24"), try Tool.pixels(scratch.path("zones.png"), "rgb24"))
         // Spot fills in magenta: Grace Hopper's face has blemish-like marks the stage fills.
         let grace = scratch.path("grace.png")
         try Tool.ffmpeg(["-i", try asset("grace_hopper.jpg"), grace])

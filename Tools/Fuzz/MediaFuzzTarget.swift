@@ -7,6 +7,8 @@ private let scratchPath = NSTemporaryDirectory() + "velvet-fuzz-\(getpid()).bin"
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMedia(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard FileManager.default.createFile(atPath: scratchPath, contents: Data(bytes: data, count: size)) else { return 0 }
+    // Removed after each input, so a campaign leaves nothing in the temporary folder.
+    defer { unlink(scratchPath) }
     guard let reader = try? MediaReader(path: scratchPath) else { return 0 }
     var items = 0
     while items < 64, let item = try? reader.next() {
