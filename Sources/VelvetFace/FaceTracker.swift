@@ -546,7 +546,9 @@ public final class FaceTracker: @unchecked Sendable {
         let views = faces.flatMap { face in
             let box = face.landmarkBox
             let side = DetectionPolicy.turnedCheckScale * max(box.width, box.height)
-            return (1...3).map { turns in
+            // Every quarter turn: the one it was read at too (a closer look), and upright (an
+            // upright face read turned).
+            return (0...3).map { turns in
                 DetectionView.tile(x: box.centre.x - side / 2, y: box.centre.y - side / 2, side: side,
                                    width: image.width, height: image.height, quarterTurns: turns)
             }
@@ -577,7 +579,10 @@ public final class FaceTracker: @unchecked Sendable {
             faces[index] = reading
             faces[index].id = id
         }
-        for face in faces {
+        // A face that took a new reading may now meet another's reading of it: one is kept.
+        let kept = removingDuplicates(faces)
+        tracks.removeAll { track in faces.contains { $0.id == track.id } && !kept.contains { $0.id == track.id } }
+        for face in kept {
             if let index = tracks.firstIndex(where: { $0.id == face.id }) { tracks[index] = face }
         }
     }
@@ -721,7 +726,9 @@ public final class FaceTracker: @unchecked Sendable {
     /// readings of one face: a mesh slid off it, or a face's parts read as a face, as a half
     /// face cut by the frame's edge or an upside-down face's mouth and chin read upright).
     /// Of two readings of one face: where one lies inside the other and covers at most half
-    /// of it, it is a reading of part of the face and the larger is kept; of two turned alike
+    /// of it, it is a reading of part of the face and the larger is kept (turned otherwise,
+    /// only when the mesh is sure of it or at least as sure as of the part: an upright face
+    /// is not given up for an unsure turned reading around it); of two turned alike
     /// (within 45 degrees: two views of one reading) the earlier, as MediaPipe's order has it,
     /// unless the mesh is unsure of it and surer of the other; of two turned otherwise (one
     /// face read as upright and as upside down), the one the mesh is surer of. The kept
@@ -745,10 +752,13 @@ public final class FaceTracker: @unchecked Sendable {
     private func readsBetter(_ challenger: Track, than kept: Track) -> Bool {
         let (a, b) = (challenger.landmarkBox, kept.landmarkBox)
         let smallerArea = min(a.area, b.area), largerArea = max(a.area, b.area)
+        let turnedAlike = Self.turnedAlike(challenger, kept)
         if a.intersectionOverSmaller(b) >= Self.partOfFace, smallerArea <= Self.partOfFaceArea * largerArea {
-            return a.area > b.area
+            let (larger, part) = a.area > b.area ? (challenger, kept) : (kept, challenger)
+            let largerWins = turnedAlike || larger.presence >= min(part.presence, Self.surePresence)
+            return largerWins == (a.area > b.area)
         }
-        if Self.turnedAlike(challenger, kept), kept.presence >= Self.surePresence { return false }
+        if turnedAlike, kept.presence >= Self.surePresence { return false }
         return challenger.presence > kept.presence
     }
 

@@ -67,10 +67,24 @@ public enum PartialFiles {
         throw OutputFileError.cannotWrite(path: output, reason: "its temporary file \(partial) keeps coming back")
     }
 
-    /// A partial whose writer is alive: its lock is held, or its PID is a velvet process
-    /// other than this one.
+    /// A partial whose writer is alive: its lock is held, or its PID is a velvet process other
+    /// than this one that has it open (between creating it and locking it). A velvet process
+    /// that got a killed writer's PID again does not have the partial open.
     static func isLive(_ path: String, pid: Int32) -> Bool {
-        isLocked(path) || isLiveVelvet(pid)
+        isLocked(path) || (isLiveVelvet(pid) && holdsOpen(pid, path) != false)
+    }
+
+    /// Whether process `pid` has the file at `path` open (its /proc fd links, by device and
+    /// inode); nil where that cannot be read (another user's process).
+    static func holdsOpen(_ pid: Int32, _ path: String) -> Bool? {
+        var target = stat()
+        guard lstat(path, &target) == 0 else { return false }
+        let folder = "/proc/\(pid)/fd"
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        return descriptors.contains { descriptor in
+            var info = stat()
+            return stat(folder + "/" + descriptor, &info) == 0 && info.st_dev == target.st_dev && info.st_ino == target.st_ino
+        }
     }
 
     /// Whether another open of `path` holds a `flock` on it (a link is not followed: no writer's).

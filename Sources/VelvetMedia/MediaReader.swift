@@ -42,6 +42,7 @@ final class MediaReader: @unchecked Sendable {
     private var decoderFinished = false
     private(set) var framesDecoded = 0
     private var firstPixelFormat: AVPixelFormat?
+    private var firstLook: FrameLook?
     private var readError: String?
     /// Frames decoded when the first read or decode error came: frames decoded after it mean
     /// the damage is in the middle, not where the stream ends.
@@ -115,7 +116,11 @@ final class MediaReader: @unchecked Sendable {
             }
             videoStreamIndex = chosen
             copiedStreamIndices = streams.indices.filter {
-                [AVMEDIA_TYPE_AUDIO, AVMEDIA_TYPE_SUBTITLE].contains(streams[$0].pointee.codecpar.pointee.codec_type)
+                let parameters = streams[$0].pointee.codecpar.pointee
+                // An audio stream the probe found no audio in (a TS's declared PID with no packets:
+                // 0 channels, 0 Hz) has nothing to carry and could be neither copied nor re-encoded.
+                if parameters.codec_type == AVMEDIA_TYPE_AUDIO { return parameters.ch_layout.nb_channels > 0 && parameters.sample_rate > 0 }
+                return parameters.codec_type == AVMEDIA_TYPE_SUBTITLE
             }
             attachmentStreamIndices = streams.indices.filter { streams[$0].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT }
 
@@ -316,6 +321,9 @@ final class MediaReader: @unchecked Sendable {
                                              + "\(MediaFrame.name(of: frame.pixelFormat)))")
             }
             firstPixelFormat = frame.pixelFormat
+            let look = FrameLook(frame)
+            if let first = firstLook, let change = first.change(to: look) { throw MediaError.unsupported(change) }
+            firstLook = firstLook ?? look
             framesDecoded += 1
             timestamps.stamp(frame)
             pendingFrames.append(frame)

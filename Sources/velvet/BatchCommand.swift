@@ -179,6 +179,8 @@ private struct BatchJob: Sendable {
     /// Returns the line to report.
     func run(_ input: String, _ output: String, renderer: VideoRenderer, options: BeautyOptions?) throws -> String {
         var replacing = policy == .overwrite
+        // A killed run's half-written record goes too, also where the output is finished.
+        _ = PartialFiles.clearStale(of: BatchRecord.path(for: output))
         if !replacing, FileManager.default.fileExists(atPath: output) {
             let finished = allowTruncated ? [fingerprint, BatchRecord.damaged(fingerprint)] : [fingerprint]
             switch BatchRecord.verdict(output: output, input: input, settings: finished) {

@@ -715,6 +715,38 @@ final class BadInputTests: XCTestCase {
             try expectFailure(["render", input, "-o", scratch.path("out.mkv"), "--no-effects"], in: scratch, output: scratch.path("out.mkv"),
                               mentions: "the frame size changes mid-stream (\(change))", status: 1)
         }
+        // So is a change of what the frames are read with or shown as (the second part's BT.601
+        // values were read as BT.709, its square pixels written 4:3, its full range tagged limited).
+        for (name, options) in [("601", ["-vf", "setparams=colorspace=bt470bg", "-colorspace", "bt470bg"]),
+                                ("709", ["-vf", "setparams=colorspace=bt709", "-colorspace", "bt709"]),
+                                ("wide", ["-vf", "setsar=4/3", "-colorspace", "bt709"]),
+                                ("full", ["-vf", "setparams=colorspace=bt709:range=pc", "-colorspace", "bt709", "-color_range", "pc"])] {
+            try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "3"] + options
+                            + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mpegts", scratch.path("\(name).ts")])
+        }
+        for (parts, change) in [(["709", "601"], "the colour matrix changes mid-stream (bt709 -> bt601)"),
+                                (["709", "wide"], "the pixel aspect changes mid-stream (1:1 -> 4:3)"),
+                                (["709", "full"], "the colour range changes mid-stream (limited -> full)")] {
+            let input = try join(parts, parts.joined(separator: "-") + ".ts")
+            try expectFailure(["render", input, "-o", scratch.path("out.mkv"), "--no-effects"], in: scratch, output: scratch.path("out.mkv"),
+                              mentions: change, status: 1)
+        }
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", try join(["709", "709"], "same.ts"), "-o", scratch.path("same.mkv"),
+                                                  "--no-effects", "--quiet"]).status, 0, "the same look twice is one stream")
+    }
+
+    /// A TS that declares an audio PID and carries no packets (0 channels, 0 Hz): the stream is
+    /// left out, as ffmpeg leaves it (it could be neither copied nor re-encoded: exit 1).
+    func testAnAudioStreamWithNoAudioIsLeftOut() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("empty-audio.ts"), output = scratch.path("out.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=1", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-frames:v", "8",
+                         "-t", "8", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "mp2", "-output_ts_offset", "8", input])
+        XCTAssertTrue(try Tool.probe(input, "stream=channels,sample_rate", stream: "a").hasPrefix("0,0"), "the input holds no audio")
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.probe(output, "stream=codec_type", stream: "a"), "")
+        XCTAssertEqual(try Tool.probe(output, "stream=nb_read_frames", stream: "v:0").isEmpty, false)
     }
 
     /// Muxers that write files beside the output (HLS, DASH, segments) are refused before any

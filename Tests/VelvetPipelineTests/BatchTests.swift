@@ -52,12 +52,25 @@ final class BatchTests: XCTestCase {
             try FileManager.default.attributesOfItem(atPath: output + "/" + name)[.modificationDate] as? Date
         }
         let finishedBefore = try modified("clip1.mp4")
+        // Stale too: a killed commit's half-written record (of a finished output: it was never
+        // removed), and a dead writer's partial whose PID a live velvet process now has (it holds
+        // no lock and has the file open nowhere; its input was refused as being written).
+        let waiting = Process()
+        waiting.executableURL = URL(fileURLWithPath: Tool.velvet)
+        waiting.arguments = ["render", "-", "-o", scratch.path("waiting.mkv"), "--no-effects", "--quiet"]
+        let input = Pipe()
+        (waiting.standardInput, waiting.standardError) = (input, Pipe())
+        try waiting.run()
+        defer { waiting.terminate(); waiting.waitUntilExit() }
+        XCTAssertTrue(FileManager.default.createFile(atPath: output + "/..clip1.mp4.velvet-done.velvet-partial-999999", contents: Data("{}".utf8)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: output + "/.clip4.mp4.velvet-partial-\(waiting.processIdentifier)", contents: Data()))
         let resumed = try Tool.run(Tool.velvet, arguments)
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         XCTAssertEqual(try modified("clip1.mp4"), finishedBefore, "the finished output is skipped, not rendered again")
         XCTAssertEqual(files().filter { !$0.contains("velvet-done") }.sorted(), ["clip1.mp4", "clip2.mp4", "clip3.mp4", "clip4.mp4"],
                        "no partial files left")
         XCTAssertEqual(files().filter { $0.hasSuffix(".velvet-done") }.count, 4, "a record of each finished output")
+        XCTAssertEqual(files().filter { $0.contains("velvet-partial") }, [], "no partial of a record left")
         for name in files() where !name.hasPrefix(".") {
             XCTAssertEqual(try Tool.probe(output + "/" + name, "stream=nb_frames"), "50", name)
         }
