@@ -55,6 +55,8 @@ final class MediaWriter: @unchecked Sendable {
     /// Only when the encoder takes another format than the GPU writes.
     private let repacker: PixelRepacker?
     private var finished = false
+    /// Whether x264 codes the fields (an interlaced output).
+    private var codesFields = false
     /// Registered as a stream being sent (`UnfinishedFiles.streaming`) until it is closed.
     private var sendsToStandardOutput = false
     var isFinished: Bool { finished }
@@ -159,6 +161,7 @@ final class MediaWriter: @unchecked Sendable {
             // x264 codes the fields (its field order follows each frame's top_field_first);
             // x265 has no interlaced coding in FFmpeg 5.1, so HEVC keeps the field order as a tag.
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME)
+            codesFields = true
         }
         if outputFormat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             encoder.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
@@ -263,6 +266,13 @@ final class MediaWriter: @unchecked Sendable {
         if let iccProfile { source.attach(iccProfile: iccProfile) }
         // A decoded frame remembers its old picture type; x264 would obey it. Let the encoder choose.
         source.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        // Coding fields, a progressive frame (one joined after interlaced ones) is coded in the
+        // stream's field order: given as bottom first, it made x264 code every frame so (its
+        // look-ahead takes the last order given), the interlaced ones before it too.
+        if codesFields, source.pointer.pointee.interlaced_frame == 0 {
+            source.pointer.pointee.interlaced_frame = 1
+            source.pointer.pointee.top_field_first = [AV_FIELD_TT, AV_FIELD_TB].contains(encoder!.pointee.field_order) ? 1 : 0
+        }
         let pts = source.pointer.pointee.pts
         defer { source.pointer.pointee.pts = pts } // the caller's frame keeps its own timestamp
         let none = velvet_av_nopts_value()

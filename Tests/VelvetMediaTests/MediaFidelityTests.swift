@@ -407,6 +407,19 @@ final class MediaFidelityTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(bottom, "stream=field_order"), "tt", "the stream's word")
         _ = try render([bottom, "-o", scratch.path("bottom.mkv"), "--no-effects"])
         XCTAssertEqual(try Tool.probe(scratch.path("bottom.mkv"), "stream=field_order"), "bb")
+        // Top-first fields, then progressive frames (two TS files joined): every frame coded top
+        // first, as the stream says (the progressive ones made x264 code all of them bottom first).
+        let parts = ["fields.ts", "frames.ts"].map(scratch.path)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "6", "-vf", "setfield=tff", "-flags", "+ildct+ilme",
+                         "-c:v", "libx264", "-x264-params", "tff=1", parts[0]])
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "6", "-c:v", "libx264", "-output_ts_offset", "0.24",
+                         parts[1]])
+        let joined = scratch.path("joined.ts")
+        try parts.reduce(into: Data()) { $0 += try Data(contentsOf: URL(fileURLWithPath: $1)) }.write(to: URL(fileURLWithPath: joined))
+        _ = try render([joined, "-o", scratch.path("joined.mkv"), "--no-effects"])
+        let fields = try Tool.probe(scratch.path("joined.mkv"), "frame=interlaced_frame,top_field_first").split(separator: "\n")
+        XCTAssertEqual(fields.count, 12)
+        XCTAssertEqual(Set(fields), ["1,1"], "every frame's fields coded top first")
     }
 
     /// Matroska's attached files (an ASS track's fonts) go into a Matroska output with the
