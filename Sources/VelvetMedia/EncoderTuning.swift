@@ -23,7 +23,11 @@ enum EncoderTuning {
         let name = settings.encoderName(forMuxer: container.name)
         // No codec asked for and a container that holds no H.264 (.webp, .gif, .webm, .ogv):
         // the container's own, as ffmpeg chooses it.
-        if settings.codec == nil, name == "libx264", !container.holds(encoded: AV_CODEC_ID_H264, type: AVMEDIA_TYPE_VIDEO),
+        // A raw stream's muxer (.hevc, .mjpeg, .m2v, .yuv) takes any codec's packets, but its file
+        // is read as its own codec's: that one, as ffmpeg chooses it.
+        let rawStream = container.format.pointee.flags & AVFMT_NOTIMESTAMPS != 0 && container.name != "yuv4mpegpipe"
+            && container.format.pointee.video_codec != AV_CODEC_ID_H264
+        if settings.codec == nil, name == "libx264", rawStream || !container.holds(encoded: AV_CODEC_ID_H264, type: AVMEDIA_TYPE_VIDEO),
            let own = avcodec_find_encoder(container.format.pointee.video_codec), own.pointee.type == AVMEDIA_TYPE_VIDEO {
             return own
         }
@@ -54,7 +58,17 @@ enum EncoderTuning {
                 av_opt_set(encoder.pointee.priv_data, x265 ? "x265-params" : "x264-params", parameters.joined(separator: ":"), 0)
             }
         }
-        for option in settings.encoderOptions {
+        let userKeys = Set(settings.encoderOptions.map(\.key))
+        if EncoderSettings.x26xEncoders.contains(name), !userKeys.contains("crf"), !userKeys.isDisjoint(with: ["b", "qp"]) {
+            // x264 and x265 take a crf before a bitrate or a qp: Velvet's crf would have won.
+            av_opt_set(encoder.pointee.priv_data, "crf", "-1", 0)
+            if settings.isLossless { av_opt_set(encoder.pointee.priv_data, "qp", "-1", 0) }
+        }
+        for var option in settings.encoderOptions {
+            // The user's x265-params replace Velvet's; x265's banner stays off unless they set its level.
+            if name == "libx265", option.key == "x265-params", !option.value.contains("log-level") {
+                option.value = "log-level=error:" + option.value
+            }
             guard av_opt_find(encoder, option.key, nil, 0, AV_OPT_SEARCH_CHILDREN) != nil else {
                 throw MediaError.encode("\(name) has no option '\(option.key)' (ffmpeg -h encoder=\(name) lists them)")
             }

@@ -81,18 +81,17 @@ enum CompareCommand {
             effect.finishMeasuring()
             let names = (sides[0].label, sides[1].label)
             let stability = [effect.stabilityA.result, effect.stabilityB.result]
-            let metrics = zip([("A", capture.a), ("B", capture.b)], stability).map { sideImage, m15 in
-                let (side, image) = sideImage
-                return (side, [
-                    "M4_features_ssim": QualityMetrics.featureSSIM(input: capture.input, output: image, face: face),
-                    "M5_mid_band_ratio": QualityMetrics.midBandRatio(input: capture.input, output: image, face: face),
-                    "M6_fine_band_ratio": QualityMetrics.fineBandRatio(input: capture.input, output: image, face: face),
-                    "M7_halo_p99": QualityMetrics.halo(input: capture.input, output: image, face: face, personMask: capture.personMask)?.value,
-                    "M8_colour_shift_de2000": QualityMetrics.colourShift(input: capture.input, output: image, face: face),
+            // Every face of the captured frame is measured; a side's figure is its worst face's.
+            let perFace = [capture.a, capture.b].map { image in
+                capture.faces.map { CompareFaceMetrics(input: capture.input, output: image, face: $0, personMask: capture.personMask) }
+            }
+            let metrics = zip(zip(["A", "B"], perFace), stability).map { sideFaces, m15 in
+                let (side, faces) = sideFaces
+                return (side, CompareFaceMetrics.worst(of: faces).merging([
                     "M15a_still_change_levels": m15.largestChangeOnStill.map(Double.init),
                     "M15b_change_ratio": m15.changeRatio,
                     "M15c_frames_without_beauty": Double(m15.framesWithoutBeauty),
-                ] as [String: Double?])
+                ] as [String: Double?]) { $1 })
             }
             let frames = Double(max(effect.frames, 1))
             let timings = [effect.timingsA, effect.timingsB].map { $0.mapValues { $0 / frames } }
@@ -102,6 +101,7 @@ enum CompareCommand {
             for (index, (side, values)) in metrics.enumerated() {
                 var entry: [String: Any] = ["method": sides[index].method,
                                             "metrics": values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() },
+                                            "faces": perFace[index].map { $0.json },
                                             "gpu_ms_per_frame": timings[index],
                                             "M15_frames": ["still": stability[index].stillFrames, "with_face": stability[index].framesWithFace,
                                                            "all": stability[index].frames]]
@@ -169,5 +169,33 @@ private final class CompareSidecars: @unchecked Sendable {
     func commit() throws {
         for file in files { try file.commit() }
         for path in stale where OutputFile.removeReplaced(path) { removed.append(path) }
+    }
+}
+
+/// The still metrics of one face of the captured frame (quality-metrics.md M4–M8).
+struct CompareFaceMetrics {
+    let values: [String: Double?]
+
+    init(input: RGBImage, output: RGBImage, face: BeautyFace, personMask: PlaneImage) {
+        values = [
+            "M4_features_ssim": QualityMetrics.featureSSIM(input: input, output: output, face: face),
+            "M5_mid_band_ratio": QualityMetrics.midBandRatio(input: input, output: output, face: face),
+            "M6_fine_band_ratio": QualityMetrics.fineBandRatio(input: input, output: output, face: face),
+            "M7_halo_p99": QualityMetrics.halo(input: input, output: output, face: face, personMask: personMask)?.value,
+            "M8_colour_shift_de2000": QualityMetrics.colourShift(input: input, output: output, face: face),
+        ]
+    }
+
+    var json: [String: Any] { values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() } }
+
+    /// The bars hold on every face: the lowest M4 and M6, the highest M5, M7 and M8 (a face
+    /// where one cannot be computed is left out of that one; null where no face has it).
+    static func worst(of faces: [CompareFaceMetrics]) -> [String: Double?] {
+        let lowestIsWorst: Set = ["M4_features_ssim", "M6_fine_band_ratio"]
+        let keys = Set(faces.flatMap(\.values.keys))
+        return Dictionary(uniqueKeysWithValues: keys.map { key in
+            let known = faces.compactMap { $0.values[key] ?? nil }
+            return (key, lowestIsWorst.contains(key) ? known.min() : known.max())
+        })
     }
 }

@@ -92,11 +92,35 @@ final class EncoderTests: XCTestCase {
 
     /// A container that holds no H.264 gets its own encoder when none is asked for, as with
     /// ffmpeg: a picture to .webp and .gif, a clip to .webm; no muxer's refusal is printed.
+    /// `--encoder-opt b=` or `qp=` rate-controls x264 and x265 (Velvet's crf won over both:
+    /// the same bytes as without them).
+    func testABitrateOrQPGivenWinsOverTheCRF() throws {
+        let scratch = try Scratch()
+        let input = try clip(scratch, size: "160x120")
+        var sizes: [String: Int] = [:]
+        for (name, options) in [("crf", [String]()), ("b", ["--encoder-opt", "b=20k"]), ("qp", ["--encoder-opt", "qp=45"])] {
+            let output = scratch.path("\(name).mp4")
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"] + options)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            sizes[name] = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        }
+        XCTAssertLessThan(sizes["b"] ?? .max, (sizes["crf"] ?? 0) / 2, "\(sizes)")
+        XCTAssertLessThan(sizes["qp"] ?? .max, (sizes["crf"] ?? 0) / 2, "\(sizes)")
+        // x265's banner stays off with the user's own x265-params.
+        let x265 = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("x265.mp4"), "--no-effects", "--quiet", "--codec", "libx265",
+                                              "--encoder-opt", "x265-params=keyint=10"])
+        XCTAssertEqual(x265.status, 0, x265.stderr)
+        XCTAssertEqual(x265.stderr.split(separator: "\n").filter { !$0.hasPrefix("velvet: validation layer on") }, [], "quiet")
+    }
+
     func testContainersWithoutH264TakeTheirOwnEncoder() throws {
         let scratch = try Scratch()
         let picture = scratch.path("still.png")
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1", picture])
-        for (input, name, codec) in [(picture, "still.webp", "webp"), (picture, "still.gif", "gif"), (try clip(scratch), "clip.webm", "vp9")] {
+        // A raw stream's file is its codec's (.hevc was written with H.264 inside, unreadable as HEVC).
+        for (input, name, codec) in [(picture, "still.webp", "webp"), (picture, "still.gif", "gif"), (try clip(scratch), "clip.webm", "vp9"),
+                                     (try clip(scratch), "clip.hevc", "hevc"), (try clip(scratch), "clip.mjpeg", "mjpeg"),
+                                     (try clip(scratch), "clip.m2v", "mpeg2video"), (try clip(scratch), "clip.h264", "h264")] {
             let result = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path(name), "--no-effects", "--quiet"])
             XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
             XCTAssertEqual(result.stderr.split(separator: "\n").filter { !$0.hasPrefix("velvet: validation layer on") }, [], "\(name): quiet")

@@ -181,6 +181,38 @@ final class CompareTests: XCTestCase {
         XCTAssertFalse(scratch.files.contains { $0.contains("velvet-partial") }, "\(scratch.files)")
     }
 
+    /// Every face of the captured frame is measured (only the first was: a second face smoothed
+    /// to M5 0.5 left the side at M5 1): each side lists its faces, and its figure is the worst
+    /// face's. `bench quality`'s median of two faces is their mean (it printed the upper one).
+    func testEveryFaceIsMeasured() throws {
+        let scratch = try Scratch()
+        let assets = repository.appendingPathComponent("test-assets")
+        let pair = scratch.path("pair.png")
+        try Tool.ffmpeg(["-i", assets.appendingPathComponent("grace_hopper.jpg").path, "-i", assets.appendingPathComponent("astronaut.png").path,
+                         "-filter_complex", "[0]scale=-2:360[a];[1]scale=-2:360[b];[a][b]hstack", pair])
+        let result = try Tool.run(Tool.velvet, ["compare", pair, "--a", "bilateral", "--b", "freqsep", "-o", scratch.path("ab.mkv"),
+                                                "--codec", "ffv1", "--quiet"], environment: environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("ab.json")))) as? [String: Any])
+        for side in ["A", "B"] {
+            let entry = try XCTUnwrap(json[side] as? [String: Any])
+            let metrics = try XCTUnwrap(entry["metrics"] as? [String: Any]), faces = try XCTUnwrap(entry["faces"] as? [[String: Any]])
+            XCTAssertEqual(faces.count, 2, side)
+            func values(_ key: String) -> [Double] { faces.compactMap { $0[key] as? Double } }
+            XCTAssertEqual(metrics["M5_mid_band_ratio"] as? Double, values("M5_mid_band_ratio").max(), side)
+            XCTAssertEqual(metrics["M8_colour_shift_de2000"] as? Double, values("M8_colour_shift_de2000").max(), side)
+            XCTAssertEqual(metrics["M4_features_ssim"] as? Double, values("M4_features_ssim").min(), side)
+            XCTAssertEqual(metrics["M6_fine_band_ratio"] as? Double, values("M6_fine_band_ratio").min(), side)
+        }
+        let bench = try Tool.run(Tool.velvet, ["bench", "quality", assets.appendingPathComponent("grace_hopper.jpg").path,
+                                               assets.appendingPathComponent("astronaut.png").path], environment: environment)
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let line = try XCTUnwrap(bench.stdout.split(separator: "\n").first { $0.hasPrefix("M5 over 2 faces") })
+        let numbers = line.split(whereSeparator: { " ,()".contains($0) }).compactMap { Double($0) }
+        XCTAssertEqual(numbers.count, 5, String(line)) // 2, min, median, max, spread
+        XCTAssertEqual(numbers[2], (numbers[1] + numbers[3]) / 2, accuracy: 0.0011, String(line))
+    }
+
     private var environment: [String: String] {
         ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path, "VELVET_VALIDATION": "1"]
     }
