@@ -146,8 +146,13 @@ enum EncoderTuning {
         encoder.pointee.framerate = AVRational(num: 25, den: 1)
         encoder.pointee.time_base = Self.timeBase(for: codec, input: timeBase, frameRate: encoder.pointee.framerate)
         try apply(settings, to: encoder, hdr: nil)
-        let opened = LogCapture.firstError { avcodec_open2(encoder, codec, nil) }
-        guard opened.result >= 0 else { throw openFailure(codec, opened.result, logged: opened.logged) }
+        let (opened, printed) = StandardErrorCapture.during { LogCapture.firstError { avcodec_open2(encoder, codec, nil) } }
+        // The encoder's own refusal (x264's, printed past av_log) becomes the one line's reason.
+        guard opened.result >= 0 else {
+            let refusal = printed.split(whereSeparator: \.isNewline).first { $0.contains("[error]") }.map(String.init)
+            throw openFailure(codec, opened.result, logged: refusal ?? (opened.logged.isEmpty ? printed : opened.logged))
+        }
+        StandardErrorCapture.replay(printed)
         // Closed as a finished encode is: SVT-AV1 hangs when freed before its end of stream.
         guard var packet = Optional(av_packet_alloc()) else { return }
         defer { av_packet_free(&packet) }

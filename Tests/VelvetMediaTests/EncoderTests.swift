@@ -196,6 +196,11 @@ final class EncoderTests: XCTestCase {
             (["--codec", "dnxhd", "--encoder-opt", "profile=dnxhr_hq"], "x.mov", 1,
              "the dnxhd encoder cannot start: Input dimensions too small, input must be at least 256x120"),
             (["--codec", "dnxhd"], "x.mov", 1, "the dnxhd encoder cannot start: video parameters incompatible with DNxHD"),
+            // x264 and x265 print their refusals themselves, past av_log: one line still, theirs the reason.
+            (["--encoder-opt", "profile=baseline", "--pix-fmt", "yuv444p"], "x.mp4", 1,
+             "the libx264 encoder cannot start: x264 [error]: baseline profile doesn't support 4:4:4"),
+            (["--codec", "libx265", "--encoder-opt", "x265-params=keyint=-3"], "x.mp4", 1,
+             "the libx265 encoder cannot start: x265 [error]: Invalid max IDR period in frames"),
         ]
         for (arguments, name, status, mentions) in cases {
             let output = scratch.path(name)
