@@ -65,7 +65,7 @@ public struct PresetStore: Sendable {
         if let preset = BeautyPreset.builtIn(name) { return preset }
         try Self.checkName(name)
         let url = fileURL(name)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
+        guard let data = Self.readFile(url.path, limit: BeautyPreset.maxBytes + 1) else {
             throw PresetError(file: name, reason: "no such preset (built-in: \(BeautyPreset.builtInNames.joined(separator: ", ")); user presets live in \(presetsDirectory.path))")
         }
         return try Self.decode(data, file: url.path).lutRebased(on: presetsDirectory)
@@ -113,7 +113,34 @@ public struct PresetStore: Sendable {
         let url = fileURL(name)
         try preset.validate(file: url.path)
         try Directory.create(presetsDirectory.path)
+        var entry = stat()
+        if lstat(url.path, &entry) == 0 {
+            guard replacing else { throw OutputFileError.exists(path: url.path) }
+            // A link or a FIFO at the name is replaced, never written through: a link to another
+            // preset or to a LUT file would have overwritten it, a FIFO blocked, /dev/null lost it.
+            if entry.st_mode & S_IFMT != S_IFREG { unlink(url.path) }
+        }
         try OutputFile.write(try preset.encoded(), to: url.path, policy: replacing ? .replace : .noClobber)
+    }
+
+    /// At most `limit` bytes of the regular file at `path` (a link followed); nil where there is
+    /// none or it is no regular file (a FIFO would block the read, a device never end, and a
+    /// huge file was read whole before its size was refused).
+    static func readFile(_ path: String, limit: Int) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while data.count < limit {
+            let count = read(descriptor, &buffer, min(buffer.count, limit - data.count))
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            data.append(buffer, count: count)
+        }
+        return data
     }
 
     /// Removes a user preset; clears the default setting when it named this preset.
@@ -130,10 +157,14 @@ public struct PresetStore: Sendable {
 
     /// The name in `default-preset`, or nil when there is none.
     public func defaultName() throws -> String? {
-        guard let data = FileManager.default.contents(atPath: defaultFile.path) else { return nil }
+        // A name is short: a file larger than this holds none (read no further, quote no more).
+        guard let data = Self.readFile(defaultFile.path, limit: 1024) else { return nil }
         let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { return nil }
-        guard Self.isValidName(name) else { throw PresetError(file: defaultFile.path, reason: "'\(name)' is not a preset name") }
+        guard Self.isValidName(name), data.count < 1024 else {
+            let shown = String(name.prefix(64).map { $0.isASCII && ($0.asciiValue ?? 0) < 32 ? "?" : $0 })
+            throw PresetError(file: defaultFile.path, reason: "'\(shown)\(name.count > 64 ? "…" : "")' is not a preset name")
+        }
         return name
     }
 

@@ -86,6 +86,37 @@ final class PresetTests: GPUTestCase {
         XCTAssertEqual(try BeautyPreset.decode(Data("{}".utf8), file: "empty.json"), .none)
     }
 
+    /// A link or a FIFO at a saved preset's name is replaced, never written through (a link to a
+    /// LUT file or to another preset had it overwritten, a FIFO blocked `save` even with -n, a
+    /// link to /dev/null lost the preset), and refused without replacing; a preset or
+    /// default-preset file is never read past what it can hold (1 GB was read whole).
+    func testSavingOverALinkOrAFIFOReplacesTheEntry() throws {
+        let store = PresetStore.standard(environment: ["XDG_CONFIG_HOME": temporary.path])
+        try store.save(.natural, as: "base")
+        let folder = store.presetsDirectory.path, cube = temporary.appendingPathComponent("my.cube").path
+        let cubeText = Data("LUT_3D_SIZE 2\n".utf8)
+        try cubeText.write(to: URL(fileURLWithPath: cube))
+        let base = try Data(contentsOf: store.fileURL("base"))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/lut.json", withDestinationPath: cube)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/alias.json", withDestinationPath: folder + "/base.json")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/nul.json", withDestinationPath: "/dev/null")
+        XCTAssertEqual(mkfifo(folder + "/fifo.json", 0o600), 0)
+        for name in ["lut", "alias", "nul", "fifo"] {
+            XCTAssertThrowsError(try store.save(.glam, as: name, replacing: false), name) { XCTAssertTrue("\($0)".contains("exists"), "\($0)") }
+            try store.save(.glam, as: name, replacing: true)
+            var info = stat()
+            XCTAssertEqual(lstat(store.fileURL(name).path, &info), 0)
+            XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, "\(name): a file in the entry's place")
+            XCTAssertEqual(try store.load(name), .glam, name)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cube)), cubeText, "the LUT file is untouched")
+        XCTAssertEqual(try Data(contentsOf: store.fileURL("base")), base, "the other preset is untouched")
+        try Data(repeating: 0x20, count: (64 << 10) + 10).write(to: store.fileURL("big"))
+        XCTAssertThrowsError(try store.load("big")) { XCTAssertTrue("\($0)".contains("file too large"), "\($0)") }
+        try Data(repeating: 0x78, count: 100_000).write(to: store.defaultFile)
+        XCTAssertThrowsError(try store.defaultName()) { XCTAssertLessThan("\($0)".count, 300, "the warning quotes a little of it") }
+    }
+
     func testBadFilesGiveOneLineNamingFileAndField() throws {
         let cases: [(String, String)] = [
             (#"{"skin": {"strength": 0.5"#, "bad.json: not valid JSON"),
