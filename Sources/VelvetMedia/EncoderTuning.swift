@@ -111,20 +111,24 @@ enum EncoderTuning {
     /// their frames are numbered, one per tick.
     static func numbersFrames(_ codec: UnsafePointer<AVCodec>) -> Bool { codec.pointee.id == AV_CODEC_ID_THEORA }
 
-    /// Encoders whose time base must fit 16 bits (MPEG-4 part 2, H.263).
-    private static let shortTimeBase: Set<AVCodecID> = [AV_CODEC_ID_MPEG4, AV_CODEC_ID_H263, AV_CODEC_ID_H263P, AV_CODEC_ID_MSMPEG4V2,
-                                                        AV_CODEC_ID_MSMPEG4V3, AV_CODEC_ID_FLV1]
+    /// Encoders whose rate control takes the time base for the frame interval (FFmpeg's MPEG
+    /// video family, VC-2): a bitrate is split per tick, so 1/12800 (an MP4's) starved every
+    /// frame (VC-2's default lost 20 dB; `b=` gave a third of the bits from MP4 as from TS), and
+    /// FLV in SWF refuses a rate of 12800. Their time base is 1/rate, as ffmpeg's.
+    private static let pacesByTimeBase: Set<AVCodecID> = [AV_CODEC_ID_MPEG4, AV_CODEC_ID_H263, AV_CODEC_ID_H263P, AV_CODEC_ID_MSMPEG4V2,
+                                                          AV_CODEC_ID_MSMPEG4V3, AV_CODEC_ID_WMV1, AV_CODEC_ID_WMV2, AV_CODEC_ID_FLV1,
+                                                          AV_CODEC_ID_RV10, AV_CODEC_ID_RV20, AV_CODEC_ID_H261, AV_CODEC_ID_DIRAC]
 
     /// The encoder's time base: the input stream's, so every frame keeps its timestamp, except
     /// for encoders that take only a list of frame rates (MPEG-1/2 video) and need 1/rate:
-    /// the listed rate nearest the input's, as ffmpeg picks it; Theora, 1/rate; MPEG-4 part 2
-    /// and H.263, 1/rate where the input's does not fit 16 bits (a TS's 1/90000).
+    /// the listed rate nearest the input's, as ffmpeg picks it; Theora and the encoders that
+    /// pace their rate control by it (`pacesByTimeBase`), 1/rate.
     static func timeBase(for codec: UnsafePointer<AVCodec>, input: AVRational, frameRate: AVRational) -> AVRational {
         // Finer than a microsecond (an MP4 timescale of 10^9) overflows MP4's 32-bit composition
         // offsets, and no frame timing needs it: 1/90000, MPEG's clock, then.
         let fine = input.num > 0 && Int64(input.den) > 1_000_000 * Int64(input.num)
         let usable = fine ? AVRational(num: 1, den: 90000) : input.num > 0 && input.den > 0 ? input : AVRational(num: 1, den: 25)
-        if numbersFrames(codec) || (shortTimeBase.contains(codec.pointee.id) && usable.den > 65535) { return frameTimeBase(frameRate) }
+        if numbersFrames(codec) || pacesByTimeBase.contains(codec.pointee.id) { return frameTimeBase(frameRate) }
         guard let rates = codec.pointee.supported_framerates else { return usable }
         let rate = frameRate.num > 0 && frameRate.den > 0 ? frameRate : AVRational(num: 25, den: 1)
         let nearest = rates[Int(av_find_nearest_q_idx(rate, rates))]

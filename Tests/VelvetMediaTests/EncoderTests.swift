@@ -113,6 +113,30 @@ final class EncoderTests: XCTestCase {
         XCTAssertEqual(x265.stderr.split(separator: "\n").filter { !$0.hasPrefix("velvet: validation layer on") }, [], "quiet")
     }
 
+    /// Encoders that pace their rate control by the time base get 1/rate, as ffmpeg gives them
+    /// (they had the input's): from an MP4 (1/12800) VC-2 lost 20 dB, MPEG-4's `b=2M` got a
+    /// third of the bits it got from the same frames in a TS, and FLV in SWF failed to open.
+    func testRateControlIsPacedByTheFrameRate() throws {
+        let scratch = try Scratch()
+        let mp4 = scratch.path("in.mp4"), ts = scratch.path("in.ts")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "8", "-pix_fmt", "yuv420p", "-c:v", "libx264",
+                         "-crf", "10", mp4])
+        try Tool.ffmpeg(["-i", mp4, "-c", "copy", ts])
+        let sizes = try [mp4, ts].map { input -> Double in
+            let output = input + ".mkv"
+            let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--codec", "mpeg4", "--encoder-opt", "b=2M", "--no-effects", "--quiet"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return Double((try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0)
+        }
+        XCTAssertEqual(sizes[0], sizes[1], accuracy: 0.1 * sizes[1], "the same bits from either container")
+        let vc2 = scratch.path("vc2.mkv"), swf = scratch.path("flv.swf")
+        XCTAssertEqual(try Tool.run(Tool.velvet, ["render", mp4, "-o", vc2, "--codec", "vc2", "--no-effects", "--quiet"]).status, 0)
+        XCTAssertGreaterThan(try Tool.psnr(mp4, vc2), 50, "VC-2's default is near lossless")
+        let flash = try Tool.run(Tool.velvet, ["render", mp4, "-o", swf, "--codec", "flv", "--no-effects", "--quiet"])
+        XCTAssertEqual(flash.status, 0, flash.stderr)
+        XCTAssertEqual(try stream(swf).last, "8")
+    }
+
     func testContainersWithoutH264TakeTheirOwnEncoder() throws {
         let scratch = try Scratch()
         let picture = scratch.path("still.png")
