@@ -7,7 +7,8 @@ import CFFmpeg
 /// full-range levels tagged limited, square pixels stretched): the reader refuses it, as it
 /// refuses a change of size or pixel format.
 struct FrameLook: Equatable {
-    let matrix: ColorDescription.Matrix
+    /// The matrix the frames are read with (unspecified: BT.601, as `ColorDescription` reads it).
+    let matrix: String
     let fullRange: Bool
     let primaries: AVColorPrimaries
     let transfer: AVColorTransferCharacteristic
@@ -15,8 +16,15 @@ struct FrameLook: Equatable {
     let aspect: AVRational
 
     init(_ frame: MediaFrame) {
-        let description = ColorDescription(frame: frame.pointer, layout: nil)
-        (matrix, fullRange) = (description.matrix, description.fullRange)
+        // The pixel format is the same in every frame (checked before): the tags alone decide.
+        switch frame.pointer.pointee.colorspace {
+        case AVCOL_SPC_BT709: matrix = "bt709"
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = "bt2020"
+        case AVCOL_SPC_SMPTE240M: matrix = "smpte240m"
+        case AVCOL_SPC_FCC: matrix = "fcc"
+        default: matrix = "bt601"
+        }
+        fullRange = frame.pointer.pointee.color_range == AVCOL_RANGE_JPEG
         (primaries, transfer) = (frame.pointer.pointee.color_primaries, frame.pointer.pointee.color_trc)
         let stated = frame.pointer.pointee.sample_aspect_ratio
         aspect = stated.num > 0 && stated.den > 0 ? av_mul_q(stated, AVRational(num: 1, den: 1)) : AVRational(num: 1, den: 1)
@@ -30,7 +38,7 @@ struct FrameLook: Equatable {
     /// What changed from `self` to `next`, in the words of the reader's refusal.
     func change(to next: FrameLook) -> String? {
         func name(_ text: UnsafePointer<CChar>?, _ value: UInt32) -> String { text.map { String(cString: $0) } ?? "\(value)" }
-        if matrix != next.matrix { return "the colour matrix changes mid-stream (\(matrix.rawValue) -> \(next.matrix.rawValue))" }
+        if matrix != next.matrix { return "the colour matrix changes mid-stream (\(matrix) -> \(next.matrix))" }
         if fullRange != next.fullRange {
             return "the colour range changes mid-stream (\(fullRange ? "full" : "limited") -> \(next.fullRange ? "full" : "limited"))"
         }
