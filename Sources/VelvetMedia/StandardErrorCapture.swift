@@ -6,7 +6,13 @@ import Foundation
 /// for the work; the caller replays it where the work succeeded (nothing another thread wrote
 /// meanwhile is lost then) and drops it for its own line where the work failed.
 enum StandardErrorCapture {
+    /// One capture at a time: two (a batch's workers opening their encoders together) would
+    /// each put back what the other had put in place, leaving stderr on a deleted file.
+    private static let lock = NSLock()
+
     static func during<T>(_ work: () -> T) -> (result: T, written: String) {
+        lock.lock()
+        defer { lock.unlock() }
         fflush(nil)
         guard let file = tmpfile() else { return (work(), "") }
         defer { fclose(file) }
