@@ -35,7 +35,7 @@ build media Sources/VelvetMedia/MediaError.swift Sources/VelvetMedia/MediaFrame.
     Sources/VelvetMedia/DeclaredLength.swift Sources/VelvetMedia/TimestampSynthesizer.swift \
     Sources/VelvetMedia/Orientation.swift Sources/VelvetMedia/OutputContainer.swift Sources/VelvetMedia/LogCapture.swift \
     Sources/VelvetMedia/ExifTagReader.swift Sources/VelvetMedia/ImageSequence.swift Sources/VelvetMedia/JPEGEnd.swift Sources/VelvetMedia/ClockJumps.swift \
-    Sources/VelvetMedia/FrameLook.swift \
+    Sources/VelvetMedia/FrameLook.swift Sources/VelvetMedia/ColorMatrix.swift \
     Tools/Fuzz/MediaFuzzTarget.swift
 
 mkdir -p "$out/tflite/corpus" "$out/media/corpus" "$out/cube/corpus" "$out/preset/corpus"

@@ -3,7 +3,7 @@ import CFFmpeg
 /// A stream's colour description: matrix, range, primaries, transfer and chroma siting,
 /// with FFmpeg's defaults filled in where the stream leaves them unspecified.
 public struct ColorDescription: Sendable, Equatable {
-    public enum Matrix: String, Sendable { case bt601, bt709, bt2020, smpte240m, fcc }
+    public typealias Matrix = ColorMatrix
 
     public var matrix: Matrix
     public var fullRange: Bool
@@ -58,13 +58,7 @@ public struct ColorDescription: Sendable, Equatable {
     /// (MPEG-2/H.264).
     init(frame: UnsafePointer<AVFrame>, layout: VideoPlaneLayout?) {
         let space = frame.pointee.colorspace
-        switch space {
-        case AVCOL_SPC_BT709: matrix = .bt709
-        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = .bt2020
-        case AVCOL_SPC_SMPTE240M: matrix = .smpte240m
-        case AVCOL_SPC_FCC: matrix = .fcc
-        default: matrix = .bt601
-        }
+        matrix = ColorMatrix(space)
         let stated = frame.pointee.color_range != AVCOL_RANGE_UNSPECIFIED
         statesRange = stated || (layout?.forcesFullRange ?? false) || layout?.kind == .rgba
         fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG || (layout?.forcesFullRange ?? false)

@@ -6,9 +6,8 @@ import CFFmpeg
 /// frames after the change would be read or shown wrongly (BT.601 values read as BT.709,
 /// full-range levels tagged limited, square pixels stretched): the reader refuses it, as it
 /// refuses a change of size or pixel format.
-struct FrameLook: Equatable {
-    /// The matrix the frames are read with (unspecified: BT.601, as `ColorDescription` reads it).
-    let matrix: String
+struct FrameLook {
+    let matrix: ColorMatrix
     let fullRange: Bool
     let primaries: AVColorPrimaries
     let transfer: AVColorTransferCharacteristic
@@ -17,28 +16,18 @@ struct FrameLook: Equatable {
 
     init(_ frame: MediaFrame) {
         // The pixel format is the same in every frame (checked before): the tags alone decide.
-        switch frame.pointer.pointee.colorspace {
-        case AVCOL_SPC_BT709: matrix = "bt709"
-        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = "bt2020"
-        case AVCOL_SPC_SMPTE240M: matrix = "smpte240m"
-        case AVCOL_SPC_FCC: matrix = "fcc"
-        default: matrix = "bt601"
-        }
+        matrix = ColorMatrix(frame.pointer.pointee.colorspace)
         fullRange = frame.pointer.pointee.color_range == AVCOL_RANGE_JPEG
         (primaries, transfer) = (frame.pointer.pointee.color_primaries, frame.pointer.pointee.color_trc)
         let stated = frame.pointer.pointee.sample_aspect_ratio
+        // Reduced (times 1), so the refusal names it as 4:3, not 8:6.
         aspect = stated.num > 0 && stated.den > 0 ? av_mul_q(stated, AVRational(num: 1, den: 1)) : AVRational(num: 1, den: 1)
-    }
-
-    static func == (a: FrameLook, b: FrameLook) -> Bool {
-        a.matrix == b.matrix && a.fullRange == b.fullRange && a.primaries == b.primaries && a.transfer == b.transfer
-            && av_cmp_q(a.aspect, b.aspect) == 0
     }
 
     /// What changed from `self` to `next`, in the words of the reader's refusal.
     func change(to next: FrameLook) -> String? {
         func name(_ text: UnsafePointer<CChar>?, _ value: UInt32) -> String { text.map { String(cString: $0) } ?? "\(value)" }
-        if matrix != next.matrix { return "the colour matrix changes mid-stream (\(matrix) -> \(next.matrix))" }
+        if matrix != next.matrix { return "the colour matrix changes mid-stream (\(matrix.rawValue) -> \(next.matrix.rawValue))" }
         if fullRange != next.fullRange {
             return "the colour range changes mid-stream (\(fullRange ? "full" : "limited") -> \(next.fullRange ? "full" : "limited"))"
         }

@@ -62,7 +62,7 @@ enum BenchCommand {
         }
         let measured = samples.dropFirst(2).sorted() // the first runs warm caches and JIT
         guard !measured.isEmpty else { throw GPUError.unsupported("timestamps on \(context.device.name)") }
-        let median = measured[measured.count / 2]
+        let median = Array(measured).median
         let result: [String: Any] = [
             "device": context.device.name, "kind": context.device.kind.rawValue, "width": width, "height": height,
             "sigma": Double(sigma), "iterations": measured.count, "median_ms": median, "min_ms": measured.first!,

@@ -48,7 +48,7 @@ enum BenchNNCommand {
             }
             let measured = samples.dropFirst(warmup).sorted()
             guard !measured.isEmpty else { throw GPUError.unsupported("timestamps on \(context.device.name)") }
-            return (measured[measured.count / 2], measured.first!)
+            return (Array(measured).median, measured.first!)
         }
         var results: [[String: Any]] = []
         var plans: [String: NNModelPlan] = [:]

@@ -81,14 +81,8 @@ enum BenchQualityCommand {
         if let low = midBands.min(), let high = midBands.max() {
             let sorted = midBands.sorted()
             lines.append(String(format: "\nM5 over %d faces: min %.3f, median %.3f, max %.3f (spread %.3f)",
-                                sorted.count, low, Self.median(sorted), high, high - low))
+                                sorted.count, low, sorted.median, high, high - low))
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// The middle value of `sorted`, or the mean of the two middle ones for an even count.
-    static func median(_ sorted: [Double]) -> Double {
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 }

@@ -91,8 +91,8 @@ enum BenchSkinCommand {
             }
             let sorted = totals.sorted()
             results[method.rawValue] = [
-                "median_ms": sorted[sorted.count / 2], "min_ms": sorted[0],
-                "sections": sections.mapValues { $0.sorted()[$0.count / 2] },
+                "median_ms": sorted.median, "min_ms": sorted[0],
+                "sections": sections.mapValues(\.median),
             ] as [String: Any]
         }
         let output: [String: Any] = [

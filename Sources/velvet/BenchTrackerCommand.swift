@@ -61,12 +61,11 @@ enum BenchTrackerCommand {
             submissions.append(tracker.lastSubmissionCount)
             faces = min(faces == 0 ? result.faces.count : faces, result.faces.count)
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
         let report: [String: Any] = [
             "device": context.device.name, "kind": context.device.kind.rawValue,
             "width": image.width, "height": image.height, "frames": frames,
-            "wall_ms_median": median(wall), "wall_ms_min": wall.min()!, "gpu_ms_median": median(gpu),
+            "wall_ms_median": wall.median, "wall_ms_min": wall.min()!, "gpu_ms_median": gpu.median,
             "wall_ms_mean": mean(wall), "gpu_ms_mean": mean(gpu), "mode": still ? "still" : "video",
             "detector": detector.rawValue, "max_faces": maxFaces,
             // Per section, the mean over the frames it ran in and how many those were.
