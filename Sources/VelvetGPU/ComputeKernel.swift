@@ -133,6 +133,10 @@ struct PipelineRecipe: @unchecked Sendable {
     let refused: Bool
 
     func compile() throws -> VkPipeline {
+        try Trace.span("pipeline.compile \(source.name)") { try compileNow() }
+    }
+
+    private func compileNow() throws -> VkPipeline {
         let arena = Arena()
         var moduleInfo = VkShaderModuleCreateInfo()
         moduleInfo.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO

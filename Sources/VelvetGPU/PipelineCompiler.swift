@@ -72,8 +72,10 @@ final class PipelineCompiler: @unchecked Sendable {
             return true
         }
         if spawns {
-            let thread = Thread { [self] in work() }
-            thread.name = "velvet-compile"
+            let thread = Thread { [self] in
+                Trace.nameThread("velvet-compile")
+                work()
+            }
             thread.start()
         }
         return build
@@ -83,6 +85,10 @@ final class PipelineCompiler: @unchecked Sendable {
     func result(of build: PipelineBuild) -> Result<VkPipeline, Error> {
         condition.lock()
         defer { condition.unlock() }
+        if case .done(let result) = build.state { return result }
+        // Traced: a recording that waits here is held up by the compile threads.
+        let traceStart = DispatchTime.now().uptimeNanoseconds
+        defer { Trace.shared?.record("pipeline.wait", since: traceStart) }
         if let index = queued.firstIndex(where: { $0 === build }) { compile(queued.remove(at: index)) }
         while true {
             if case .done(let result) = build.state { return result }
