@@ -52,22 +52,32 @@ enum AnalyzeCommand {
         paths.modelFiles(models)
         for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask")] {
             guard let path else { continue }
+            // analyze takes no --format: the extension is the only way to name one.
+            if URL(fileURLWithPath: path).pathExtension.isEmpty, !ImageSequence.isPattern(path) {
+                throw UsageError("\(option) \(path) has no extension to choose a format by: use .png or .jpg for a picture, "
+                                 + ".mp4 or .mkv for a video")
+            }
             try CommandFiles.checkEncoder(path, EncoderSettings())
             paths.output(path, option)
         }
         if let tracksPath { paths.output(tracksPath, "--tracks") }
         let still = stillExtensions.contains(URL(fileURLWithPath: input).pathExtension.lowercased()) && !ImageSequence.isPattern(input)
-        // A video's drawings are a video: a picture path would fail only after the whole analysis.
-        for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask")] where !still {
-            if let path, EncoderCheck.writesOnePicture(output: path, settings: EncoderSettings()) {
-                throw UsageError("\(option) \(path) is a picture but \(input) is a video: give a video path (.mp4, .mkv)")
-            }
-        }
         // The device first: a --device that names none is a usage error, found before any file is checked.
         let context = try GPUContext(request: request)
         try paths.check()
+        if json { try paths.checkSummaryDestination() }
         guard FileManager.default.fileExists(atPath: input) || ImageSequence.isPattern(input) else {
             throw MediaError.cannotOpen(path: input, reason: "no such file")
+        }
+        // A video's drawings are a video, but for a video of one stated frame (as `render` takes
+        // it): a picture path would fail only after the whole analysis.
+        for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask")] where !still {
+            guard let path, EncoderCheck.writesOnePicture(output: path, settings: EncoderSettings()) else { continue }
+            let oneFrame = input != CommandFiles.standardStream && !ImageSequence.isPattern(input)
+                && (try? InputProbe(path: input))?.declaredFrames == 1
+            if !oneFrame {
+                throw UsageError("\(option) \(path) is a picture but \(input) is a video: give a video path (.mp4, .mkv)")
+            }
         }
 
         var options = still ? FaceTrackerOptions.still : FaceTrackerOptions.video
@@ -127,17 +137,25 @@ enum AnalyzeCommand {
         // Pass 2: drawings, each through the renderer (stills and videos alike).
         let facesByFrame = Dictionary(frames.map { ($0.index, $0.faces) }, uniquingKeysWith: { a, _ in a })
         let segmentationModel = segmentation.resolved(width: max(size.width, 1), height: max(size.height, 1))
+        // x264 drops a 4:2:0 frame's odd row or column: a video of drawings of an odd size is 4:4:4.
+        func drawing(to path: String) -> EncoderSettings {
+            var settings = EncoderSettings()
+            if size.width % 2 == 1 || size.height % 2 == 1, !EncoderCheck.writesOnePicture(output: path, settings: settings) {
+                settings.pixelFormat = "yuv444p"
+            }
+            return settings
+        }
         if let overlayPath {
             let effect = try AnalysisDrawing(context: context, files: files, segmentation: segmentationModel,
                                              faces: facesByFrame, maskOnly: false)
-            _ = try renderer.render(input: input, output: overlayPath, options: truncation, effect: effect,
+            _ = try renderer.render(input: input, output: overlayPath, settings: drawing(to: overlayPath), options: truncation, effect: effect,
                                     progress: ProgressReporter(quiet: quiet || json),
                                     commit: policy.commit)
         }
         if let maskPath {
             let effect = try AnalysisDrawing(context: context, files: files, segmentation: segmentationModel,
                                              faces: facesByFrame, maskOnly: true)
-            _ = try renderer.render(input: input, output: maskPath, options: truncation, effect: effect,
+            _ = try renderer.render(input: input, output: maskPath, settings: drawing(to: maskPath), options: truncation, effect: effect,
                                     progress: ProgressReporter(quiet: quiet || json),
                                     commit: policy.commit)
         }

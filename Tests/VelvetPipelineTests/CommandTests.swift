@@ -88,6 +88,43 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(scratch.files, ["grace.mkv", "grace.png", "overlay.png"], "no scratch or partial files left")
     }
 
+    /// analyze's files, as render's: `--json` into its own input or into its `--tracks` is a
+    /// usage error (it appended the track document to the photo); an output without an
+    /// extension names the extensions (the message offered `--format`, which analyze lacks);
+    /// drawings of an odd-sized picture into a video are 4:4:4 (4:2:0 was refused, offering
+    /// `--pix-fmt`); a video of one frame may be drawn into a picture, as render takes it.
+    func testAnalyzeFilesAsRenderTakesThem() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("grace.png")
+        try Tool.ffmpeg(["-i", photo, "-vf", "scale=161:121,setsar=1", input])
+        let before = try Data(contentsOf: URL(fileURLWithPath: input))
+        let appended = try Tool.run("/bin/bash", ["-c", "exec '\(Tool.velvet)' analyze '\(input)' --json >> '\(input)'"],
+                                    environment: ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(appended.status, 2, appended.stderr)
+        XCTAssertTrue(appended.stderr.contains("--json prints to standard output, which is the input"), appended.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: input)), before, "the input is untouched")
+        let piped = try Tool.run("/bin/bash", ["-c", "'\(Tool.velvet)' analyze '\(input)' --json --tracks /dev/stdout -y | cat > /dev/null; exit ${PIPESTATUS[0]}"],
+                                 environment: ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path])
+        XCTAssertEqual(piped.status, 2, "two documents on one standard output: \(piped.stderr)")
+
+        let bare = try velvet(["analyze", input, "--overlay", scratch.path("overlay")], status: 2)
+        XCTAssertTrue(bare.stderr.contains("use .png or .jpg for a picture, .mp4 or .mkv for a video"), bare.stderr)
+        XCTAssertFalse(bare.stderr.contains("--format"), bare.stderr)
+
+        _ = try velvet(["analyze", input, "--mask", scratch.path("mask.mp4"), "--overlay", scratch.path("overlay.mkv"), "--quiet"])
+        for drawing in ["mask.mp4", "overlay.mkv"] {
+            XCTAssertEqual(try Tool.probe(scratch.path(drawing), "stream=width,height,pix_fmt"), "161,121,yuv444p", drawing)
+        }
+
+        let single = scratch.path("single.mp4"), three = scratch.path("three.mp4")
+        try Tool.ffmpeg(["-i", photo, "-vf", "scale=160:188", "-c:v", "libx264", single])
+        try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf", "scale=160:188", "-frames:v", "3", "-c:v", "libx264", three])
+        _ = try velvet(["analyze", single, "--overlay", scratch.path("single.png"), "--quiet"])
+        XCTAssertEqual(try Tool.probe(scratch.path("single.png"), "stream=width,height"), "160,188")
+        let refused = try velvet(["analyze", three, "--overlay", scratch.path("three.png"), "--quiet"], status: 2)
+        XCTAssertTrue(refused.stderr.contains("is a picture but"), refused.stderr)
+    }
+
     /// `analyze --json` prints its report once every output is written: interrupted while it
     /// draws the overlay, standard output holds the error's object alone (the whole track
     /// document came first and the error after it, two documents).
