@@ -201,9 +201,6 @@ public final class VideoRenderer: @unchecked Sendable {
                             }
                         })
                         index += 1
-                        // At the start the encoder has nothing yet: the first frame goes to it as
-                        // soon as it is done, not after the next one has been recorded.
-                        if index == 1, !(try finishInFlight()) { return false }
                         if !all { return true }
                     } else if !(try push(stage)) {
                         return false
