@@ -41,7 +41,8 @@ final class TraceTests: XCTestCase {
             let name = try XCTUnwrap((event["args"] as? [String: Any])?["name"] as? String)
             threads[name] = try XCTUnwrap(event["tid"] as? Int)
         }
-        XCTAssertEqual(Set(threads.keys), ["v-decode", "v-gpu", "v-lookahead", "v-encode", "v-prepare", "gpu"])
+        // And the pipeline compile threads (`velvet-compile`), where they compiled anything.
+        XCTAssertEqual(Set(threads.keys).subtracting(["velvet-compile"]), ["v-decode", "v-gpu", "v-lookahead", "v-encode", "v-prepare", "gpu"])
         let spans = try events.filter { $0["ph"] as? String == "X" }.map { event in
             let start = try XCTUnwrap(event["ts"] as? Double), duration = try XCTUnwrap(event["dur"] as? Double)
             XCTAssertGreaterThanOrEqual(duration, 0)
