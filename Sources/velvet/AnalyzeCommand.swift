@@ -73,8 +73,9 @@ enum AnalyzeCommand {
         // it): a picture path would fail only after the whole analysis.
         for (path, option) in [(overlayPath, "--overlay"), (maskPath, "--mask")] where !still {
             guard let path, EncoderCheck.writesOnePicture(output: path, settings: EncoderSettings()) else { continue }
-            let oneFrame = input != CommandFiles.standardStream && !ImageSequence.isPattern(input)
-                && (try? InputProbe(path: input))?.declaredFrames == 1
+            // An input that cannot be opened says so itself (exit 1), not that the drawing is a picture.
+            let oneFrame = try input != CommandFiles.standardStream && !ImageSequence.isPattern(input)
+                && InputProbe(path: input).declaredFrames == 1
             if !oneFrame {
                 throw UsageError("\(option) \(path) is a picture but \(input) is a video: give a video path (.mp4, .mkv)")
             }

@@ -123,6 +123,10 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(scratch.path("single.png"), "stream=width,height"), "160,188")
         let refused = try velvet(["analyze", three, "--overlay", scratch.path("three.png"), "--quiet"], status: 2)
         XCTAssertTrue(refused.stderr.contains("is a picture but"), refused.stderr)
+        let broken = scratch.path("broken.mp4")
+        try Data("not a video".utf8).write(to: URL(fileURLWithPath: broken))
+        let unreadable = try velvet(["analyze", broken, "--overlay", scratch.path("broken.png"), "--quiet"], status: 1)
+        XCTAssertTrue(unreadable.stderr.contains("cannot open"), unreadable.stderr)
     }
 
     /// `analyze --json` prints its report once every output is written: interrupted while it
