@@ -8,7 +8,7 @@ import VelvetNN
 /// the CPU instead: the reference the GPU merge is tested against.
 public final class FaceDetector: @unchecked Sendable {
     public let model: FaceDetectorModel
-    let plan: NNModelPlan
+    private let plan: NNModelPlan
     private let toTensor: NNImageToTensor
     private let decoder: DetectionDecoder
     private let regressorIndex: Int

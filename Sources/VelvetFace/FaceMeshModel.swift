@@ -9,7 +9,7 @@ public final class FaceMeshModel: @unchecked Sendable {
     public static let inputSize = 192
     public static let pointCount = 468
 
-    let plan: NNModelPlan
+    private let plan: NNModelPlan
     private let toTensor: NNImageToTensor
     private let landmarkIndex: Int
     private let presenceIndex: Int

@@ -196,7 +196,6 @@ public final class FaceTracker: @unchecked Sendable {
         self.kernels = kernels ?? NNKernels(context: context)
         merge = try DetectionMerge(context: context)
         repeats = try RegionRepeats(context: context, capacity: FaceTrackerOptions.maxFacesRange.upperBound)
-        warmsUpGPU = context.device.kind != .cpu
     }
 
     /// Forgets every tracked face (the next frame starts with detection).
@@ -243,29 +242,6 @@ public final class FaceTracker: @unchecked Sendable {
         for model in models {
             for instance in 0..<instanceCount(model) { _ = try detector(model, instance: instance) }
         }
-        if warmsUpGPU { try warmUp() }
-    }
-
-    /// Whether `prepare` runs the models once. A GPU left idle while the decoder opens runs the
-    /// first frames at low clocks (the first frame's search took 3.7 ms in one render and 11 ms in
-    /// the next on an H100); on a CPU device the models would take the decoder's cores instead.
-    var warmsUpGPU: Bool
-    /// Model inferences the warm-ups ran.
-    private(set) var warmedUpPlans = 0
-
-    /// One inference of every loaded model, side by side, waited for: the GPU is awake and every
-    /// pipeline compiled before the first frame comes. What it reads is never looked at, and a
-    /// frame's inference writes every output again.
-    private func warmUp() throws {
-        let plans = [loadedMesh?.plan].compactMap { $0 } + detectors.values.flatMap { $0.map(\.plan) }
-            + segmenters.values.map(\.plan)
-        guard !plans.isEmpty else { return }
-        warmedUpPlans += plans.count
-        let recorder = try CommandRecorder(context: context)
-        recorder.beginSection("face.warm_up")
-        NNModelPlan.recordSideBySide(plans, on: recorder)
-        recorder.endSection()
-        _ = try Trace.span("face.warm_up") { try recorder.submit().wait() }
     }
 
     private enum LoadedModel: @unchecked Sendable {

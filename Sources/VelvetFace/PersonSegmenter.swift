@@ -28,7 +28,7 @@ public final class PersonSegmenter: @unchecked Sendable {
     public let context: GPUContext
     /// The probability at the model's resolution (256x256 or 256x144), written by `record`.
     public let lowResolutionMask: GPUImage
-    let plan: NNModelPlan
+    private let plan: NNModelPlan
     private let toTensor: NNImageToTensor
     private let fromTensor: TypedKernel<KernelLibrary.FaceMaskFromTensorPush>
     private let resample: TypedKernel<KernelLibrary.FaceMaskResamplePush>
