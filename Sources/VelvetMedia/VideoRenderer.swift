@@ -367,8 +367,11 @@ public final class VideoRenderer: @unchecked Sendable {
 
     /// A YUV input's alpha, which is not read, said once (the output is opaque).
     static func alphaWarning(_ reader: MediaReader) -> String? {
-        let format = AVPixelFormat(rawValue: reader.videoStream.pointee.codecpar.pointee.format)
-        guard VideoPlaneLayout.dropsAlpha(format) else { return nil }
+        let parameters = reader.videoStream.pointee.codecpar.pointee
+        let format = AVPixelFormat(rawValue: parameters.format)
+        // A JPEG holds no alpha: FFmpeg reads a YCCK one (Adobe's CMYK) as yuva444p, the K folded
+        // into the colour and the alpha plane opaque.
+        guard VideoPlaneLayout.dropsAlpha(format), parameters.codec_id != AV_CODEC_ID_MJPEG else { return nil }
         return "\(reader.info.path) has alpha (\(MediaFrame.name(of: format))), which Velvet does not keep for YUV video: the output is opaque"
     }
 

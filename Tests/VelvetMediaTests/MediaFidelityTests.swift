@@ -248,6 +248,39 @@ final class MediaFidelityTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(scratch.path("kept.png"), "stream=pix_fmt"), "rgba", "an RGBA picture's alpha is kept")
     }
 
+    /// A YCCK JPEG (Adobe's CMYK: four components, transform 2), which FFmpeg reads as yuva444p,
+    /// has no alpha to lose: no warning (it said "has alpha (yuva444p)"), and the colours are
+    /// ffmpeg's own.
+    func testAYCCKJPEGIsNotTakenForAlpha() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("ycck.jpg"), output = scratch.path("out.png")
+        try Self.ycckJPEG.write(to: URL(fileURLWithPath: input))
+        XCTAssertEqual(try Tool.probe(input, "stream=pix_fmt"), "yuva444p", "the input is what FFmpeg reads as YUV with alpha")
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.messages, "")
+        let ours = try Tool.run("ffmpeg", ["-v", "error", "-i", output, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let theirs = try Tool.run("ffmpeg", ["-v", "error", "-i", input, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        XCTAssertEqual(ours.output, theirs.output)
+    }
+
+    /// An 8x8 baseline JPEG of four components (ids 1-4, Adobe transform 2), every block flat:
+    /// one-code Huffman tables (DC category 0, AC end of block), so the scan is one zero byte.
+    private static let ycckJPEG: Data = {
+        func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        }
+        let oneCode: [UInt8] = [1] + [UInt8](repeating: 0, count: 15) + [0]
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        bytes += segment(0xEE, Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 2])
+        bytes += segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
+        bytes += segment(0xC0, [8, 0, 8, 0, 8, 4] + (1...4).flatMap { [UInt8($0), 0x11, 0] })
+        bytes += segment(0xC4, [0x00] + oneCode + [0x10] + oneCode)
+        bytes += segment(0xDA, [4] + (1...4).flatMap { [UInt8($0), 0x00] } + [0, 63, 0])
+        bytes += [0x00, 0xFF, 0xD9]
+        return Data(bytes)
+    }()
+
     private func lumaPSNR(_ a: String, _ b: String) throws -> Double {
         let result = try Tool.run("ffmpeg", ["-hide_banner", "-i", a, "-i", b, "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"])
         guard let range = result.stderr.range(of: "PSNR y:") else { return -1 }
