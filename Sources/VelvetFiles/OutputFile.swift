@@ -11,12 +11,17 @@ public struct CommitPolicy: Sendable {
     /// Runs under the commit lock just before the rename, with the finished temporary file:
     /// what it writes (a record of the output) cannot be split from the output by a signal.
     public var beforeRename: (@Sendable (_ finishedFile: String) throws -> Void)?
+    /// Takes the finished file instead of it being moved into place, to be committed with other
+    /// outputs once all are finished (`analyze`'s drawings and track file). A stream or an image
+    /// sequence, which no single rename puts in place, commits as usual.
+    public var handOver: (@Sendable (_ finished: OutputFile) -> Void)?
 
     public init(replacesExisting: Bool, prepare: (@Sendable () throws -> Void)? = nil,
-                beforeRename: (@Sendable (String) throws -> Void)? = nil) {
+                beforeRename: (@Sendable (String) throws -> Void)? = nil, handOver: (@Sendable (OutputFile) -> Void)? = nil) {
         self.replacesExisting = replacesExisting
         self.prepare = prepare
         self.beforeRename = beforeRename
+        self.handOver = handOver
     }
 
     public static let replace = CommitPolicy(replacesExisting: true)

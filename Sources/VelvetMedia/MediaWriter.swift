@@ -36,6 +36,8 @@ final class MediaWriter: @unchecked Sendable {
     private let beforeCommit: (@Sendable (String) throws -> Void)?
     /// The commit's preparation where no `OutputFile` runs it (a sequence, standard output).
     private let prepareCommit: (@Sendable () throws -> Void)?
+    /// Takes the finished file instead of `finish` committing it (`CommitPolicy.handOver`).
+    private let handOver: (@Sendable (OutputFile) -> Void)?
     /// The pixel format `encode` expects frames in.
     private(set) var framePixelFormat = AV_PIX_FMT_NONE
     /// One picture: the render ends after its frame.
@@ -101,6 +103,7 @@ final class MediaWriter: @unchecked Sendable {
         file = container.isStandardOutput || container.isSequence ? nil : try OutputFile(path: path, policy: commit)
         beforeCommit = file == nil ? commit.beforeRename : nil
         prepareCommit = file == nil ? commit.prepare : nil
+        handOver = commit.handOver
         if let reader, !container.isStandardOutput, !reader.isStandardInput, SameFile.check(path, reader.info.path) {
             throw MediaError.output(path: path, reason: "the output would overwrite the input")
         }
@@ -347,7 +350,7 @@ final class MediaWriter: @unchecked Sendable {
             guard closed >= 0 else { throw failure(closed) }
         }
         endStandardOutput()
-        try file?.commit()
+        if let file, let handOver { handOver(file) } else { try file?.commit() }
         try prepareCommit?() // before the lock, as `OutputFile.commit` runs it (compare's report is GPU work)
         if let sequence {
             try UnfinishedFiles.shared.exclusively {

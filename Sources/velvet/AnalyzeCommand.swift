@@ -122,7 +122,10 @@ enum AnalyzeCommand {
         let document = TrackFile(input: input, width: size.width, height: size.height,
                                  tracker: TrackFile.Tracker(mode: still ? "still" : "video", detector: detector.rawValue, maxFaces: maxFaces),
                                  frames: frames).encoded()
-        if let tracksPath { try OutputFile.write(Data((document + "\n").utf8), to: tracksPath, policy: policy.commit) }
+        // Every output lands once all are finished: a drawing that fails leaves none of them.
+        let outputs = OutputGroup()
+        defer { outputs.discard() }
+        if let tracksPath { outputs.add(try OutputFile.prepared(Data((document + "\n").utf8), to: tracksPath, policy: policy.commit)) }
         // Printed once every output is written: an interruption or a failure in the drawings
         // leaves standard output with the error alone, not a whole-looking report before it.
         let report = json ? [document] : frames.map { frame in
@@ -151,16 +154,17 @@ enum AnalyzeCommand {
                                              faces: facesByFrame, maskOnly: false)
             _ = try renderer.render(input: input, output: overlayPath, settings: drawing(to: overlayPath), options: truncation, effect: effect,
                                     progress: ProgressReporter(quiet: quiet || json),
-                                    commit: policy.commit)
+                                    commit: outputs.holding(policy.commit))
         }
         if let maskPath {
             let effect = try AnalysisDrawing(context: context, files: files, segmentation: segmentationModel,
                                              faces: facesByFrame, maskOnly: true)
             _ = try renderer.render(input: input, output: maskPath, settings: drawing(to: maskPath), options: truncation, effect: effect,
                                     progress: ProgressReporter(quiet: quiet || json),
-                                    commit: policy.commit)
+                                    commit: outputs.holding(policy.commit))
         }
         try ValidationReport.check(context)
+        try outputs.commit()
         report.forEach { print($0) }
         try StandardOutput.flush() // whole before a signal's `_exit`, which flushes nothing
     }

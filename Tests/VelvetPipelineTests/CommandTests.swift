@@ -129,6 +129,23 @@ final class CommandTests: XCTestCase {
         XCTAssertTrue(unreadable.stderr.contains("cannot open"), unreadable.stderr)
     }
 
+    /// `analyze` moves its outputs into place together once all are finished: a drawing that
+    /// fails (here the mask, drawn last, onto a full disk) leaves neither the overlay drawn
+    /// before it nor the track file (each was in place as soon as it was written, and stayed
+    /// while analyze exited 1).
+    func testAnalyzeLandsItsOutputsTogether() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("grace.png"), tracks = scratch.path("tracks.json")
+        try Tool.ffmpeg(["-i", photo, "-vf", "scale=160:-2", input])
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("full.png"), withDestinationPath: "/dev/full")
+        let failed = try velvet(["analyze", input, "--tracks", tracks, "--overlay", scratch.path("overlay.png"),
+                                 "--mask", scratch.path("full.png"), "--quiet", "-y"], status: 1)
+        XCTAssertTrue(failed.stderr.contains("full.png"), failed.stderr)
+        XCTAssertEqual(scratch.files.sorted(), ["full.png", "grace.png"], "no output, finished or partial, is left")
+        _ = try velvet(["analyze", input, "--tracks", tracks, "--overlay", scratch.path("overlay.png"), "--mask", scratch.path("mask.png"), "--quiet"])
+        XCTAssertEqual(scratch.files.sorted(), ["full.png", "grace.png", "mask.png", "overlay.png", "tracks.json"])
+    }
+
     /// `analyze --json` prints its report once every output is written: interrupted while it
     /// draws the overlay, standard output holds the error's object alone (the whole track
     /// document came first and the error after it, two documents).
