@@ -11,8 +11,12 @@ public struct MemoryEstimate {
     var gpuBytes: Double
     var totalBytes: Double { cpuBytes + gpuBytes }
 
-    /// Process, libraries, Vulkan driver and (with effects) the face models.
+    /// Process, libraries, Vulkan driver, FFmpeg.
     static let baseBytes = 160.0 * 1024 * 1024
+    /// What effects hold whatever the frame size: the face models' plans and weights, every
+    /// kernel's pipeline (on lavapipe, compiled code in host memory). Measured: 130–150 MB of
+    /// peak RSS over the same render without effects, 64x64 to 320x240 (docs/RELIABILITY.md, Memory).
+    static let effectsBaseBytes = 160.0 * 1024 * 1024
     /// Frames a video render holds besides the encoder's lookahead and the queues between its
     /// threads, each as decoded and as written: the decoder's references and threads, one per stage.
     static let videoFramesBesideTheQueues = 10.0
@@ -61,7 +65,7 @@ public struct MemoryEstimate {
                 + Double(encoderLookahead) * Self.bytesPerLookaheadFrame * output.bytesPerPixel
                 + (effectLookAhead > 0 ? Double(effectLookAhead + FrameProcessor.lookAheadLead) + inFlight : 0) * decoded
             : decoded + 2 * output.bytesPerPixel
-        cpuBytes = Self.baseBytes + pixels * frames
+        cpuBytes = Self.baseBytes + (effectBytesPerPixel == nil ? 0 : Self.effectsBaseBytes) + pixels * frames
     }
 
     /// A render's estimate: `effect`'s images and look-ahead (when `looksAhead`), the encoder's lookahead.

@@ -146,6 +146,31 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(scratch.files.sorted(), ["full.png", "grace.png", "mask.png", "overlay.png", "tracks.json"])
     }
 
+    /// The memory estimate covers a small render with effects, whose models and pipelines are a
+    /// fixed part of their own (a 320x240 render was estimated at 199 MiB and peaked at about
+    /// 290 MiB, so a limit of 200M let it start). Peak RSS as the kernel counts it for the child,
+    /// validation off (the layer is not what users run).
+    func testTheMemoryEstimateCoversASmallRenderWithEffects() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.mp4")
+        try Tool.ffmpeg(["-loop", "1", "-i", photo, "-vf", "scale=320:240,setsar=1", "-r", "25", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", input])
+        let models = ["VELVET_MODELS_DIR": repository.appendingPathComponent("models").path, "VELVET_VALIDATION": "0"]
+        let refused = try Tool.run(Tool.velvet, ["render", input, "-o", scratch.path("refused.mp4")],
+                                   environment: models.merging(["VELVET_MEMORY_LIMIT": "1M"]) { $1 })
+        let stated = try XCTUnwrap(refused.stderr.range(of: "needs about ").map { refused.stderr[$0.upperBound...].prefix { $0 != " " } },
+                                   refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("needs about \(stated) MiB"), refused.stderr)
+        let estimate = try XCTUnwrap(Double(stated))
+        let peak = "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+            + "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        let measured = try Tool.run("/usr/bin/python3", ["-c", peak, Tool.velvet, "render", input, "-o", scratch.path("out.mp4"), "--quiet"],
+                                    environment: models)
+        let fields = measured.stdout.split(whereSeparator: \.isWhitespace)
+        XCTAssertEqual(fields.first, "0", measured.stdout + measured.stderr)
+        let peakMiB = try XCTUnwrap(fields.last.flatMap { Double($0) }) / 1024
+        XCTAssertLessThanOrEqual(peakMiB, estimate, "peak RSS \(peakMiB) MiB against an estimate of \(estimate) MiB")
+    }
+
     /// `analyze --json` prints its report once every output is written: interrupted while it
     /// draws the overlay, standard output holds the error's object alone (the whole track
     /// document came first and the error after it, two documents).
