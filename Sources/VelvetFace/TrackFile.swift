@@ -53,15 +53,23 @@ public struct TrackFile: Equatable, Sendable {
 
     /// The document as JSON text (one line).
     public func encoded() -> String {
-        var text = "{\"format\":\"\(Self.format)\",\"version\":\(Self.version),\"input\":\(Self.quoted(input)),"
-        text += "\"width\":\(width),\"height\":\(height),"
+        var text = ""
+        encode { text += $0 }
+        return text
+    }
+
+    /// The document in pieces, header, each frame, then its end, for a writer that need not
+    /// hold it whole (a long clip's document is many times the faces it holds).
+    public func encode(_ emit: (String) throws -> Void) rethrows {
+        var head = "{\"format\":\"\(Self.format)\",\"version\":\(Self.version),\"input\":\(Self.quoted(input)),"
+        head += "\"width\":\(width),\"height\":\(height),"
         if let tracker {
-            text += "\"tracker\":{\"mode\":\(Self.quoted(tracker.mode)),\"detector\":\(Self.quoted(tracker.detector)),"
+            head += "\"tracker\":{\"mode\":\(Self.quoted(tracker.mode)),\"detector\":\(Self.quoted(tracker.detector)),"
                 + "\"max_faces\":\(tracker.maxFaces)},"
         }
-        text += "\"frames\":["
+        try emit(head + "\"frames\":[")
         for (position, frame) in frames.enumerated() {
-            if position > 0 { text += "," }
+            var text = position > 0 ? "," : ""
             text += "{\"frame\":\(frame.index),\"time\":\(frame.time)"
             if let coverage = frame.personCoverage { text += ",\"person\":{\"coverage\":\(coverage)}" }
             text += ",\"faces\":["
@@ -73,9 +81,9 @@ public struct TrackFile: Equatable, Sendable {
                 text += "{\"track\":\(face.trackID),\"score\":\(Self.number(face.score)),\"held\":\(face.missedFrames),"
                     + "\"weight\":\(Self.number(face.weight)),\"box\":[\(box)],\"landmarks\":[\(landmarks)]}"
             }
-            text += "]}"
+            try emit(text + "]}")
         }
-        return text + "]}"
+        try emit("]}")
     }
 
     /// A Float as the shortest decimal of its exact Double value.

@@ -191,11 +191,27 @@ public final class OutputFile: @unchecked Sendable {
     /// `data` written to the temporary file of `path`, to be committed with other outputs
     /// once all are written (a full disk then leaves none of them).
     public static func prepared(_ data: Data, to path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false) throws -> OutputFile {
+        try prepared(to: path, policy: policy, ownsEntry: ownsEntry) { write in try write(data) }
+    }
+
+    /// The temporary file of `path` written piece by piece: `body` gets a function that
+    /// appends its bytes (a document too large to hold whole, such as a long clip's track file).
+    public static func prepared(to path: String, policy: CommitPolicy = .replace, ownsEntry: Bool = false,
+                                writing body: (_ write: (Data) throws -> Void) throws -> Void) throws -> OutputFile {
         let file = try OutputFile(path: path, policy: policy, ownsEntry: ownsEntry)
         let descriptor = try file.creating { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard descriptor >= 0 else { throw file.failure(errno) }
         defer { close(descriptor) }
-        let written = data.withUnsafeBytes { bytes -> Bool in
+        try body { data in
+            guard Self.writeAll(data, to: descriptor) else { throw file.failure(errno) }
+        }
+        guard fsync(descriptor) == 0 || errno == EINVAL else { throw file.failure(errno) }
+        return file
+    }
+
+    /// Whether all of `data` was written (retrying short writes and EINTR).
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
+        data.withUnsafeBytes { bytes -> Bool in
             var offset = 0
             while offset < bytes.count {
                 let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -205,8 +221,6 @@ public final class OutputFile: @unchecked Sendable {
             }
             return true
         }
-        guard written, fsync(descriptor) == 0 || errno == EINVAL else { throw file.failure(errno) }
-        return file
     }
 
     /// link() fails rather than replace; the temporary name is then dropped. Filesystems

@@ -119,16 +119,31 @@ enum AnalyzeCommand {
             for index in frames.indices { frames[index].faces = smoothed[index] }
         }
 
-        let document = TrackFile(input: input, width: size.width, height: size.height,
-                                 tracker: TrackFile.Tracker(mode: still ? "still" : "video", detector: detector.rawValue, maxFaces: maxFaces),
-                                 frames: frames).encoded()
+        let trackFile = TrackFile(input: input, width: size.width, height: size.height,
+                                  tracker: TrackFile.Tracker(mode: still ? "still" : "video", detector: detector.rawValue, maxFaces: maxFaces),
+                                  frames: frames)
         // Every output lands once all are finished: a drawing that fails leaves none of them.
         let outputs = OutputGroup()
         defer { outputs.discard() }
-        if let tracksPath { outputs.add(try OutputFile.prepared(Data((document + "\n").utf8), to: tracksPath, policy: policy.commit)) }
+        // The document is written piece by piece, never held whole (a long clip's is many times
+        // its faces): into the track file, and for --json into a scratch file printed at the end.
+        func writeDocument(_ write: (Data) throws -> Void) throws {
+            try trackFile.encode { try write(Data($0.utf8)) }
+            try write(Data("\n".utf8))
+        }
+        if let tracksPath { outputs.add(try OutputFile.prepared(to: tracksPath, policy: policy.commit, writing: writeDocument)) }
+        let printedDocument = json ? try ScratchFile("tracks.json") : nil
+        if let printedDocument {
+            guard FileManager.default.createFile(atPath: printedDocument.path, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: printedDocument.path) else {
+                throw OutputFileError.cannotWrite(path: printedDocument.path, reason: "cannot create it")
+            }
+            defer { try? handle.close() }
+            try writeDocument { try handle.write(contentsOf: $0) }
+        }
         // Printed once every output is written: an interruption or a failure in the drawings
         // leaves standard output with the error alone, not a whole-looking report before it.
-        let report = json ? [document] : frames.map { frame in
+        let report = json ? [] : frames.map { frame in
             let faces = frame.faces.map { face in
                 String(format: "#%d score %.3f box %.1f,%.1f %.1fx%.1f", face.trackID, face.score,
                        face.box.x, face.box.y, face.box.width, face.box.height)
@@ -165,6 +180,7 @@ enum AnalyzeCommand {
         }
         try ValidationReport.check(context)
         try outputs.commit()
+        if let printedDocument { try StandardOutput.copy(fileAt: printedDocument.path) }
         report.forEach { print($0) }
         try StandardOutput.flush() // whole before a signal's `_exit`, which flushes nothing
     }

@@ -27,6 +27,16 @@ enum StandardOutput {
         }
     }
 
+    /// Writes the file at `path` through the stream, a piece at a time.
+    static func copy(fileAt path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw WriteFailure(reason: "cannot read \(path)") }
+        defer { try? handle.close() }
+        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+            _ = piece.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stream) }
+            try flush()
+        }
+    }
+
     /// Writes and flushes `text`, ignoring failure (for the error path, which reports on stderr too).
     static func writeIgnoringFailure(_ text: String) {
         fputs(text, stream)
