@@ -220,8 +220,11 @@ final class MediaReader: @unchecked Sendable {
                     let nothing = info.isStillImage ? "truncated or damaged image" : "no frame could be decoded"
                     throw MediaError.decode(path: info.path, reason: (readError ?? nothing) + pipeHint)
                 }
-                if let pictures = sequencePictures, framesDecoded < pictures, let damage = endDamage() {
+                if let pictures = sequencePictures, framesDecoded < pictures {
                     // Each picture is a frame of its own: the damage is not where the frames end.
+                    // A picture cut short or of another format may yield no frame and no error
+                    // (the PNG decoder's threads drop it): the count alone tells.
+                    let damage = endDamage() ?? "no error from the decoder: they yield no picture"
                     let what = "\(pictures - framesDecoded) of its \(pictures) pictures do not decode (\(damage))"
                     guard keepsTruncated else {
                         throw MediaError.decode(path: info.path, reason: what + "; nothing was written (--allow-truncated keeps the others)")

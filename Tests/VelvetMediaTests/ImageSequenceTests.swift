@@ -92,6 +92,20 @@ final class ImageSequenceTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(scratch.path("gap.mkv"), "packet=pts_time").split(separator: "\n").compactMap { Double($0) }.sorted(),
                        [0, 0.04, 0.12, 0.16])
         try FileManager.default.removeItem(atPath: scratch.path("gap.mkv"))
+        // A PNG cut short in its last chunk, and a JPEG named .png, in the middle of three: no
+        // error reached the reader and the picture was dropped, exit 0 (three rendered as two).
+        try FileManager.default.createDirectory(atPath: scratch.path("mid"), withIntermediateDirectories: true)
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "1", scratch.path("mid/face.png")])
+        try Tool.ffmpeg(["-i", scratch.path("mid/face.png"), scratch.path("mid/face.jpg")])
+        let face = try Data(contentsOf: URL(fileURLWithPath: scratch.path("mid/face.png")))
+        for number in [1, 3] { try face.write(to: URL(fileURLWithPath: scratch.path("mid/e000\(number).png"))) }
+        for (name, bytes) in [("cut", face.prefix(face.count * 85 / 100)), ("jpeg", try Data(contentsOf: URL(fileURLWithPath: scratch.path("mid/face.jpg"))))] {
+            try bytes.write(to: URL(fileURLWithPath: scratch.path("mid/e0002.png")))
+            let silent = try Tool.run(Tool.velvet, ["render", scratch.path("mid/e%04d.png"), "-o", scratch.path("\(name).mkv"), "--no-effects", "--quiet"])
+            XCTAssertEqual(silent.status, 1, "\(name): \(silent.stderr)")
+            XCTAssertTrue(silent.stderr.contains("1 of its 3 pictures do not decode"), "\(name): \(silent.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("\(name).mkv")), name)
+        }
 
         let batch = try Tool.run(Tool.velvet, ["batch", pattern, "--output-dir", scratch.path("out")])
         XCTAssertEqual(batch.status, 2, batch.stderr)
