@@ -22,14 +22,20 @@ final class ImagePool {
     /// An image at least `width` x `height` (grow-only: sizes that change per frame,
     /// like the bilateral grid, reuse one allocation).
     func atLeast(_ name: String, width: Int, height: Int, format: PixelFormat) throws -> GPUImage {
-        if let image = images[name], image.width >= width, image.height >= height, image.format == format {
-            return image
-        }
-        let old = images[name]
-        let image = try GPUImage(context: context, width: max(width, old?.width ?? 0), height: max(height, old?.height ?? 0),
-                                 format: format)
+        let old = images[name].flatMap { $0.format == format ? $0 : nil }
+        if let old, old.width >= width, old.height >= height { return old }
+        let limit = context.maxImageSide
+        let image = try GPUImage(context: context, width: Self.side(holding: width, kept: old?.width ?? 0, limit: limit),
+                                 height: Self.side(holding: height, kept: old?.height ?? 0, limit: limit), format: format)
         images[name] = image
         return image
+    }
+
+    /// A grown side: a quarter more than `needed` when it outgrows `kept`, so a face that
+    /// grows a pixel a frame (walking towards the camera) costs a new image, a submission and
+    /// a wait for the queue a few times over the clip, not every frame.
+    static func side(holding needed: Int, kept: Int, limit: Int) -> Int {
+        needed <= kept ? kept : max(needed, min(limit, needed + needed / 4))
     }
 }
 

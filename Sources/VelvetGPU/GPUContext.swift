@@ -154,11 +154,14 @@ public final class GPUContext: @unchecked Sendable {
         min(Int(limits.maxComputeWorkGroupInvocations), Int(limits.maxComputeWorkGroupSize.0))
     }
 
-    /// VkDeviceMemory blocks held by the sub-allocator (stays small however many images exist).
     /// Fractional bits of a linear filter's weights (VkPhysicalDeviceLimits): a filtered
     /// sample may differ from exact interpolation by up to 2^-(bits + 1) of the step.
     public var subTexelPrecisionBits: Int { Int(limits.subTexelPrecisionBits) }
 
+    /// The longest side a 2D image may have on this device.
+    public var maxImageSide: Int { Int(limits.maxImageDimension2D) }
+
+    /// VkDeviceMemory blocks held by the sub-allocator (stays small however many images exist).
     public var memoryBlockCount: Int { allocator.blockCount }
 
     /// Bytes of VkDeviceMemory held by the sub-allocator (the soak watches it).
