@@ -32,11 +32,11 @@ public final class MatteReader: @unchecked Sendable {
             throw Self.sizeMismatch(path, upright, (width, height))
         }
         if !isStillImage, inputInfo.isStillImage {
-            throw MediaError.refused(path: path, reason: "the input is one picture: give a still matte (.png)")
+            throw MediaError.refusedMatte(path: path, reason: "the input is one picture: give a still matte (.png)")
         }
         if !isStillImage, let frames = info.countedFrames, let inputFrames = inputInfo.countedFrames,
            frames != inputFrames {
-            throw MediaError.refused(path: path, reason: "the matte has \(frames) frames and the input \(inputFrames): give it as many")
+            throw MediaError.refusedMatte(path: path, reason: "the matte has \(frames) frames and the input \(inputFrames): give it as many")
         }
     }
 
@@ -69,11 +69,11 @@ public final class MatteReader: @unchecked Sendable {
             if isStillImage { still = values }
             return values
         }
-        throw MediaError.refused(path: path, reason: "the matte ends after \(framesRead) frame(s) and the input has more: give it as many")
+        throw MediaError.refusedMatte(path: path, reason: "the matte ends after \(framesRead) frame(s) and the input has more: give it as many")
     }
 
     private static func sizeMismatch(_ path: String, _ matte: (width: Int, height: Int), _ input: (width: Int, height: Int)) -> MediaError {
-        MediaError.refused(path: path, reason: "the matte is \(matte.width)x\(matte.height) and the input \(input.width)x\(input.height) "
+        MediaError.refusedMatte(path: path, reason: "the matte is \(matte.width)x\(matte.height) and the input \(input.width)x\(input.height) "
                            + "(upright): give it the input's size")
     }
 

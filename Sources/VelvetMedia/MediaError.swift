@@ -14,6 +14,8 @@ public enum MediaError: Error, CustomStringConvertible, Equatable {
     case truncatedAfterSending(path: String, frames: Int, reason: String, output: String)
     /// An input Velvet will not render, found before decoding (too large, too small, ...).
     case refused(path: String, reason: String)
+    /// A matte (`--matte-in`) that does not fit the input it is to be applied to.
+    case refusedMatte(path: String, reason: String)
     case interrupted
 
     public var description: String {
@@ -36,6 +38,7 @@ public enum MediaError: Error, CustomStringConvertible, Equatable {
                 + "sent to \(output == OutputContainer.standardOutput ? "standard output" : output), which ends there"
                 + " (--allow-truncated keeps what decodes)"
         case .refused(let path, let reason): return "cannot render \(input(path)): \(reason)"
+        case .refusedMatte(let path, let reason): return "cannot use the matte \(input(path)): \(reason)"
         case .interrupted: return "interrupted"
         }
     }

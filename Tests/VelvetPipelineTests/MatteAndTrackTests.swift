@@ -218,6 +218,8 @@ final class MatteAndTrackTests: XCTestCase {
         try Tool.ffmpeg(["-f", "lavfi", "-i", "color=white:s=200x300", "-frames:v", "1", "-pix_fmt", "gray", scratch.path("small.png")])
         let small = try velvet(["render", input, "-o", scratch.path("a.png"), "--matte-in", scratch.path("small.png")], status: 1)
         XCTAssertTrue(errorLine(small).contains("the matte is 200x300 and the input 256x300"), small.stderr)
+        // Named as the matte, not as the input being rendered.
+        XCTAssertTrue(errorLine(small).contains("cannot use the matte \(scratch.path("small.png")): "), small.stderr)
         // A colour matte without alpha (a green roto) was read by its red channel alone: refused.
         // RGB whose channels agree is grey, and read.
         try Tool.ffmpeg(["-f", "lavfi", "-i", "color=0x00FF00:s=256x300", "-frames:v", "1", "-pix_fmt", "rgb24", scratch.path("green.png")])
@@ -235,6 +237,7 @@ final class MatteAndTrackTests: XCTestCase {
         XCTAssertTrue(errorLine(declared).contains("the matte has 4 frames and the input 6"), declared.stderr)
         let ends = try velvet(["render", video, "-o", scratch.path("a.mkv"), "--matte-in", scratch.path("short.mkv")], status: 1)
         XCTAssertTrue(errorLine(ends).contains("the matte ends after 4 frame(s)"), ends.stderr)
+        XCTAssertFalse(declared.stderr.contains("cannot render") || ends.stderr.contains("cannot render"), declared.stderr + ends.stderr)
         // A damaged matte is refused without offering --allow-truncated (which keeps what
         // decodes of the input, not of a matte), with it too.
         try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=256x300:r=24", "-frames:v", "6", "-pix_fmt", "gray16le", "-c:v", "ffv1",
