@@ -18,12 +18,10 @@ enum StandardOutput {
     struct ReaderClosed: Error {}
 
     static func flush() throws {
-        let flushed = fflush(stream) == 0
-        let code = errno
-        guard flushed, ferror(stream) == 0 else {
+        if fflush(stream) != 0 { throw failure(errno: errno) }
+        if ferror(stream) != 0 {
             clearerr(stream)
-            if !flushed, code == EPIPE { throw ReaderClosed() }
-            throw WriteFailure(reason: flushed ? "a write failed" : String(cString: strerror(code)))
+            throw WriteFailure(reason: "a write failed")
         }
     }
 
@@ -32,9 +30,18 @@ enum StandardOutput {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw WriteFailure(reason: "cannot read \(path)") }
         defer { try? handle.close() }
         while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-            _ = piece.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stream) }
+            // A piece larger than the buffer goes to the descriptor at once: a failure shows
+            // here, with its errno, and not at the flush after it.
+            let written = piece.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stream) }
+            if written < piece.count { throw failure(errno: errno) }
             try flush()
         }
+    }
+
+    /// The error for a write that failed with `code`: a closed pipe is the reader's choice.
+    private static func failure(errno code: Int32) -> Error {
+        clearerr(stream)
+        return code == EPIPE ? ReaderClosed() : WriteFailure(reason: String(cString: strerror(code)))
     }
 
     /// Writes and flushes `text`, ignoring failure (for the error path, which reports on stderr too).

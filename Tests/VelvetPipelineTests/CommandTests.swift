@@ -129,6 +129,18 @@ final class CommandTests: XCTestCase {
         XCTAssertTrue(unreadable.stderr.contains("cannot open"), unreadable.stderr)
     }
 
+    /// analyze's `--json` document (27 KB for the photo, more than stdout's buffer) to a full
+    /// disk says why, as render's does; to a pipe its reader closed it ends quietly, as render's
+    /// does (both said "cannot write to standard output: a write failed", exit 1).
+    func testAnalyzeJSONToAFullOrClosedStandardOutput() throws {
+        let full = try Tool.run(Tool.velvet, ["analyze", photo, "--json"], stdoutPath: "/dev/full")
+        XCTAssertEqual(full.status, 1, full.stderr)
+        XCTAssertEqual(full.stderr.split(separator: "\n").last, "velvet: error: cannot write to standard output: No space left on device")
+        let closed = try Tool.run("/bin/bash", ["-c", "set -o pipefail; '\(Tool.velvet)' analyze '\(photo)' --json | (exec 0<&-; sleep 1)"])
+        XCTAssertEqual(closed.status, 0, closed.stderr)
+        XCTAssertEqual(closed.messages.trimmingCharacters(in: .newlines), "", closed.stderr)
+    }
+
     /// `analyze` moves its outputs into place together once all are finished: a drawing that
     /// fails (here the mask, drawn last, onto a full disk) leaves neither the overlay drawn
     /// before it nor the track file (each was in place as soon as it was written, and stayed
