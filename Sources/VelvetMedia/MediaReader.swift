@@ -32,6 +32,8 @@ final class MediaReader: @unchecked Sendable {
     let info: MediaInfo
     let formatContext: UnsafeMutablePointer<AVFormatContext>
     let videoStreamIndex: Int
+    /// Video streams besides the rendered one (a second camera angle), not cover art: left out.
+    let otherVideoStreamIndices: [Int]
     let copiedStreamIndices: [Int]
     /// Matroska's attached files (the fonts of ASS subtitles): streams without packets.
     let attachmentStreamIndices: [Int]
@@ -115,6 +117,7 @@ final class MediaReader: @unchecked Sendable {
                 throw MediaError.noVideoStream(path: path)
             }
             videoStreamIndex = chosen
+            otherVideoStreamIndices = streams.indices.filter { $0 != chosen && isVideo($0) }
             copiedStreamIndices = streams.indices.filter {
                 let parameters = streams[$0].pointee.codecpar.pointee
                 // An audio stream the probe found no audio in (a TS's declared PID with no packets:

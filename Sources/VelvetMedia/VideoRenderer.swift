@@ -361,7 +361,7 @@ public final class VideoRenderer: @unchecked Sendable {
                              busySeconds: (decodeClock.seconds, gpuClock.seconds, encodeClock.seconds, lookAheadBusy.wall),
                              cpuSeconds: (decodeClock.cpuSeconds, gpuClock.cpuSeconds, encodeClock.cpuSeconds, lookAheadBusy.cpu,
                                           CPUTime.process() - processCPUStart),
-                             warnings: reader.warnings + [Self.alphaWarning(reader), writerBox.writer?.warning].compactMap { $0 } + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + Self.hdrWarnings(reader) + $0.warnings } ?? []),
+                             warnings: reader.warnings + [Self.alphaWarning(reader), Self.otherVideoWarning(reader), writerBox.writer?.warning].compactMap { $0 } + ((cpuOnly ? nil : effect).map { Self.trackingWarnings(reader) + Self.hdrWarnings(reader) + $0.warnings } ?? []),
                              lookAhead: lookAhead, lookAheadPeakBytes: held.peakBytes)
     }
 
@@ -373,6 +373,16 @@ public final class VideoRenderer: @unchecked Sendable {
         // into the colour and the alpha plane opaque.
         guard VideoPlaneLayout.dropsAlpha(format), parameters.codec_id != AV_CODEC_ID_MJPEG else { return nil }
         return "\(reader.info.path) has alpha (\(MediaFrame.name(of: format))), which Velvet does not keep for YUV video: the output is opaque"
+    }
+
+    /// Only one video stream is rendered; ffmpeg's default mapping leaves the others out too,
+    /// but silently, and a second camera angle lost without a word is data lost.
+    static func otherVideoWarning(_ reader: MediaReader) -> String? {
+        let others = reader.otherVideoStreamIndices
+        guard !others.isEmpty else { return nil }
+        let list = others.map { "#0:\($0)" }.joined(separator: ", ")
+        return "\(reader.info.path) has \(others.count + 1) video streams: stream #0:\(reader.videoStreamIndex) is rendered, "
+            + "\(list) \(others.count == 1 ? "is" : "are") left out"
     }
 
     /// What the face tracker cannot do right with this input, said once: non-square pixels

@@ -749,6 +749,22 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(output, "stream=nb_read_frames", stream: "v:0").isEmpty, false)
     }
 
+    /// A second video stream (another camera angle) is left out, as ffmpeg's default mapping
+    /// leaves it, but with a warning naming it (it went without a word, exit 0); cover art is
+    /// not counted.
+    func testASecondVideoStreamIsNamedWhenLeftOut() throws {
+        let scratch = try Scratch()
+        let input = scratch.path("two.mkv"), output = scratch.path("out.mkv")
+        try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-f", "lavfi", "-i", "testsrc=size=32x24:rate=10",
+                         "-map", "0", "-map", "1", "-frames:v", "5", "-c:v", "ffv1", input])
+        let result = try Tool.run(Tool.velvet, ["render", input, "-o", output, "--no-effects"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("\(input) has 2 video streams: stream #0:0 is rendered, #0:1 is left out"), result.stderr)
+        XCTAssertEqual(try Tool.probe(output, "stream=width", stream: "v"), "64")
+        let one = try Tool.run(Tool.velvet, ["render", try clip(scratch), "-o", scratch.path("one.mkv"), "--no-effects"])
+        XCTAssertFalse(one.stderr.contains("video streams"), one.stderr)
+    }
+
     /// Muxers that write files beside the output (HLS, DASH, segments) are refused before any
     /// work: Velvet could neither hold those files back nor remove them.
     func testSegmentingFormatsAreRefused() throws {
