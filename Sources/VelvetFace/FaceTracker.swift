@@ -260,26 +260,13 @@ public final class FaceTracker: @unchecked Sendable {
         }
     }
 
-    /// An image for `submitSegmentation`: the person probability at the segmentation model's
-    /// size for `width` x `height` frames.
+    /// An image for `process(personMask:)`: the person probability at the segmentation
+    /// model's size for `width` x `height` frames.
     public func makePersonMask(width: Int, height: Int) throws -> GPUImage {
         try segmenter(for: width, height).makeLowResolutionMask()
     }
 
-    /// Segments `image` into `low` (from `makePersonMask`) on a submission of its own, not
-    /// waited for: the look-ahead's, submitted behind the frame's meshes (`process(alongside:)`)
-    /// so that the tracker waits for the meshes alone, which the next frame's depend on.
-    public func submitSegmentation(of image: GPUImage, into low: GPUImage) throws -> GPUSubmission {
-        let models = NNBatch()
-        try segmenter(for: image).add(to: models, image: image, lowResolution: low, mask: nil)
-        let recorder = try CommandRecorder(context: context)
-        recorder.beginSection("face.segment")
-        try models.record(on: recorder, recordings: recordedGroups)
-        recorder.endSection()
-        return try recorder.submit()
-    }
-
-    /// Records `low` (a mask from `submitSegmentation`) resized to `mask`'s size.
+    /// Records `low` (a mask from `process(personMask:)`) resized to `mask`'s size.
     public func recordPersonMaskResize(_ low: GPUImage, into mask: GPUImage, on recorder: CommandRecorder) throws {
         try segmenter(for: mask.width, mask.height).recordResize(on: recorder, from: low, into: mask)
     }
@@ -356,11 +343,11 @@ public final class FaceTracker: @unchecked Sendable {
     ///   - time: presentation time in seconds (for the landmark filter); frames are taken to
     ///     be 1/30 s apart when nil.
     ///   - last: where the last frame is compared from (the look-ahead keeps its frames).
-    ///   - alongside: called once the frame's first submission (the meshes) is in and before
-    ///     it is waited for: work that should run behind it on the GPU without holding the
-    ///     tracker (the look-ahead's segmentation, `submitSegmentation`).
+    ///   - personMask: when given (from `makePersonMask`), the frame's person probability at
+    ///     the model's size is written there, side by side with the meshes, whatever
+    ///     `segmentationInterval` says (the look-ahead keeps one per frame).
     public func process(_ image: GPUImage, time: Double? = nil, last: LastFrame = .copied,
-                        alongside: () throws -> Void = {}) throws -> FaceTrackerResult {
+                        personMask: GPUImage? = nil) throws -> FaceTrackerResult {
         guard image.width >= Self.minimumFrameSide, image.height >= Self.minimumFrameSide else {
             throw FaceError.invalidArgument("frames must be at least \(Self.minimumFrameSide)x\(Self.minimumFrameSide) pixels, got \(image.width)x\(image.height)")
         }
@@ -411,24 +398,24 @@ public final class FaceTracker: @unchecked Sendable {
             try meshInstance(for: index).add(to: models, image: image, roi: track.usedROI!) { pendingMeshes[index] = $0 }
         }
         if !tracks.isEmpty { ran.append("mesh") }
-        if segmentNow {
+        if segmentNow || personMask != nil {
             let segmenter = try segmenter(for: image)
-            if options.fullResolutionMask, mask == nil {
-                mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
+            if personMask == nil {
+                if options.fullResolutionMask, mask == nil {
+                    mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
+                }
+                lastSegmenter = segmenter
+                maskValid = true
             }
-            lastSegmenter = segmenter
-            maskValid = true
-            segmenter.add(to: models, image: image, mask: options.fullResolutionMask ? mask : nil)
+            segmenter.add(to: models, image: image, lowResolution: personMask,
+                          mask: personMask == nil && options.fullResolutionMask ? mask : nil)
             ran.append("segment")
         }
         if !ran.isEmpty { recorder.beginSection("face." + ran.joined(separator: "+")) }
         try models.record(on: recorder, recordings: recordedGroups)
         let pendingDetections = try detectionLists.map { try merge.finish($0, on: recorder) }
         recorder.endSection()
-        let first = try recorder.submit()
-        try alongside()
-        timings += try first.wait().sections
-        submissions += 1
+        try submit(recorder)
 
         // Follow the tracked faces; drop the lost ones. A face whose region repeats the last
         // frame's keeps all it had (landmarks, filter, ROI). After a cut nothing carries over

@@ -6,8 +6,8 @@ import VelvetNN
 /// `analyze` tracks each frame as it is decoded (raw landmarks: the window smooths them,
 /// not the causal filter), and `result` gives a frame's faces once the K frames after it
 /// have been analysed (`TrackWindow`), with its person mask: segmented at the model's size in
-/// `analyze` (submitted behind the meshes, not waited for there: the tracker's round trip is
-/// the meshes' alone) and kept until the frame has completed, resized to the frame in `result`. A lost face is held K frames (at least the
+/// `analyze` (side by side with the mesh) and kept until the frame has completed, resized to
+/// the frame in `result`. A lost face is held K frames (at least the
 /// tracker's own hold): a gap of up to K frames is interpolated, and a face that leaves fades
 /// out over K + 1. `analyze` may run on a thread of its own, alongside `result` for an
 /// earlier frame (the window is shared under a lock; each has its own GPU work).
@@ -26,8 +26,6 @@ public final class LookAheadTracker: @unchecked Sendable {
     /// Model-sized person masks of the frames analysed and not yet completed, by frame index;
     /// a completed frame's mask is reused (`completed(through:)`), so a steady render makes none.
     private var personMasks: [Int: GPUImage] = [:]
-    /// The segmentation submitted for each of those frames, waited for in `result`.
-    private var segmentations: [Int: GPUSubmission] = [:]
     private var freePersonMasks: [GPUImage] = []
     private let masksLock = NSLock()
     /// The person mask at frame size `result` resizes into (overwritten by the next call).
@@ -67,14 +65,14 @@ public final class LookAheadTracker: @unchecked Sendable {
     /// analysed last, intact until this returns (`.copied`: the tracker keeps a copy).
     @discardableResult
     public func analyze(_ image: GPUImage, time: Double, previous: FaceTracker.LastFrame = .copied) throws -> GPUTimings {
-        let index = analysed
-        let found = try tracker.process(image, time: time, last: previous) {
-            guard segments else { return }
+        var personMask: GPUImage?
+        if segments {
             let reused = masksLock.withLock { freePersonMasks.popLast() }
-            let personMask = try reused ?? tracker.makePersonMask(width: image.width, height: image.height)
-            let segmentation = try tracker.submitSegmentation(of: image, into: personMask)
-            masksLock.withLock { (personMasks[index], segmentations[index]) = (personMask, segmentation) }
+            personMask = try reused ?? tracker.makePersonMask(width: image.width, height: image.height)
+            let index = analysed
+            masksLock.withLock { personMasks[index] = personMask }
         }
+        let found = try tracker.process(image, time: time, last: previous, personMask: personMask)
         let isCut = tracker.lastFrameWasCut
         windowLock.withLock { window.add(found.faces, isCut: isCut) }
         lastAnalysed = found.faces
@@ -109,15 +107,9 @@ public final class LookAheadTracker: @unchecked Sendable {
             lastTimings = GPUTimings()
             return FaceTrackerResult(faces: faces, personMask: nil, lowResolutionPersonMask: nil, ranDetection: false)
         }
-        guard let kept = masksLock.withLock({ () -> (GPUImage, GPUSubmission?)? in
-            personMasks[index].map { ($0, segmentations.removeValue(forKey: index)) }
-        }) else {
+        guard let low = masksLock.withLock({ personMasks[index] }) else {
             throw FaceError.invalidArgument("look-ahead: frame \(index) has no person mask")
         }
-        let (low, segmentation) = kept
-        // Done long since in a steady render (K frames were tracked after it); its GPU time is
-        // the frame's.
-        let segmented = try segmentation?.wait().sections ?? []
         if frameMask?.width != image.width || frameMask?.height != image.height {
             frameMask = try GPUImage(context: tracker.context, width: image.width, height: image.height, format: .r16f)
         }
@@ -125,7 +117,7 @@ public final class LookAheadTracker: @unchecked Sendable {
         target.beginSection("face.segment.resize")
         try tracker.recordPersonMaskResize(low, into: frameMask!, on: target)
         target.endSection()
-        lastTimings = GPUTimings(sections: segmented + (recorder == nil ? try target.submit().wait().sections : []))
+        lastTimings = recorder == nil ? try target.submit().wait() : GPUTimings()
         return FaceTrackerResult(faces: faces, personMask: frameMask, lowResolutionPersonMask: low, ranDetection: false)
     }
 }

@@ -174,7 +174,7 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(try Tool.probe(output, "stream=nb_frames"), "68")
         XCTAssertEqual(try Tool.probe(output, "stream=codec_name", stream: "a:0"), "aac", "pcm_u8 audio re-encoded for mp4")
         let stages = try XCTUnwrap(summary["gpu_ms"] as? [String: Double])
-        for stage in ["lookahead.color_in", "face.mesh", "face.segment", "skin.mask", "skin.smoothing", "skin.blend", "color_out"] {
+        for stage in ["lookahead.color_in", "face.mesh", "face.mesh+segment", "skin.mask", "skin.smoothing", "skin.blend", "color_out"] {
             XCTAssertNotNil(stages[stage], "per-stage GPU time for \(stage)")
         }
         // A CPU device renders from the look-ahead's converted image; a GPU converts again.
