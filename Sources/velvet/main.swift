@@ -26,4 +26,4 @@ let notUTF8 = (1..<Int(CommandLine.argc)).filter { index in
 }
 let status = VelvetCommand.run(Array(CommandLine.arguments.dropFirst()), notUTF8: notUTF8.map { $0 - 1 })
 GPUContext.stopCompilingBeforeExit()
-exit(status)
+TerminationSignals.exit(status)
