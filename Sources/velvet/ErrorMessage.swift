@@ -28,10 +28,12 @@ enum ErrorMessage {
         return (text + openFileLimitHint(text)).split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
-    /// Where files ran out under a low open-file limit, the limit named, as a missing device
-    /// names it (which of the two comes first depends on what the command opened first).
+    /// Under an open-file limit too low for the driver, any error names the limit, as a missing
+    /// device names it: which fails first depends on what the command opened first, and a
+    /// library may report the file it could not open as another error (FFmpeg's picture
+    /// writer at `ulimit -n 5`: "Input/output error").
     private static func openFileLimitHint(_ text: String) -> String {
-        guard text.contains(String(cString: strerror(EMFILE))), let limit = OpenFileLimit.tooLow else { return "" }
+        guard let limit = OpenFileLimit.tooLow, !text.contains("open-file limit") else { return "" }
         return " (the open-file limit is \(limit), ulimit -n: raise it to \(OpenFileLimit.driverNeeds) or more)"
     }
 
