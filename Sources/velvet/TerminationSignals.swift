@@ -64,7 +64,7 @@ enum TerminationSignals {
     /// before (the watcher may not have run yet: a SIGTERM in the milliseconds after the last
     /// output was in place was lost, exit 0 and no line, in 10 of 247 tries of `Tools/late-signal.sh`).
     /// Streams are flushed; `exit(3)`'s atexit handlers and the libraries' destructors are
-    /// skipped, so no signal can come after the decision and be lost in them.
+    /// skipped, so the process ends right after the decision (a later signal is too late).
     static func exit(_ status: Int32) -> Never {
         fflush(nil)
         ending.lock()
