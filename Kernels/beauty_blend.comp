@@ -29,8 +29,8 @@ layout(binding = 2) uniform sampler2D processed; // nearest: smoothed
 layout(binding = 3) uniform sampler2D mask;      // linear
 layout(binding = 4) writeonly uniform image2D destination;
 layout(binding = 5) writeonly uniform image2D weights;
-layout(binding = 6) uniform samplerBuffer geometryTexels; // the skin mask's faces
-layout(binding = 7) uniform samplerBuffer gainTexels;     // per face, GAIN_STRIDE floats, gain first
+layout(binding = 6, rgba32f) readonly uniform imageBuffer geometryTexels; // the skin mask's faces
+layout(binding = 7, rgba32f) readonly uniform imageBuffer gainTexels;     // per face, GAIN_STRIDE floats, gain first
 layout(binding = 8) uniform sampler2D userMatte; // nearest, frame size: the user's matte (with HAS_USER_MATTE)
 layout(binding = 9) readonly buffer GeometryWords { float data[]; } geometryWords; // the table again, as words (face_table.glsl)
 
@@ -68,7 +68,7 @@ void main() {
         // A face the tracker holds after losing it fades out by its weight (header 9):
         // smoothing and spot fills alike, after the strength fit (which would undo it).
         float fade = faceValue(face, 9);
-        gainSum += k * texelFetch(gainTexels, face * GAIN_STRIDE / 4).x * fade;
+        gainSum += k * imageLoad(gainTexels, face * GAIN_STRIDE / 4).x * fade;
         fadeSum += k * fade;
         reachSum += k * faceValue(face, 7) * parameters.edgeReach;
         gainWeight += k;

@@ -9,7 +9,7 @@ layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(binding = 0) uniform sampler2D fineSource;   // nearest
 layout(binding = 1) uniform sampler2D middleSource; // nearest
-layout(binding = 2) uniform samplerBuffer paramTexels;
+layout(binding = 2, rgba32f) readonly uniform imageBuffer paramTexels;
 layout(binding = 3) writeonly uniform image2D fineDestination;
 layout(binding = 4) writeonly uniform image2D middleDestination;
 

@@ -3,7 +3,7 @@
 // 0.12 IOD, sampled on a patch of FIT_PATCH x FIT_PATCH samples at a pitch of
 // max(1 px, 0.01 IOD), so the metric bands (sigma 0.01 and 0.06 IOD) span the same
 // number of samples on any face. Patch (face f, disc k) sits at atlas (k, f) x FIT_PATCH.
-// Face parameters (the including kernel declares `uniform samplerBuffer paramTexels`),
+// Face parameters (the including kernel declares `readonly uniform imageBuffer paramTexels`),
 // FIT_STRIDE floats each: disc centres x y (3), disc radius px, pitch px,
 // fine sigma and middle sigma in samples, patch half-side px, samples per side, target
 // mid-band ratio, largest gain, the blend's fade-in distance from the frame's edge px.
@@ -15,7 +15,7 @@ const int FIT_DISCS = 3;
 // Parameter `index` of `face`, from the parameters bound as RGBA32F texels (`paramTexels`:
 // lavapipe fetches a texel in one gather, loads a storage buffer lane by lane).
 float fitParameter(int face, int index) {
-    return texelFetch(paramTexels, face * (FIT_STRIDE / 4) + (index >> 2))[index & 3];
+    return imageLoad(paramTexels, face * (FIT_STRIDE / 4) + (index >> 2))[index & 3];
 }
 
 vec2 fitDiscCentre(int face, int disc) {

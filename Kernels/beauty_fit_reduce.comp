@@ -24,7 +24,7 @@ layout(binding = 1) uniform sampler2D fine;    // nearest: its fine blur
 layout(binding = 2) uniform sampler2D middle;  // nearest: its middle blur
 layout(binding = 3) uniform sampler2D imageA;  // linear: the input (MEASURE)
 layout(binding = 4) uniform sampler2D imageB;  // linear: the output (MEASURE)
-layout(binding = 5) uniform samplerBuffer paramTexels;
+layout(binding = 5, rgba32f) readonly uniform imageBuffer paramTexels;
 layout(binding = 6) buffer Results { float data[]; } results;
 
 layout(push_constant) uniform Parameters {

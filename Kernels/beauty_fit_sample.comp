@@ -15,7 +15,7 @@ layout(binding = 0) uniform sampler2D imageA; // linear
 layout(binding = 1) uniform sampler2D imageB; // linear
 layout(binding = 2) uniform sampler2D imageC; // linear
 layout(binding = 3) uniform sampler2D mask;   // linear
-layout(binding = 4) uniform samplerBuffer paramTexels;
+layout(binding = 4, rgba32f) readonly uniform imageBuffer paramTexels;
 layout(binding = 5) writeonly uniform image2D atlas;
 
 layout(push_constant) uniform Parameters {

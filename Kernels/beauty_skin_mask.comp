@@ -26,7 +26,7 @@ const int ROLE_EXCLUSION = 2;
 const int ROLE_ZONE = 3;
 
 layout(binding = 0) uniform sampler2D personBlurred; // linear sampler, frame-shaped grid
-layout(binding = 1) uniform samplerBuffer geometryTexels;
+layout(binding = 1, rgba32f) readonly uniform imageBuffer geometryTexels;
 layout(binding = 2, rgba16f) uniform image2D destination;
 layout(binding = 3, r16f) uniform image2D owner;
 layout(binding = 4) readonly buffer GeometryWords { float data[]; } geometryWords; // the table again, as words (face_table.glsl)

@@ -32,8 +32,8 @@ layout(std430, binding = 2) readonly buffer Peaks {
 };
 // The peak list's entries as texels: a CPU Vulkan (lavapipe) loads a storage buffer a lane
 // and a float at a time, and every filled pixel reads every peak.
-layout(binding = 4) uniform samplerBuffer peakTexels;
-#define PEAK(i) texelFetch(peakTexels, int(i))
+layout(binding = 4, rgba32f) readonly uniform imageBuffer peakTexels;
+#define PEAK(i) imageLoad(peakTexels, int(i))
 layout(std430, binding = 5) buffer CapState {
     uvec4 rankGroups; // VkDispatchIndirectCommands (xyz) of RANK and CAP
     uvec4 capGroups;

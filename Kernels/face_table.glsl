@@ -8,7 +8,7 @@
 // Two ways to reach a face, both through faceValue(slot, offset):
 // - FACE_TABLE_DIRECT defined: a slot is the face's index and its block is read from the
 //   table, declared twice, as RGBA32F texels and as a storage buffer:
-//     layout(binding = N) uniform samplerBuffer geometryTexels;
+//     layout(binding = N, rgba32f) readonly uniform imageBuffer geometryTexels;
 //     layout(binding = M) readonly buffer GeometryWords { float data[]; } geometryWords;
 //   For the per-pixel kernels: a loop over the faces whose box meets the workgroup's reads
 //   the same address in every lane, and it needs no barrier (shared memory and barriers
@@ -31,7 +31,7 @@ const int FACE_DIRECTORY_STRIDE = 8;
 layout(constant_id = 16) const int FACE_TABLE_TEXELS = 1;
 
 float faceTableRead(int index) {
-    return FACE_TABLE_TEXELS != 0 ? texelFetch(geometryTexels, index >> 2)[index & 3] : geometryWords.data[index];
+    return FACE_TABLE_TEXELS != 0 ? imageLoad(geometryTexels, index >> 2)[index & 3] : geometryWords.data[index];
 }
 #else
 float faceTableRead(int index) {

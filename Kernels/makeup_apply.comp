@@ -35,7 +35,7 @@ const float LIP_REFERENCE_LUMA = 0.45;
 const float BLUSH_PEAK = 0.5;
 
 layout(binding = 0) uniform sampler2D source;   // nearest
-layout(binding = 1) uniform samplerBuffer geometryTexels;
+layout(binding = 1, rgba32f) readonly uniform imageBuffer geometryTexels;
 layout(binding = 2) writeonly uniform image2D destination;
 layout(binding = 3) readonly buffer GeometryWords { float data[]; } geometryWords; // the table again, as words (face_table.glsl)
 

@@ -9,9 +9,9 @@
 // range: storage buffers, or with TEXEL_READS (the *_texels kernels, nn_tensor_reads.glsl)
 // texel buffers.
 #ifdef TEXEL_READS
-#define IN_AT(i) texelFetch(inTexels, (i))
-#define CONST_AT(i) texelFetch(constantTexels, (i))
-#define RESIDUAL_AT(i) texelFetch(residualTexels, (i))
+#define IN_AT(i) imageLoad(inTexels, (i))
+#define CONST_AT(i) imageLoad(constantTexels, (i))
+#define RESIDUAL_AT(i) imageLoad(residualTexels, (i))
 #else
 #define IN_AT(i) inData[i]
 #define CONST_AT(i) constants[i]

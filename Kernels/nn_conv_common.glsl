@@ -4,8 +4,8 @@
 #include "nn_tensor_reads.glsl"
 layout(binding = 1) writeonly buffer Output { vec4 outData[]; };
 #ifdef TEXEL_READS
-layout(binding = 4) uniform samplerBuffer scaleTexels; // SCALED kernels only
-#define SCALE_AT(i) texelFetch(scaleTexels, (i))
+layout(binding = 4, rgba32f) readonly uniform imageBuffer scaleTexels; // SCALED kernels only
+#define SCALE_AT(i) imageLoad(scaleTexels, (i))
 #else
 layout(binding = 4) readonly buffer InputScale { vec4 scaleData[]; }; // SCALED kernels only
 #define SCALE_AT(i) scaleData[i]

@@ -14,17 +14,17 @@ const int OP_ADD = 1;
 const int OP_MUL = 2;
 
 #ifdef TEXEL_READS
-layout(binding = 0) uniform samplerBuffer aTexels;
-layout(binding = 2) uniform samplerBuffer constantTexels;
-layout(binding = 3) uniform samplerBuffer bTexels;
-layout(binding = 4) uniform samplerBuffer addendTexels;
+layout(binding = 0, rgba32f) readonly uniform imageBuffer aTexels;
+layout(binding = 2, rgba32f) readonly uniform imageBuffer constantTexels;
+layout(binding = 3, rgba32f) readonly uniform imageBuffer bTexels;
+layout(binding = 4, rgba32f) readonly uniform imageBuffer addendTexels;
 layout(constant_id = 0) const int OP = OP_NONE;
 layout(constant_id = 1) const int B_BROADCAST = 0;
 layout(constant_id = 2) const int HAS_ADDEND = 0;
 layout(constant_id = 3) const int ACT = ACT_NONE;
-#define A_AT(i) texelFetch(aTexels, (i))
-#define B_AT(i) texelFetch(bTexels, (i))
-#define ADDEND_AT(i) texelFetch(addendTexels, (i))
+#define A_AT(i) imageLoad(aTexels, (i))
+#define B_AT(i) imageLoad(bTexels, (i))
+#define ADDEND_AT(i) imageLoad(addendTexels, (i))
 #else
 layout(binding = 0) readonly buffer InputA { vec4 aData[]; };
 layout(binding = 2) readonly buffer Constants { vec4 constants[]; };

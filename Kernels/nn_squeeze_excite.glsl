@@ -15,10 +15,10 @@ layout(local_size_x = 256) in;
 const int MAX_GROUPS = 256; // channel groups of the input and of each layer's output
 
 #ifdef TEXEL_READS
-layout(binding = 0) uniform samplerBuffer inTexels;
-layout(binding = 2) uniform samplerBuffer constantTexels;
-layout(binding = 4) uniform samplerBuffer addendTexels;
-#define ADDEND_AT(i) texelFetch(addendTexels, (i))
+layout(binding = 0, rgba32f) readonly uniform imageBuffer inTexels;
+layout(binding = 2, rgba32f) readonly uniform imageBuffer constantTexels;
+layout(binding = 4, rgba32f) readonly uniform imageBuffer addendTexels;
+#define ADDEND_AT(i) imageLoad(addendTexels, (i))
 #else
 layout(binding = 0) readonly buffer Input { vec4 inData[]; };
 layout(binding = 2) readonly buffer Constants { vec4 constants[]; };

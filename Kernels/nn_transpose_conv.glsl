@@ -10,8 +10,8 @@
 layout(local_size_x = 64) in;
 
 #ifdef TEXEL_READS
-layout(binding = 0) uniform samplerBuffer inTexels;
-layout(binding = 2) uniform samplerBuffer constantTexels;
+layout(binding = 0, rgba32f) readonly uniform imageBuffer inTexels;
+layout(binding = 2, rgba32f) readonly uniform imageBuffer constantTexels;
 layout(constant_id = 0) const int KH = 1;
 layout(constant_id = 1) const int KW = 1;
 #define KERNEL_H KH

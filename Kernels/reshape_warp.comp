@@ -18,12 +18,12 @@ layout(local_size_x = 16, local_size_y = 16) in;
 const int BLOCK_HEADER = 11;
 
 layout(binding = 0) uniform sampler2D source;      // linear sampler
-layout(binding = 1) uniform samplerBuffer geometryTexels;
+layout(binding = 1, rgba32f) readonly uniform imageBuffer geometryTexels;
 layout(binding = 2) writeonly uniform image2D destination;
 // The tile and term lists as RGBA32UI texels, read as the face table is (face_table.glsl: a
 // texel fetch is one gather on lavapipe).
-layout(binding = 3) uniform usamplerBuffer tileTexels; // per tile: origin x y, first term, term count
-layout(binding = 4) uniform usamplerBuffer termTexels; // 4 a texel: face << 16 | anchor << 15 | index
+layout(binding = 3, rgba32ui) readonly uniform uimageBuffer tileTexels; // per tile: origin x y, first term, term count
+layout(binding = 4, rgba32ui) readonly uniform uimageBuffer termTexels; // 4 a texel: face << 16 | anchor << 15 | index
 layout(binding = 5) readonly buffer GeometryWords { float data[]; } geometryWords; // the table again, as words (face_table.glsl)
 
 layout(push_constant) uniform Parameters {
@@ -43,7 +43,7 @@ void main() {
     if (tile >= parameters.tileCount) {
         return;
     }
-    ivec4 entry = ivec4(texelFetch(tileTexels, tile));
+    ivec4 entry = ivec4(imageLoad(tileTexels, tile));
     ivec2 pixel = entry.xy + ivec2(gl_LocalInvocationID.xy);
     vec2 p = vec2(pixel) + 0.5;
     vec2 d = vec2(0.0);
@@ -54,7 +54,7 @@ void main() {
     float weights = 0.0;
     for (int i = 0; i < entry.w; ++i) {
         int slot = entry.z + i;
-        uint term = texelFetch(termTexels, slot >> 2)[slot & 3];
+        uint term = imageLoad(termTexels, slot >> 2)[slot & 3];
         int termFace = int(term >> 16);
         if (termFace != face) {
             d -= sum / max(1.0, weights);

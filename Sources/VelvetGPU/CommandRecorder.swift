@@ -10,8 +10,10 @@ public enum GPUBinding {
     /// offset alignment), so validation sees which part a dispatch touches.
     case bufferRange(GPUBuffer, offset: Int, size: Int)
     /// `size` bytes of a buffer from `offset` read as 16-byte texels of `format` (a
-    /// `samplerBuffer` of RGBA32F, or a `usamplerBuffer` of RGBA32UI): on lavapipe a texel
-    /// fetch is one gather where a storage-buffer load is a branch per lane and float. The
+    /// `readonly imageBuffer` of RGBA32F, or a `uimageBuffer` of RGBA32UI, read with
+    /// `imageLoad`): on lavapipe that load is one gather where a storage-buffer load is a branch
+    /// per lane and float (and a uniform texel buffer's `texelFetch` runs the sampler). Always
+    /// a read (kernels declare it `readonly`): the recorder orders it as one. The
     /// view is made at the first binding and kept with the buffer (`prepareTexels` makes it
     /// ahead, as the NN planner does for its launches).
     case texels(GPUBuffer, offset: Int, size: Int, format: TexelFormat = .float)
@@ -231,7 +233,7 @@ public final class CommandRecorder {
                 if declaration.kind == .storageBuffer { writes.append(ObjectIdentifier(buffer)) }
                 retained.append(buffer)
             case .texels(let buffer, let offset, let size, let format):
-                precondition(declaration.kind == .uniformTexelBuffer, "\(kernel.source.name) binding \(declaration.binding) is \(declaration.kind)")
+                precondition(declaration.kind == .uniformTexelBuffer || declaration.kind == .storageTexelBuffer, "\(kernel.source.name) binding \(declaration.binding) is \(declaration.kind)")
                 guard let view = try? buffer.texels(offset: offset, size: size, format: format) else { preconditionFailure("\(kernel.source.name) binding \(declaration.binding): no texel view") }
                 write.pTexelBufferView = UnsafePointer(arena.pointer(to: Optional(view)))
                 reads.append(ObjectIdentifier(buffer))

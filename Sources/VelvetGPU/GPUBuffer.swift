@@ -1,8 +1,9 @@
 import CVulkan
 import Foundation
 
-/// What a buffer's 16-byte texels hold, as a kernel reads them: four floats (`samplerBuffer`)
-/// or four unsigned integers (`usamplerBuffer`; lists of indices and counts, exact at any size).
+/// What a buffer's 16-byte texels hold, as a kernel reads them: four floats (`imageBuffer`,
+/// rgba32f) or four unsigned integers (`uimageBuffer`, rgba32ui; lists of indices and counts,
+/// exact at any size).
 public enum TexelFormat: Sendable, Hashable {
     case float, unsigned
 
@@ -69,7 +70,7 @@ public final class GPUBuffer: @unchecked Sendable {
         info.size = UInt64(size)
         info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT.rawValue
             | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue
-            | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT.rawValue
+            | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT.rawValue
         let families = context.queueFamilies
         // Written on one queue and read on the other (the look-ahead's uploads and person masks).
         info.sharingMode = families.count > 1 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE

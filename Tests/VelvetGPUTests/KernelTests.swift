@@ -13,11 +13,11 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual(kernel.pushConstantSize, 32)
     }
 
-    /// A `samplerBuffer` is a uniform texel buffer (the lavapipe NN kernels read through
-    /// them), not a combined image sampler; the same kernel with storage buffers keeps them.
-    func testSamplerBuffersReflectAsUniformTexelBuffers() {
+    /// A `readonly imageBuffer` is a storage texel buffer (the lavapipe NN kernels read
+    /// through them), not a storage image; the same kernel with storage buffers keeps them.
+    func testImageBuffersReflectAsStorageTexelBuffers() {
         XCTAssertEqual(KernelLibrary.nnConv2dTexels.bindings.map(\.kind),
-                       [.uniformTexelBuffer, .storageBuffer, .uniformTexelBuffer, .uniformTexelBuffer, .uniformTexelBuffer])
+                       [.storageTexelBuffer, .storageBuffer, .storageTexelBuffer, .storageTexelBuffer, .storageTexelBuffer])
         XCTAssertEqual(KernelLibrary.nnConv2d.bindings.map(\.kind), [.storageBuffer, .storageBuffer, .storageBuffer, .storageBuffer, .storageBuffer])
         XCTAssertEqual(KernelLibrary.nnConv2dTexels.pushConstantMembers, KernelLibrary.nnConv2d.pushConstantMembers)
     }
