@@ -193,6 +193,7 @@ public final class GPUContext: @unchecked Sendable {
     // MARK: - Creation steps
 
     private static func createInstance(validationLog: ValidationLog?) throws -> VkInstance {
+        CPUDriverThreads.configure()
         let arena = Arena()
         var extensions: [String] = []
         var layers: [String] = []
