@@ -32,11 +32,12 @@ public enum CPUDriverThreads {
         return value
     }()
 
-    /// The cores this process may run on (its affinity mask: `taskset`, a Slurm or
-    /// Kubernetes CPU set), else the processor count.
+    /// The cores this process may run on: its affinity mask (`taskset`, a Slurm or Kubernetes
+    /// CPU set), at most the processors online (a default mask may list every possible CPU).
     static var usableCores: Int {
+        let online = ProcessInfo.processInfo.activeProcessorCount
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        return allowedCores(status: status) ?? ProcessInfo.processInfo.activeProcessorCount
+        return min(allowedCores(status: status) ?? online, online)
     }
 
     /// The bits set in `Cpus_allowed:` (hex words, comma-separated) of a /proc status file.
