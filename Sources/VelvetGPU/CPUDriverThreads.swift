@@ -10,14 +10,14 @@ import Foundation
 /// runs whichever are ready, so the cores stay busy (docs/PERFORMANCE.md: a 720p render about
 /// 4-5 % faster on a 2-core host, the same bytes). The driver reads `LP_NUM_THREADS` when the
 /// first Vulkan instance opens it; a value the user set is left alone.
-public enum CPUDriverThreads {
-    public static let variable = "LP_NUM_THREADS"
+enum CPUDriverThreads {
+    static let variable = "LP_NUM_THREADS"
     /// llvmpipe workers per usable core.
-    public static let workersPerCore = 2
+    static let workersPerCore = 2
 
     /// The value to set, or nil to leave the driver's default: the variable is set already,
     /// or one core (llvmpipe then runs dispatches on the calling thread).
-    public static func value(environment: [String: String], cores: Int) -> String? {
+    static func value(environment: [String: String], cores: Int) -> String? {
         guard environment[variable] == nil, cores > 1 else { return nil }
         return String(workersPerCore * cores)
     }
