@@ -4,16 +4,18 @@
 //   out = mix(in, lut(in), strength * weight)
 // The N^3 table sits in a 2D image of N slices side by side (texel (r + b*N, g)), so two
 // bilinear fetches (inside the slices of the two nearest blue levels) and one mix along
-// blue give the trilinear value. `weight` is the skin mask when one is bound, else 1.
+// blue give the trilinear value. `weight` is the skin mask with USE_MASK, else 1 (a
+// specialisation constant: on a CPU Vulkan a branch on a push constant runs both sides).
 // Strength 0 is the identity and is never dispatched (the host copies instead). Only the
 // pixels of the region (origin, extent) are written; each reads only its own pixel, so the
 // destination may be the source (the chain grades in place).
 
 layout(local_size_x = 16, local_size_y = 16) in;
+layout(constant_id = 0) const int USE_MASK = 0;
 
 layout(binding = 0) uniform sampler2D source;   // working image (nearest)
 layout(binding = 1) uniform sampler2D table;    // N*N x N, linear sampler
-layout(binding = 2) uniform sampler2D mask;     // r16f/r32f weight, linear; ignored unless useMask
+layout(binding = 2) uniform sampler2D mask;     // r16f/r32f weight, linear; ignored unless USE_MASK
 layout(binding = 3) writeonly uniform image2D destination;
 
 layout(push_constant) uniform Parameters {
@@ -21,7 +23,6 @@ layout(push_constant) uniform Parameters {
     ivec2 origin;   // the region written
     ivec2 extent;
     int lutSize;
-    int useMask;
     vec4 domainMin;    // xyz; w = strength
     vec4 domainScale;  // xyz = 1 / (max - min)
 } parameters;
@@ -46,7 +47,7 @@ void main() {
     float upper = min(lower + 1.0, float(parameters.lutSize - 1));
     vec3 graded = mix(sampleSlice(coordinate.rg, lower), sampleSlice(coordinate.rg, upper), blue - lower);
     float weight = parameters.domainMin.w;
-    if (parameters.useMask != 0) {
+    if (USE_MASK != 0) {
         weight *= texture(mask, (vec2(pixel) + 0.5) / vec2(parameters.size)).r;
     }
     imageStore(destination, pixel, vec4(mix(colour.rgb, graded, weight), colour.a));

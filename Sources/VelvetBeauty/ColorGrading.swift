@@ -7,12 +7,14 @@ import VelvetKernels
 public final class ColorGrading: @unchecked Sendable {
     public let lut: ColorLUT
     private let kernel: TypedKernel<KernelLibrary.LutApplyPush>
+    private let maskedKernel: TypedKernel<KernelLibrary.LutApplyPush>
     private let table: GPUImage
     private let noMask: GPUImage
 
     public init(context: GPUContext, lut: ColorLUT) throws {
         self.lut = lut
         kernel = try TypedKernel(context: context)
+        maskedKernel = try TypedKernel(context: context, specialization: ["USE_MASK": .int(1)])
         table = try GPUImage(context: context, width: lut.size * lut.size, height: lut.size, format: .rgba32f)
         noMask = try GPUImage(context: context, width: 1, height: 1, format: .r32f)
         // Slices side by side: texel (r + b * N, g).
@@ -43,10 +45,10 @@ public final class ColorGrading: @unchecked Sendable {
         let span = lut.domainMax - lut.domainMin
         let push = KernelLibrary.LutApplyPush(
             size: SIMD2(Int32(source.width), Int32(source.height)), origin: SIMD2(Int32(area.x), Int32(area.y)),
-            extent: SIMD2(Int32(area.width), Int32(area.height)), lutSize: Int32(lut.size), useMask: mask == nil ? 0 : 1,
+            extent: SIMD2(Int32(area.width), Int32(area.height)), lutSize: Int32(lut.size),
             domainMin: SIMD4(lut.domainMin.x, lut.domainMin.y, lut.domainMin.z, strength),
             domainScale: SIMD4(1 / span.x, 1 / span.y, 1 / span.z, 0))
-        recorder.dispatch(kernel, [.sampledImage(source, .nearest), .sampledImage(table, .linear),
+        recorder.dispatch(mask == nil ? kernel : maskedKernel, [.sampledImage(source, .nearest), .sampledImage(table, .linear),
                                    .sampledImage(mask ?? noMask, .linear), .storageImage(destination)],
                           push: push, covering: area.width, area.height)
     }
