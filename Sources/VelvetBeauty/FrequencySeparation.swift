@@ -12,9 +12,9 @@ import VelvetKernels
 ///
 /// Both Gaussians run at reduced resolution: the frame divided by
 /// max(1, floor(sigma / 2.5)), where the blur is 2.5...5 px wide; it is that wide
-/// Gaussian's own smoothness that makes the coarse grid lossless. The low layer of a face
-/// under 2 x 2.5 / baseSigma face sizes (its factor 1) keeps the exact separable FIR over
-/// the region.
+/// Gaussian's own smoothness that makes the coarse grid lossless. A low layer under 5 px
+/// wide (factor 1: faces under 625 px at the default baseSigma) is the exact separable FIR
+/// over the region.
 final class FrequencySeparation {
     private let weigh: TypedKernel<KernelLibrary.BeautySkinWeighPush>
     private let baseBlur: TypedKernel<KernelLibrary.BeautyRoiBlurPush>
