@@ -60,12 +60,7 @@ final class FrequencySeparation {
         let sums = try pool.image("freqsep.sums.\(scale)", width: lw, height: lh, format: .rgba16f)
         let blurred = try pool.image("freqsep.blurred.\(scale)", width: lw, height: lh, format: .rgba16f)
         let scratch = try pool.image("freqsep.scratch.\(scale)", width: lw, height: lh, format: .rgba16f)
-        let push = KernelLibrary.BeautyNcDownsamplePush(
-            origin: SIMD2(Int32(region.x), Int32(region.y)), size: SIMD2(Int32(region.width), Int32(region.height)),
-            lowSize: SIMD2(Int32(lw), Int32(lh)), factor: Int32(scale), inverseFrame: SIMD2(inverse.0, inverse.1))
-        recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear),
-                                       .sampledImage(source, .nearest), .storageImage(sums)],
-                          push: push, covering: lw, lh)
+        recordSums(on: recorder, source: source, mask: mask, area: region, factor: scale, into: sums)
         try blurs.record(on: recorder, source: sums, destination: blurred, scratch: scratch, sigma: lowSigma / Float(scale))
 
         let combinePush = KernelLibrary.BeautyFreqsepCombinePush(
@@ -79,6 +74,19 @@ final class FrequencySeparation {
                           [.sampledImage(source, .nearest), .sampledImage(base.image, base.onGrid ? .linear : .nearest),
                            .sampledImage(blurred, .linear), .sampledImage(mask, .linear), .storageImage(destination)],
                           push: combinePush, covering: region.width, region.height)
+    }
+
+    /// Box sums of (rgb * m, m) over each `factor` x `factor` cell of `area` (frame pixels)
+    /// into `sums`, the grid (`beauty_nc_downsample`; cells outside `area` are zero).
+    private func recordSums(on recorder: CommandRecorder, source: GPUImage, mask: GPUImage, area: PixelRegion,
+                            factor: Int, into sums: GPUImage) {
+        let inverse = source.inverseSize
+        let push = KernelLibrary.BeautyNcDownsamplePush(
+            origin: SIMD2(Int32(area.x), Int32(area.y)), size: SIMD2(Int32(area.width), Int32(area.height)),
+            lowSize: SIMD2(Int32(sums.width), Int32(sums.height)), factor: Int32(factor), inverseFrame: SIMD2(inverse.0, inverse.1))
+        recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear),
+                                       .sampledImage(source, .nearest), .storageImage(sums)],
+                          push: push, covering: sums.width, sums.height)
     }
 
     /// B's sums (rgb * m, m): at frame resolution (`onGrid` false) or on a coarse grid read
@@ -126,12 +134,7 @@ final class FrequencySeparation {
             base = try pool.image("freqsep.base.\(scale)", width: gridWidth, height: gridHeight, format: .rgba32f)
             let inFrame = PixelRegion(x: reach.x * scale, y: reach.y * scale, width: reach.width * scale, height: reach.height * scale)
                 .clamped(width: width, height: height) ?? region
-            let push = KernelLibrary.BeautyNcDownsamplePush(
-                origin: SIMD2(Int32(inFrame.x), Int32(inFrame.y)), size: SIMD2(Int32(inFrame.width), Int32(inFrame.height)),
-                lowSize: SIMD2(Int32(gridWidth), Int32(gridHeight)), factor: Int32(scale), inverseFrame: SIMD2(inverse.0, inverse.1))
-            recorder.dispatch(downsample, [.sampledImage(source, .nearest), .sampledImage(mask, .linear),
-                                           .sampledImage(source, .nearest), .storageImage(weighed)],
-                              push: push, covering: gridWidth, gridHeight)
+            recordSums(on: recorder, source: source, mask: mask, area: inFrame, factor: scale, into: weighed)
         }
         // The separable FIR: the first pass over the rows the second reads.
         let factor = -1 / (2 * sigma * sigma)
