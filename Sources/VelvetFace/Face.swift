@@ -40,11 +40,12 @@ public struct Face: Sendable, Equatable {
 /// What the tracker found in one frame.
 public struct FaceTrackerResult: @unchecked Sendable {
     public var faces: [Face]
-    /// The person probability (0...1) at frame size, r16f; nil when segmentation is off.
-    /// With a segmentation cadence above 1 it is the last computed mask.
+    /// The person probability (0...1) at the segmentation model's resolution (256x256 or
+    /// 256x144, r32f), stretched over the frame: read it with a linear sampler at
+    /// frame-normalised coordinates (`FaceTracker.recordPersonMaskResize` makes a frame-sized
+    /// copy). Nil when segmentation is off; with a segmentation cadence above 1 it is the last
+    /// computed mask.
     public var personMask: GPUImage?
-    /// The same probability at the segmentation model's resolution (256x256 or 256x144).
-    public var lowResolutionPersonMask: GPUImage?
     /// Whether a detector ran on this frame.
     public var ranDetection: Bool
 }

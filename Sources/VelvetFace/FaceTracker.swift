@@ -30,8 +30,6 @@ public struct FaceTrackerOptions: Sendable, Equatable {
     /// Segmentation runs every this many frames (the mask is reused in between); 0: off.
     public var segmentationInterval = 1
     public var segmentationModel: SegmentationModel = .auto
-    /// Also resize the mask to frame size (r16f); otherwise only the model-sized mask is made.
-    public var fullResolutionMask = true
     /// Landmark filter while tracking; nil: raw landmarks.
     public var smoothing: LandmarkSmoothing? = .standard
     /// A face whose mesh presence falls below this is lost.
@@ -97,8 +95,8 @@ public final class FaceTracker: @unchecked Sendable {
     private var detectors: [FaceDetectorModel: [FaceDetector]] = [:]
     private let merge: DetectionMerge
     private var segmenters: [SegmentationModel: PersonSegmenter] = [:]
-    private var mask: GPUImage?
-    private var maskValid = false
+    /// The frame size the last segmentation (`lastSegmenter`'s mask) was of, while it stands.
+    private var maskFrameSize: (width: Int, height: Int)?
     private var lastSegmenter: PersonSegmenter?
     private let repeats: RegionRepeats
 
@@ -202,7 +200,7 @@ public final class FaceTracker: @unchecked Sendable {
     public func reset() {
         tracks.removeAll()
         frameIndex = 0
-        maskValid = false
+        maskFrameSize = nil
         repeats.reset()
     }
 
@@ -266,7 +264,8 @@ public final class FaceTracker: @unchecked Sendable {
         try segmenter(for: width, height).makeLowResolutionMask()
     }
 
-    /// Records `low` (a mask from `process(personMask:)`) resized to `mask`'s size.
+    /// Records `low` (a result's person mask) resized to `mask`'s size, bilinearly with pixel
+    /// centres aligned: where the probability is needed per frame pixel (the M2 check).
     public func recordPersonMaskResize(_ low: GPUImage, into mask: GPUImage, on recorder: CommandRecorder) throws {
         try segmenter(for: mask.width, mask.height).recordResize(on: recorder, from: low, into: mask)
     }
@@ -360,9 +359,9 @@ public final class FaceTracker: @unchecked Sendable {
         }
 
         if !options.tracking { tracks.removeAll() }
-        if let mask, mask.width != image.width || mask.height != image.height { self.mask = nil; maskValid = false }
+        if let size = maskFrameSize, size != (image.width, image.height) { maskFrameSize = nil }
         let segmentNow = options.segmentationInterval > 0
-            && (!maskValid || frameIndex % options.segmentationInterval == 0)
+            && (maskFrameSize == nil || frameIndex % options.segmentationInterval == 0)
         // Every still frame, and every `detectionInterval`-th video frame, is a full search
         // (tiles, rotations); in between the detector runs when no face is tracked.
         let fullSearch = !options.tracking || (options.detectionInterval > 0 && frameIndex % options.detectionInterval == 0)
@@ -401,14 +400,10 @@ public final class FaceTracker: @unchecked Sendable {
         if segmentNow || personMask != nil {
             let segmenter = try segmenter(for: image)
             if personMask == nil {
-                if options.fullResolutionMask, mask == nil {
-                    mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
-                }
                 lastSegmenter = segmenter
-                maskValid = true
+                maskFrameSize = (image.width, image.height)
             }
-            segmenter.add(to: models, image: image, lowResolution: personMask,
-                          mask: personMask == nil && options.fullResolutionMask ? mask : nil)
+            try segmenter.add(to: models, image: image, lowResolution: personMask)
             ran.append("segment")
         }
         if !ran.isEmpty { recorder.beginSection("face." + ran.joined(separator: "+")) }
@@ -510,8 +505,7 @@ public final class FaceTracker: @unchecked Sendable {
             Face(landmarks: track.smoothed, score: track.presence, trackID: track.id, missedFrames: track.missed,
                  weight: 1 - Float(track.missed) / Float(options.holdFrames + 1))
         }
-        return FaceTrackerResult(faces: faces, personMask: options.fullResolutionMask && maskValid ? mask : nil,
-                                 lowResolutionPersonMask: maskValid ? lastSegmenter?.lowResolutionMask : nil,
+        return FaceTrackerResult(faces: faces, personMask: maskFrameSize != nil ? lastSegmenter?.lowResolutionMask : nil,
                                  ranDetection: ranDetection)
     }
 

@@ -6,8 +6,7 @@ import VelvetNN
 /// `analyze` tracks each frame as it is decoded (raw landmarks: the window smooths them,
 /// not the causal filter), and `result` gives a frame's faces once the K frames after it
 /// have been analysed (`TrackWindow`), with its person mask: segmented at the model's size in
-/// `analyze` (side by side with the mesh) and kept until the frame has completed, resized to
-/// the frame in `result`. A lost face is held K frames (at least the
+/// `analyze` (side by side with the mesh) and kept until the frame has completed. A lost face is held K frames (at least the
 /// tracker's own hold): a gap of up to K frames is interpolated, and a face that leaves fades
 /// out over K + 1. `analyze` may run on a thread of its own, alongside `result` for an
 /// earlier frame (the window is shared under a lock; each has its own GPU work).
@@ -28,13 +27,9 @@ public final class LookAheadTracker: @unchecked Sendable {
     private var personMasks: [Int: GPUImage] = [:]
     private var freePersonMasks: [GPUImage] = []
     private let masksLock = NSLock()
-    /// The person mask at frame size `result` resizes into (overwritten by the next call).
-    private var frameMask: GPUImage?
     /// The tracker's raw faces of the last frame analysed, as the window took them (read it
     /// on the thread that calls `analyze`).
     public private(set) var lastAnalysed: [Face] = []
-    /// GPU time per section of the last `result` call (`analyze` returns its own).
-    public private(set) var lastTimings = GPUTimings()
 
     /// - Parameter options: the tracker's video options; their landmark filter is replaced by
     ///   the window, their segmentation (on or off) runs on every frame in `analyze`.
@@ -91,33 +86,20 @@ public final class LookAheadTracker: @unchecked Sendable {
     public var analysed: Int { windowLock.withLock { window.added } }
     public var emitted: Int { windowLock.withLock { window.emitted } }
 
-    /// The faces of frame `index`, the next one not yet handed out, over `image` (that frame's
-    /// working image): call once the K frames after it are analysed, or at the end of the input.
-    /// The person mask `analyze` segmented is resized to the frame on `recorder` (for stages
-    /// recorded after it on the same recorder), else on a submission of its own, waited for;
-    /// its model-sized mask stays the frame's until `completed(through:)` passes it.
-    public func result(for image: GPUImage, index: Int, on recorder: CommandRecorder? = nil) throws -> FaceTrackerResult {
+    /// The faces of frame `index`, the next one not yet handed out: call once the K frames
+    /// after it are analysed, or at the end of the input. Its person mask is the one `analyze`
+    /// segmented, at the model's size; it stays the frame's until `completed(through:)` passes it.
+    public func result(index: Int) throws -> FaceTrackerResult {
         let faces = try windowLock.withLock { () throws -> [Face] in
             guard index == window.emitted, window.isReady(atEnd: true) else {
                 throw FaceError.invalidArgument("look-ahead: frame \(index) asked for, frame \(window.emitted) is next of \(window.added) analysed")
             }
             return window.next()
         }
-        guard segments else {
-            lastTimings = GPUTimings()
-            return FaceTrackerResult(faces: faces, personMask: nil, lowResolutionPersonMask: nil, ranDetection: false)
-        }
-        guard let low = masksLock.withLock({ personMasks[index] }) else {
+        guard segments else { return FaceTrackerResult(faces: faces, personMask: nil, ranDetection: false) }
+        guard let mask = masksLock.withLock({ personMasks[index] }) else {
             throw FaceError.invalidArgument("look-ahead: frame \(index) has no person mask")
         }
-        if frameMask?.width != image.width || frameMask?.height != image.height {
-            frameMask = try GPUImage(context: tracker.context, width: image.width, height: image.height, format: .r16f)
-        }
-        let target = try recorder ?? CommandRecorder(context: tracker.context)
-        target.beginSection("face.segment.resize")
-        try tracker.recordPersonMaskResize(low, into: frameMask!, on: target)
-        target.endSection()
-        lastTimings = recorder == nil ? try target.submit().wait() : GPUTimings()
-        return FaceTrackerResult(faces: faces, personMask: frameMask, lowResolutionPersonMask: low, ranDetection: false)
+        return FaceTrackerResult(faces: faces, personMask: mask, ranDetection: false)
     }
 }

@@ -21,8 +21,9 @@ public enum SegmentationModel: String, Sendable, CaseIterable {
 
 /// MediaPipe's selfie segmentation on the GPU: the whole frame is stretched (no letterbox)
 /// to the model's input, RGB in 0...1; the output is already a probability. It is copied
-/// into a model-sized r32f image (`lowResolutionMask`) and, when asked, resized with
-/// bilinear filtering (pixel centres aligned, as OpenCV's INTER_LINEAR) to frame size.
+/// into a model-sized r32f image (`lowResolutionMask`), which its readers sample stretched
+/// over the frame; `recordResize` makes a frame-sized copy (bilinear, pixel centres aligned,
+/// as OpenCV's INTER_LINEAR).
 public final class PersonSegmenter: @unchecked Sendable {
     public let model: SegmentationModel
     public let context: GPUContext
@@ -59,24 +60,32 @@ public final class PersonSegmenter: @unchecked Sendable {
         try GPUImage(context: context, width: lowResolutionMask.width, height: lowResolutionMask.height, format: .r32f)
     }
 
-    /// Records segmentation of `image` into `lowResolutionMask` and, when given, resized
-    /// into `mask` (any size; r16f or r32f).
-    public func record(on recorder: CommandRecorder, image: GPUImage, into mask: GPUImage?) throws {
+    /// Records segmentation of `image` into `lowResolution` (by default `lowResolutionMask`;
+    /// from `makeLowResolutionMask`).
+    public func record(on recorder: CommandRecorder, image: GPUImage, into lowResolution: GPUImage? = nil) throws {
+        let low = try checked(lowResolution)
         try recordInput(on: recorder, image: image)
         plan.record(on: recorder)
-        recordOutput(on: recorder, lowResolution: lowResolutionMask, mask: mask)
+        recordOutput(on: recorder, lowResolution: low)
     }
 
-    /// Adds segmentation of `image` to `batch`: into `lowResolution` (by default
-    /// `lowResolutionMask`; from `makeLowResolutionMask`) and, when given, resized into `mask`.
-    public func add(to batch: NNBatch, image: GPUImage, lowResolution: GPUImage? = nil, mask: GPUImage?) {
-        let low = lowResolution ?? lowResolutionMask
-        precondition(low.width == lowResolutionMask.width && low.height == lowResolutionMask.height)
+    /// Adds segmentation of `image` to `batch`, into `lowResolution` as `record`.
+    public func add(to batch: NNBatch, image: GPUImage, lowResolution: GPUImage? = nil) throws {
+        let low = try checked(lowResolution)
         batch.add(plan, input: { try self.recordInput(on: $0, image: image) },
-                  output: { self.recordOutput(on: $0, lowResolution: low, mask: mask) })
+                  output: { self.recordOutput(on: $0, lowResolution: low) })
     }
 
-    /// Records a model-sized probability `low` resized into `mask`.
+    /// `lowResolution`, or `lowResolutionMask` when nil, once it is known to fit the model.
+    private func checked(_ lowResolution: GPUImage?) throws -> GPUImage {
+        let low = lowResolution ?? lowResolutionMask
+        guard low.width == lowResolutionMask.width, low.height == lowResolutionMask.height, low.format == .r32f else {
+            throw FaceError.invalidArgument("a person mask of \(model.rawValue) segmentation is r32f \(lowResolutionMask.width)x\(lowResolutionMask.height)")
+        }
+        return low
+    }
+
+    /// Records a model-sized probability `low` resized into `mask` (any size; r16f or r32f).
     public func recordResize(on recorder: CommandRecorder, from low: GPUImage, into mask: GPUImage) {
         let push = KernelLibrary.FaceMaskResamplePush(size: SIMD2(Int32(mask.width), Int32(mask.height)))
         recorder.dispatch(resample, [.sampledImage(low, .linear), .storageImage(mask)], push: push,
@@ -90,11 +99,10 @@ public final class PersonSegmenter: @unchecked Sendable {
         try toTensor.record(on: recorder, image: image, transform: transform, into: plan.inputs[0], border: .replicate)
     }
 
-    private func recordOutput(on recorder: CommandRecorder, lowResolution low: GPUImage, mask: GPUImage?) {
+    private func recordOutput(on recorder: CommandRecorder, lowResolution low: GPUImage) {
         let output = plan.outputs[0]
         let push = KernelLibrary.FaceMaskFromTensorPush(size: SIMD2(Int32(low.width), Int32(low.height)),
                                                         offset: Int32(output.byteOffset / 4))
         recorder.dispatch(fromTensor, [.buffer(output.buffer), .storageImage(low)], push: push, covering: low.width, low.height)
-        if let mask { recordResize(on: recorder, from: low, into: mask) }
     }
 }

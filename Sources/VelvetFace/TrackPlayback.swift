@@ -3,8 +3,8 @@ import VelvetNN
 
 /// Plays a track file back in place of the face tracker (`render --tracks`): each frame's
 /// faces come from the file, and the person segmentation, which the file holds only as a
-/// statistic, runs as the tracker runs it (every frame, the model chosen by frame shape,
-/// resized to frame size), so a render from the file equals one from the tracker.
+/// statistic, runs as the tracker runs it (every frame, the model chosen by frame shape, the
+/// probability at the model's size), so a render from the file equals one from the tracker.
 public final class TrackPlayback: @unchecked Sendable {
     public let file: TrackFile
     public let context: GPUContext
@@ -29,9 +29,14 @@ public final class TrackPlayback: @unchecked Sendable {
         segmentation = FrameSegmentation(context: context, files: files, kernels: NNKernels(context: context))
     }
 
+    /// An image for `process(personMask:)`, for `width` x `height` frames.
+    public func makePersonMask(width: Int, height: Int) throws -> GPUImage {
+        try segmentation.makeMask(width: width, height: height)
+    }
+
     /// The faces of rendered frame `index` with the frame's person mask (in `personMask` when
-    /// given, an r16f image of the frame's size; else in an image owned here, overwritten by the
-    /// next call), as `FaceTracker.process` returns them.
+    /// given, from `makePersonMask`; else in an image owned here, overwritten by the next
+    /// call), as `FaceTracker.process` returns them.
     public func process(_ image: GPUImage, index: Int, path: String, personMask: GPUImage? = nil) throws -> FaceTrackerResult {
         let position = (stillFrame ?? 0) + index
         guard position < file.frames.count else {
@@ -41,10 +46,9 @@ public final class TrackPlayback: @unchecked Sendable {
             throw TrackFileError(path, "the track file is for \(file.width)x\(file.height) frames and the input's are "
                                  + "\(image.width)x\(image.height)")
         }
-        let (mask, lowResolution, timings) = try segmentation.segment(image, into: personMask)
+        let (mask, timings) = try segmentation.segment(image, into: personMask)
         lastTimings = timings
         framesPlayed += 1
-        return FaceTrackerResult(faces: file.frames[position].faces, personMask: mask,
-                                 lowResolutionPersonMask: lowResolution, ranDetection: false)
+        return FaceTrackerResult(faces: file.frames[position].faces, personMask: mask, ranDetection: false)
     }
 }

@@ -148,8 +148,7 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             tracked = try playback.process(frame.input, index: frame.index, path: sidecars.tracksPath)
             add(playback.lastTimings)
         } else if let lookAheadTracker {
-            tracked = try lookAheadTracker.result(for: frame.input, index: frame.index, on: recorder)
-            add(lookAheadTracker.lastTimings)
+            tracked = try lookAheadTracker.result(index: frame.index)
         } else {
             let tracker = try self.tracker ?? makeTracker(still: frame.isStillImage)
             tracked = try tracker.process(frame.input, time: frame.isStillImage ? nil : frame.time)
@@ -184,17 +183,14 @@ public final class BeautyEffect: FrameEffect, @unchecked Sendable {
             let tracked: FaceTrackerResult
             if let playback = sidecars.tracks {
                 let slot = index % (Self.frontLead + 1)
-                if aheadPersonMasks.count <= slot || aheadPersonMasks[slot].width != image.width
-                    || aheadPersonMasks[slot].height != image.height {
-                    let mask = try GPUImage(context: context, width: image.width, height: image.height, format: .r16f)
-                    if aheadPersonMasks.count <= slot { aheadPersonMasks.append(mask) } else { aheadPersonMasks[slot] = mask }
+                if aheadPersonMasks.count <= slot {
+                    aheadPersonMasks.append(try playback.makePersonMask(width: image.width, height: image.height))
                 }
                 tracked = try playback.process(image, index: index, path: sidecars.tracksPath, personMask: aheadPersonMasks[slot])
                 add(playback.lastTimings)
             } else {
                 let tracker = try lookAheadTracker ?? makeLookAheadTracker()
-                tracked = try tracker.result(for: image, index: index, on: recorder)
-                add(tracker.lastTimings)
+                tracked = try tracker.result(index: index)
             }
             let selected = faceSelector.select(tracked.faces)
             try stage.recordFront(on: recorder, image: image, faces: FacePasses.beautyFaces(selected), personMask: tracked.personMask,

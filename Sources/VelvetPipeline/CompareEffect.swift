@@ -83,8 +83,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
         if let lookAheadTracker, let upcoming = frame.upcoming, let stages = frontStages {
             tracked = try recordFronts(for: frame, upcoming: upcoming, tracker: lookAheadTracker, stages: stages)
         } else if let lookAheadTracker {
-            tracked = try lookAheadTracker.result(for: frame.input, index: frame.index)
-            addTrackerTimings(lookAheadTracker.lastTimings)
+            tracked = try lookAheadTracker.result(index: frame.index)
         } else {
             if tracker == nil { tracker = try FaceTracker(context: context, options: frame.isStillImage ? .still : .video) }
             tracked = try tracker!.process(frame.input, time: frame.isStillImage ? nil : frame.time)
@@ -113,7 +112,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
                           push: push, covering: frame.output.width, frame.output.height)
 
         if pending == nil, !faces.isEmpty, let weightsA = results[0].weights, let weightsB = results[1].weights,
-           let mask = tracked.lowResolutionPersonMask ?? tracked.personMask {
+           let mask = tracked.personMask {
             let images = [frame.input, imageA, imageB, weightsA, weightsB, mask]
             pending = (frame.index, try images.map { try recorder.download($0) }, images.map { ($0.width, $0.height) }, faces)
         }
@@ -139,8 +138,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
     private func recordFronts(for frame: EffectFrame, upcoming: EffectFrame.Upcoming, tracker: LookAheadTracker,
                               stages: (a: SkinStage, b: SkinStage)) throws -> FaceTrackerResult {
         try fronts.record(for: frame, upcoming: upcoming) { index, image in
-            let tracked = try tracker.result(for: image, index: index)
-            addTrackerTimings(tracker.lastTimings)
+            let tracked = try tracker.result(index: index)
             let faces = try FacePasses.beautyFaces(tracked.faces)
             for (stage, side) in [(stages.a, sideA), (stages.b, sideB)] {
                 let recorder = try CommandRecorder(context: context)
@@ -177,14 +175,7 @@ public final class CompareEffect: FrameEffect, @unchecked Sendable {
             })
         }
         func plane(_ index: Int) -> PlaneImage {
-            let (width, height) = pending.sizes[index]
-            let raw = pending.downloads[index].raw
-            let count = width * height
-            let bytesPerValue = raw.count / count
-            let values: [Float] = bytesPerValue == 4
-                ? Array(raw.bindMemory(to: Float.self).prefix(count))
-                : raw.bindMemory(to: UInt16.self).prefix(count).map { Float(Float16(bitPattern: $0)) }
-            return PlaneImage(width: width, height: height, values: values)
+            PlaneImage(downloaded: pending.downloads[index], width: pending.sizes[index].0, height: pending.sizes[index].1)
         }
         return Capture(frameIndex: pending.index, input: rgb(0), a: rgb(1), b: rgb(2), weightsA: plane(3), weightsB: plane(4),
                        personMask: plane(5), faces: pending.faces)

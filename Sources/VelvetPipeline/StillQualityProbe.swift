@@ -48,7 +48,7 @@ public final class StillQualityProbe {
         let inputReadback = try recorder.download(input)
         let outputReadback = try recorder.download(output)
         let tracked = effect.lastTracking
-        let maskReadback = try tracked?.personMask.map { try recorder.download($0) }
+        let maskReadback = try tracked?.personMask.map { ($0, try recorder.download($0)) }
         try recorder.submit().wait()
         try effect.completed(frame: 0)
 
@@ -56,7 +56,7 @@ public final class StillQualityProbe {
         let before = Self.bytes(fromHalfRGBA: inputReadback.bytes), after = Self.bytes(fromHalfRGBA: outputReadback.bytes)
         let inputImage = try RGBImage(rgba8: before, width: width, height: height)
         let outputImage = try RGBImage(rgba8: after, width: width, height: height)
-        let person = maskReadback.map { PlaneImage(width: width, height: height, values: Self.halves($0.bytes)) }
+        let person = maskReadback.map { mask, readback in PlaneImage(downloaded: readback, width: mask.width, height: mask.height) }
         let faces = try (tracked?.faces ?? []).map { face in (face, try BeautyFace(landmarks: face.points)) }
         let measured = faces.map { face, geometry in
             FaceQuality(trackID: face.trackID, box: face.box, interOcularDistance: geometry.interOcularDistance,

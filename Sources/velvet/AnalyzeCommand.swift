@@ -85,7 +85,6 @@ enum AnalyzeCommand {
         options.detector = detector
         options.maxFaces = maxFaces
         options.segmentationModel = segmentation
-        options.fullResolutionMask = false // the drawings segment again in their own pass
         // Video: the faces a render finds with the same look-ahead (raw landmarks, smoothed over the window).
         let lookAhead = still ? 0 : lookAheadOption ?? (input == CommandFiles.standardStream ? 0 : LookAheadTracker.standardFrames)
         if lookAhead > 0 {
@@ -104,7 +103,7 @@ enum AnalyzeCommand {
             size = (image.width, image.height)
             let result = try tracker.process(image, time: time)
             frames.append(TrackFile.Frame(index: index, time: time, faces: result.faces,
-                                          personCoverage: try result.lowResolutionPersonMask.map { try personCoverage($0, context: context) }))
+                                          personCoverage: try result.personMask.map { try personCoverage($0, context: context) }))
             cuts.append(tracker.lastFrameWasCut)
         }
         var fast = EncoderSettings()
@@ -217,7 +216,7 @@ final class AnalysisDrawing: FrameEffect, @unchecked Sendable {
     var drawsInColour: Bool { !maskOnly }
 
     func record(_ frame: EffectFrame, on recorder: CommandRecorder) throws -> FrameChange {
-        try segmenter.record(on: recorder, image: frame.input, into: nil)
+        try segmenter.record(on: recorder, image: frame.input)
         if maskOnly {
             overlay.recordMask(on: recorder, mask: segmenter.lowResolutionMask, output: frame.output)
         } else {

@@ -18,17 +18,15 @@ final class LookAheadTests: GPUTestCase {
                            frame: (Int) throws -> GPUImage) throws -> (faces: [[Face]], raw: [(faces: [Face], isCut: Bool)]) {
         let tracker = try LookAheadTracker(context: context, options: options, lookAhead: lookAhead, files: FaceTestSupport.models)
         var faces: [[Face]] = [], raw: [(faces: [Face], isCut: Bool)] = []
-        var last: GPUImage?
         for index in frames {
             let image = try frame(index)
             try tracker.analyze(image, time: Double(index) / 30)
             raw.append((tracker.lastAnalysed, tracker.tracker.lastFrameWasCut))
-            last = image
             while tracker.analysed - tracker.emitted > lookAhead {
-                faces.append(try tracker.result(for: image, index: tracker.emitted).faces)
+                faces.append(try tracker.result(index: tracker.emitted).faces)
             }
         }
-        while tracker.emitted < tracker.analysed { faces.append(try tracker.result(for: try XCTUnwrap(last), index: tracker.emitted).faces) }
+        while tracker.emitted < tracker.analysed { faces.append(try tracker.result(index: tracker.emitted).faces) }
         XCTAssertEqual(faces.count, frames.count)
         return (faces, raw)
     }
