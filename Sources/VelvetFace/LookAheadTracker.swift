@@ -6,9 +6,9 @@ import VelvetNN
 /// `analyze` tracks each frame as it is decoded (raw landmarks: the window smooths them,
 /// not the causal filter), and `result` gives a frame's faces once the K frames after it
 /// have been analysed (`TrackWindow`), with its person mask: segmented at the model's size in
-/// `analyze` (side by side with the mesh) and kept until the frame has completed. A lost face is held K frames (at least the
-/// tracker's own hold): a gap of up to K frames is interpolated, and a face that leaves fades
-/// out over K + 1. `analyze` may run on a thread of its own, alongside `result` for an
+/// `analyze` (side by side with the mesh) and kept until the frame has completed. A lost face
+/// is held K frames (at least the tracker's own hold): a gap of up to K frames is interpolated,
+/// and a face that leaves fades out over K + 1. `analyze` may run on a thread of its own, alongside `result` for an
 /// earlier frame (the window is shared under a lock; each has its own GPU work).
 public final class LookAheadTracker: @unchecked Sendable {
     /// Frames looked ahead when `--look-ahead` is not given (video files), chosen by
